@@ -1,0 +1,41 @@
+"""The one analysis every front end shares: ``run(tree, ...) -> [Finding]``.
+
+A cheap text prefilter (:mod:`.prefilter`) runs first in the front ends, so
+files that mention no worker-starting API are never parsed.  For the rest: one
+indexing walk, name resolution, the worker model, then the check families.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..finding import Finding
+from ..settings import Settings
+from .checks import import_time, pickled_values
+from .context import Context
+from .index import ModuleIndex
+from .inference import Inference
+from .names import Resolver
+from .positions import Positions
+from .values import Values
+from .workers import WorkerFinder
+
+CHECKS = (import_time.check, pickled_values.check)
+
+
+def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str] = None,
+        enabled: Optional[frozenset[str]] = None) -> list[Finding]:
+    """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
+    index = ModuleIndex(tree)
+    resolver = Resolver(index)
+    inference = Inference(filename, index)
+    values = Values(resolver, inference.constant)
+    registry = settings.registry
+    finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers)
+    model = finder.find()
+    ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
+                  enabled if enabled is not None else settings.enabled_for(filename))
+    for check in CHECKS:
+        check(ctx)
+    return sorted(ctx.findings.values(), key=Finding.sort_key)

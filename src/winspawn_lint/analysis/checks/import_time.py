@@ -1,0 +1,279 @@
+"""WSP1xx: code that runs when a spawned worker re-imports the module.
+
+A spawned child imports the parent's main module as ``__mp_main__``: every
+statement outside ``if __name__ == "__main__":`` runs again in every worker.
+Starting workers there recurses (WSP101), heavy loading there is repeated
+(WSP103), ``set_start_method`` there fails in the children (WSP104).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from ...spawn_apis import FREEZE_SUPPORT, SET_START_METHOD
+from ..context import Context
+from ..guards import broken_guard, exits_unless_main
+from ..index import ModuleIndex, Site
+from ..names import Resolver
+from ..workers import resolve_callee
+
+# Heavy work that each worker repeats when it re-imports the module.
+HEAVY_CALLS = frozenset({
+    "torch.load", "torch.hub.load", "torch.jit.load", "torch.hub.load_state_dict_from_url",
+    "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile",
+    "datasets.load_dataset", "datasets.load_from_disk",
+    "joblib.load", "pickle.load", "safetensors.torch.load_file", "safetensors.numpy.load_file",
+    "transformers.pipeline", "sentence_transformers.SentenceTransformer", "timm.create_model",
+    "tensorflow.keras.models.load_model", "keras.models.load_model", "keras.saving.load_model",
+    "scipy.io.loadmat", "spacy.load", "open_clip.create_model_and_transforms", "whisper.load_model",
+})
+HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
+HEAVY_METHODS = frozenset({"from_pretrained"})
+_CUDA_TEXT = ("cuda", "gpu")
+
+
+def _is_heavy(call: ast.Call, ctx: Context, site: Site) -> Optional[str]:
+    """A description of the heavy work this call does, or None."""
+    name = ctx.resolver.qualname(call.func, site.scope)
+    if name:
+        if name in HEAVY_CALLS or name.startswith(HEAVY_PREFIXES):
+            return f"`{_short(name)}(...)`"
+    if isinstance(call.func, ast.Attribute):
+        method = call.func.attr
+        if method in HEAVY_METHODS:
+            return f"`{_dotted(call.func) or '.' + method}(...)`"
+        if method == "cuda" and not call.keywords and len(call.args) <= 1:
+            return "`.cuda()` (moving to the GPU)"
+        if method == "to" and call.args and _mentions_cuda(call.args[0]):
+            return "`.to(\"cuda\")` (moving to the GPU)"
+    return None
+
+
+def _mentions_cuda(expr: ast.AST) -> bool:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value.split(":")[0] in _CUDA_TEXT
+    if isinstance(expr, ast.Call) and expr.args:  # torch.device("cuda")
+        return isinstance(expr.func, (ast.Attribute, ast.Name)) and _mentions_cuda(expr.args[0])
+    return False
+
+
+def _short(name: str) -> str:
+    for long, short in (("numpy.", "np."), ("pandas.", "pd.")):
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name
+
+
+def _dotted(expr: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _is_set_start_method(call: ast.Call, ctx: Context, site: Site) -> bool:
+    name = ctx.resolver.qualname(call.func, site.scope)
+    if name not in SET_START_METHOD:
+        return False
+    return not any(k.arg == "force" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                   for k in call.keywords)
+
+
+@dataclass(frozen=True)
+class Effect:
+    what: str  # description of the final operation
+    chain: tuple[str, ...]  # function names from the outer call inwards
+
+
+class Effects:
+    """Which functions of the module start workers, do heavy work, or set the start method, transitively."""
+
+    KINDS = ("start", "heavy", "set_start")
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.direct: dict[ast.AST, dict[str, str]] = {}
+        self.edges: dict[ast.AST, list[ast.AST]] = {}
+        start_nodes = {id(e.node) for e in ctx.model.starts}
+        for event in ctx.model.starts:
+            function = event.site.function
+            if function is not None and event.api.reimports_main:
+                self.direct.setdefault(function.node, {}).setdefault("start", event.api.label)
+                if event.api.training:
+                    self.direct[function.node].setdefault("heavy", f"training ({event.api.label})")
+        for call, site in ctx.index.calls:
+            function = site.function
+            if function is None or function.kind == "lambda":
+                continue
+            if id(call) not in start_nodes:
+                heavy = _is_heavy(call, ctx, site)
+                if heavy:
+                    self.direct.setdefault(function.node, {}).setdefault("heavy", heavy)
+            if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
+                self.direct.setdefault(function.node, {}).setdefault("set_start", "set_start_method(...)")
+            callee = resolve_callee(call, site, ctx.index, ctx.resolver)
+            if callee is not None and callee is not function.node:
+                self.edges.setdefault(function.node, []).append(callee)
+        self._memo: dict[tuple[ast.AST, str], Optional[Effect]] = {}
+
+    def of(self, function: ast.AST, kind: str, visiting: Optional[set] = None) -> Optional[Effect]:
+        key = (function, kind)
+        if key in self._memo:
+            return self._memo[key]
+        visiting = visiting or set()
+        if function in visiting:
+            return None
+        visiting.add(function)
+        result = None
+        direct = self.direct.get(function, {}).get(kind)
+        name = getattr(function, "name", "?")
+        if direct:
+            result = Effect(direct, (name,))
+        else:
+            for callee in self.edges.get(function, ()):
+                inner = self.of(callee, kind, visiting)
+                if inner is not None:
+                    result = Effect(inner.what, (name, *inner.chain))
+                    break
+        visiting.discard(function)
+        self._memo[key] = result
+        return result
+
+
+def _call_label(call: ast.Call) -> str:
+    return f"`{_dotted(call.func) or 'call'}()`"
+
+
+def _chain_text(effect: Effect) -> str:
+    return " (" + " → ".join([*effect.chain, effect.what.strip("`")]) + ")"
+
+
+def check(ctx: Context) -> None:
+    index = ctx.index
+    effects = Effects(ctx)
+    starts = ctx.starts_workers
+    start_nodes = {id(e.node) for e in ctx.model.starts}
+
+    # WSP101: starts at import time.
+    for event in ctx.model.starts:
+        if event.site.import_time and event.api.reimports_main:
+            ctx.emit("WSP101", event.node, line_only=not isinstance(event.node, ast.expr),
+                     what=event.api.label)
+            if event.api.training:
+                ctx.emit("WSP103", event.site.stmt, line_only=True, what=f"training ({event.api.label})")
+
+    for call, site in index.calls:
+        if not site.import_time:
+            continue
+        callee = resolve_callee(call, site, index, ctx.resolver)
+        if callee is not None:
+            for kind, code in (("start", "WSP101"), ("heavy", "WSP103"), ("set_start", "WSP104")):
+                if code == "WSP103" and not starts:
+                    continue
+                effect = effects.of(callee, kind)
+                if effect is not None:
+                    ctx.emit(code, call, what=_call_label(call), chain=_chain_text(effect))
+        if starts and id(call) not in start_nodes:
+            heavy = _is_heavy(call, ctx, site)
+            if heavy:
+                ctx.emit("WSP103", site.stmt, line_only=True, what=heavy)
+        if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
+            ctx.emit("WSP104", call, what=_dotted(call.func) or "set_start_method")
+
+    if starts and ctx.filename:
+        _check_sibling_imports(ctx)
+
+    # WSP102: guards that are not.
+    for node in index.module_ifs:
+        problem = broken_guard(node.test)
+        if problem:
+            why, effect = problem
+            ctx.emit("WSP102", node, line_only=True, why=why, effect=effect)
+        elif starts and exits_unless_main(node):
+            ctx.emit("WSP102", node, line_only=True, why="exits unless `__name__ == \"__main__\"`",
+                     effect="also stops every spawned worker, which imports this module as `__mp_main__`")
+
+    # WSP105: freeze_support() first in the guard.
+    if starts:
+        for guard in index.main_guards:
+            first = guard.body[0] if guard.body else None
+            if not _is_freeze_support(first, ctx):
+                ctx.emit("WSP105", guard, line_only=True)
+
+
+def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    name = ctx.resolver.qualname(stmt.value.func, ctx.index.module_scope) or ""
+    return name in FREEZE_SUPPORT or name.endswith(".freeze_support")
+
+
+# -- sibling modules that do heavy work at import time -----------------------------------------------
+_SIBLING_CACHE: dict[str, Optional[str]] = {}
+_MAX_SIBLING_BYTES = 1 << 20
+
+
+def _check_sibling_imports(ctx: Context) -> None:
+    base = os.path.dirname(os.path.abspath(ctx.filename))
+    for stmt, site in ctx.index.module_imports:
+        if not site.import_time:
+            continue
+        for module in _imported_modules(stmt):
+            path = _sibling_path(base, module)
+            if path is None:
+                continue
+            heavy = _sibling_heavy(path)
+            if heavy:
+                ctx.emit("WSP103", stmt, line_only=True,
+                         what=f"`import {module}`", chain=f" (it runs {heavy} when imported)")
+
+
+def _imported_modules(stmt: ast.stmt) -> Iterable[str]:
+    if isinstance(stmt, ast.Import):
+        return [alias.name for alias in stmt.names]
+    assert isinstance(stmt, ast.ImportFrom)
+    if stmt.level > 1:
+        return []
+    if stmt.module:
+        return [stmt.module]
+    return [alias.name for alias in stmt.names]  # from . import sibling
+
+
+def _sibling_path(base: str, module: str) -> Optional[str]:
+    first = module.split(".")[0]
+    for candidate in (os.path.join(base, first + ".py"), os.path.join(base, first, "__init__.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _sibling_heavy(path: str) -> Optional[str]:
+    """What heavy work a sibling module does at import time (parsed, never imported), cached per path."""
+    if path in _SIBLING_CACHE:
+        return _SIBLING_CACHE[path]
+    _SIBLING_CACHE[path] = None  # cycles
+    result = None
+    try:
+        if os.path.getsize(path) <= _MAX_SIBLING_BYTES:
+            with open(path, "rb") as handle:
+                tree = ast.parse(handle.read(), filename=path)
+            index = ModuleIndex(tree)
+            resolver = Resolver(index)
+            for call, site in index.calls:
+                if site.import_time:
+                    name = resolver.qualname(call.func, site.scope) or ""
+                    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+                    if name in HEAVY_CALLS or name.startswith(HEAVY_PREFIXES) or method in HEAVY_METHODS:
+                        result = f"`{_short(name) if name else '.' + method}(...)`"
+                        break
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        result = None
+    _SIBLING_CACHE[path] = result
+    return result

@@ -1,0 +1,48 @@
+"""Per-file state shared by the checks: the index, resolution, the worker model, and the findings."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..finding import Finding
+from ..spawn_apis import Registry
+from .index import ModuleIndex
+from .names import Resolver
+from .positions import Positions
+from .values import Values
+from .workers import WorkerFinder, WorkerModel
+
+
+@dataclass(eq=False)
+class Context:
+    index: ModuleIndex
+    resolver: Resolver
+    values: Values
+    finder: WorkerFinder
+    model: WorkerModel
+    registry: Registry
+    positions: Positions
+    filename: Optional[str]
+    enabled: frozenset[str]
+    findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
+
+    def emit(self, code: str, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
+             **args: Any) -> None:
+        if code not in self.enabled:
+            return
+        line = getattr(node, "lineno", 1)
+        col = self.positions.char_col(line, getattr(node, "col_offset", 0))
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = self.positions.char_col(end_line, getattr(node, "end_col_offset", None) or 0)
+        if line_only:  # a statement's whole extent is noise for `if`/`for` blocks: report their first line
+            end_line, end_col = line, self.positions.line_length(line)
+        key = (code, line, col)
+        if key not in self.findings:
+            self.findings[key] = Finding(code, line, col, end_line, end_col,
+                                         {k: str(v) for k, v in args.items()}, fix_hint or {})
+
+    @property
+    def starts_workers(self) -> bool:
+        return any(event.api.reimports_main for event in self.model.starts)

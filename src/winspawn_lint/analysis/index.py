@@ -1,0 +1,313 @@
+"""One walk over a module's tree that records everything the checks ask about.
+
+The walk notes, for every node the checks care about, *where it runs*: at
+import time (module level or a class body outside the main guard), under the
+main guard, or inside a function; and it builds the scopes, bindings and
+class facts that name resolution reads.  Checks never walk the tree again.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from .guards import is_main_guard, never_runs
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(eq=False)
+class Scope:
+    node: ast.AST
+    kind: str  # "module" | "function" | "class" | "lambda"
+    parent: Optional["Scope"]
+    bindings: dict[str, list["Binding"]] = field(default_factory=dict)
+    globals_: set[str] = field(default_factory=set)
+
+    @property
+    def is_function(self) -> bool:
+        return self.kind in ("function", "lambda")
+
+    def function_scope(self) -> Optional["Scope"]:
+        scope: Optional[Scope] = self
+        while scope is not None and not scope.is_function:
+            scope = scope.parent
+        return scope
+
+    def bind(self, binding: "Binding") -> None:
+        self.bindings.setdefault(binding.name, []).append(binding)
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str
+    kind: str  # import | def | class | assign | param | with | for | other
+    node: ast.AST  # the statement (or def/class/arg)
+    scope: Scope
+    value: Optional[ast.expr] = None  # assign: the value; with: the context expression
+    qualname: Optional[str] = None  # import: what the name stands for
+
+    @property
+    def line(self) -> int:
+        return getattr(self.node, "lineno", 0)
+
+
+@dataclass(frozen=True, eq=False)
+class Site:
+    """Where a node runs."""
+
+    scope: Scope
+    stmt: ast.stmt  # the innermost enclosing statement
+    top_stmt: Optional[ast.stmt]  # the enclosing statement directly in the module body (None inside defs)
+    import_time: bool  # runs when the module is imported (not under the guard, not in a function)
+    guarded: bool  # under `if __name__ == "__main__":` at module level
+    catches_runtime_error: bool  # inside a `try` whose handlers catch RuntimeError
+
+    @property
+    def function(self) -> Optional[Scope]:
+        return self.scope.function_scope()
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: ast.ClassDef
+    scope: Scope  # the scope the class is defined in
+    body_scope: Scope
+    methods: dict[str, ast.AST] = field(default_factory=dict)
+    #: method name -> [(attribute, value, statement, method scope)] for ``self.attr = value``
+    self_assignments: dict[str, list[tuple[str, ast.expr, ast.stmt, Scope]]] = field(default_factory=dict)
+
+
+_RUNTIME_ERROR_CATCHERS = {"RuntimeError", "Exception", "BaseException"}
+
+
+def _catches_runtime_error(handlers: list[ast.ExceptHandler]) -> bool:
+    for handler in handlers:
+        if handler.type is None:
+            return True
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        for t in types:
+            name = t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", None)
+            if name in _RUNTIME_ERROR_CATCHERS:
+                return True
+    return False
+
+
+class ModuleIndex:
+    """Everything the checks need from one module, built by one walk."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.module_scope = Scope(tree, "module", None)
+        self.scope_of: dict[ast.AST, Scope] = {tree: self.module_scope}  # def/class/lambda -> its own scope
+        self.calls: list[tuple[ast.Call, Site]] = []
+        #: iterated expressions: (iterable, node to report, site)
+        self.iterations: list[tuple[ast.expr, ast.AST, Site]] = []
+        self.lambdas: list[tuple[ast.Lambda, Site]] = []
+        self.main_guards: list[ast.If] = []
+        self.module_ifs: list[ast.If] = []  # every `if` directly at module level (candidates for WSP102)
+        self.module_imports: list[tuple[ast.stmt, Site]] = []
+        self.classes: dict[ast.ClassDef, ClassInfo] = {}
+        self.functions: dict[ast.AST, Scope] = {}  # def node -> its scope
+        self.generator_functions: set[ast.AST] = set()
+        self.max_depth_hit = False
+        self._walk_module()
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def _walk_module(self) -> None:
+        for stmt in self.tree.body:
+            self._stmt(stmt, self.module_scope, top=stmt, import_time=True, guarded=False, catches=False)
+
+    def _stmt(self, stmt: ast.stmt, scope: Scope, top, import_time: bool, guarded: bool, catches: bool) -> None:
+        site = Site(scope, stmt, top, import_time, guarded, catches)
+        at_module = scope is self.module_scope
+        if isinstance(stmt, FUNCTION_NODES):
+            for expr in [*stmt.decorator_list, *_defaults(stmt.args)]:
+                self._expr(expr, site)
+            scope.bind(Binding(stmt.name, "def", stmt, scope))
+            inner = Scope(stmt, "function", scope)
+            self.scope_of[stmt] = inner
+            self.functions[stmt] = inner
+            self._params(stmt.args, inner)
+            for child in stmt.body:
+                self._stmt(child, inner, top if at_module else top, import_time=False, guarded=False, catches=False)
+            return
+        if isinstance(stmt, ast.ClassDef):
+            for expr in [*stmt.decorator_list, *stmt.bases, *(k.value for k in stmt.keywords)]:
+                self._expr(expr, site)
+            scope.bind(Binding(stmt.name, "class", stmt, scope))
+            body_scope = Scope(stmt, "class", scope)
+            self.scope_of[stmt] = body_scope
+            info = ClassInfo(stmt, scope, body_scope)
+            self.classes[stmt] = info
+            for child in stmt.body:
+                if isinstance(child, FUNCTION_NODES):
+                    info.methods[child.name] = child
+                # A class body runs when the class statement runs.
+                self._stmt(child, body_scope, top, import_time, guarded, catches)
+            for name, method in info.methods.items():
+                self._collect_self_assignments(info, name, method)
+            return
+        if isinstance(stmt, ast.If) and at_module:
+            self.module_ifs.append(stmt)
+            never = never_runs(stmt.test)
+            if is_main_guard(stmt.test) or never:
+                if not never:
+                    self.main_guards.append(stmt)
+                self._expr(stmt.test, site)
+                for child in stmt.body:
+                    self._stmt(child, scope, top, import_time=False, guarded=True, catches=catches)
+                for child in stmt.orelse:
+                    self._stmt(child, scope, top, import_time, guarded, catches)
+                return
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self._bind_import(stmt, scope)
+            if at_module:
+                self.module_imports.append((stmt, site))
+            return
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            inner_catches = catches or _catches_runtime_error(stmt.handlers)
+            for child in stmt.body:
+                self._stmt(child, scope, top, import_time, guarded, inner_catches)
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self._expr(handler.type, site)
+                if handler.name:
+                    scope.bind(Binding(handler.name, "other", handler, scope))
+                for child in handler.body:
+                    self._stmt(child, scope, top, import_time, guarded, catches)
+            for child in [*stmt.orelse, *stmt.finalbody]:
+                self._stmt(child, scope, top, import_time, guarded, catches)
+            return
+        if isinstance(stmt, (ast.Global, ast.Nonlocal)):
+            if isinstance(stmt, ast.Global):
+                scope.globals_.update(stmt.names)
+            return
+        # Bindings made by this statement.
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                self._bind_target(target, stmt, scope, stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            self._bind_target(stmt.target, stmt, scope, stmt.value)
+        elif isinstance(stmt, ast.AugAssign):
+            self._bind_target(stmt.target, stmt, scope, None)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self._bind_target(stmt.target, stmt, scope, None, kind="for")
+            self.iterations.append((stmt.iter, stmt, site))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    self._bind_target(item.optional_vars, stmt, scope, item.context_expr, kind="with")
+        # Expressions directly in this statement, then nested statements.
+        for name, value in ast.iter_fields(stmt):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self._stmt(item, scope, top, import_time, guarded, catches)
+                    elif type(item).__name__ == "match_case":
+                        for child in item.body:
+                            self._stmt(child, scope, top, import_time, guarded, catches)
+                    elif isinstance(item, ast.AST):
+                        self._expr(item, site)
+            elif isinstance(value, ast.AST):
+                self._expr(value, site)
+
+    def _expr(self, node: ast.AST, site: Site) -> None:
+        # Iterative, so deeply nested expressions cannot exhaust the C stack here.
+        stack = [(node, site)]
+        while stack:
+            node, site = stack.pop()
+            if isinstance(node, ast.Call):
+                self.calls.append((node, site))
+            elif isinstance(node, ast.Lambda):
+                self.lambdas.append((node, site))
+                for expr in _defaults(node.args):
+                    stack.append((expr, site))
+                inner = Scope(node, "lambda", site.scope)
+                self.scope_of[node] = inner
+                self._params(node.args, inner)
+                stack.append((node.body, Site(inner, site.stmt, site.top_stmt, False, False, False)))
+                continue
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                function = site.scope.function_scope()
+                if function is not None:
+                    self.generator_functions.add(function.node)
+            elif isinstance(node, ast.comprehension):
+                self.iterations.append((node.iter, node.iter, site))
+            elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                scope = site.scope.function_scope() or self.module_scope
+                scope.bind(Binding(node.target.id, "assign", site.stmt, scope, node.value))
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.expr, ast.comprehension, ast.keyword, ast.arg, ast.arguments)):
+                    stack.append((child, site))
+
+    # -- bindings ---------------------------------------------------------------------------------
+    def _params(self, args: ast.arguments, scope: Scope) -> None:
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                scope.bind(Binding(arg.arg, "param", arg, scope))
+
+    def _bind_target(self, target: ast.expr, stmt: ast.stmt, scope: Scope, value, kind: str = "assign") -> None:
+        if isinstance(target, ast.Name):
+            self._binding_scope(scope, target.id).bind(
+                Binding(target.id, kind if value is not None or kind != "assign" else "other", stmt,
+                        self._binding_scope(scope, target.id), value)
+            )
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
+                target.elts) and kind == "assign" else [None] * len(target.elts)
+            for element, element_value in zip(target.elts, values):
+                self._bind_target(element, stmt, scope, element_value, kind if element_value is not None else "other")
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, stmt, scope, None, "other")
+
+    def _binding_scope(self, scope: Scope, name: str) -> Scope:
+        return self.module_scope if name in scope.globals_ else scope
+
+    def _bind_import(self, stmt: ast.stmt, scope: Scope) -> None:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    scope.bind(Binding(alias.asname, "import", stmt, scope, qualname=alias.name))
+                else:
+                    top = alias.name.split(".")[0]
+                    scope.bind(Binding(top, "import", stmt, scope, qualname=top))
+        else:
+            assert isinstance(stmt, ast.ImportFrom)
+            module = ("." * stmt.level) + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name == "*":
+                    continue
+                scope.bind(Binding(alias.asname or alias.name, "import", stmt, scope,
+                                   qualname=f"{module}.{alias.name}" if module else alias.name))
+
+    def _collect_self_assignments(self, info: ClassInfo, name: str, method: ast.AST) -> None:
+        params = [*method.args.posonlyargs, *method.args.args]
+        if not params:
+            return
+        self_name = params[0].arg
+        method_scope = self.scope_of.get(method)
+        found = info.self_assignments.setdefault(name, [])
+        for node in _walk_function_body(method):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and getattr(node, "value", None) is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                            and target.value.id == self_name):
+                        found.append((target.attr, node.value, node, method_scope))
+
+
+def _defaults(args: ast.arguments) -> list[ast.expr]:
+    return [d for d in [*args.defaults, *args.kw_defaults] if d is not None]
+
+
+def _walk_function_body(function: ast.AST) -> Iterator[ast.AST]:
+    """Statements of a function body, not descending into nested defs, classes or lambdas."""
+    stack = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda, ast.expr)):
+                stack.append(child)

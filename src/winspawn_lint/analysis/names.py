@@ -1,0 +1,110 @@
+"""Name resolution on the stdlib ``ast``: bindings, import aliases and qualified names.
+
+``from torch.utils.data import DataLoader as DL`` makes ``DL(...)`` a
+``torch.utils.data.DataLoader`` call; ``ctx = mp.get_context("spawn")`` makes
+``ctx.Pool`` a ``multiprocessing.Pool``.  Resolution is deliberately shallow
+and returns ``None`` when unsure: a check that cannot tell stays silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Optional
+
+from ..spawn_apis import CONTEXT_FACTORIES, MODULE_ALIASES
+from .index import Binding, ModuleIndex, Scope
+
+_BUILTINS = frozenset(dir(builtins))
+MAX_DEPTH = 8
+
+
+class Resolver:
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+
+    def lookup(self, name: str, scope: Scope, line: Optional[int] = None) -> Optional[Binding]:
+        """The binding a use of *name* in *scope* (at *line*) most likely sees."""
+        current: Optional[Scope] = scope
+        first = True
+        while current is not None:
+            if current.kind == "class" and not first:
+                current = current.parent  # class bodies are not enclosing scopes for functions
+                continue
+            bindings = current.bindings.get(name)
+            if bindings:
+                if first and line is not None and current.kind != "class":
+                    before = [b for b in bindings if b.line <= line]
+                    return before[-1] if before else bindings[-1]
+                return bindings[-1]
+            first = False
+            current = current.parent
+        return None
+
+    def qualname(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[str]:
+        """Dotted name an expression stands for (``torch.utils.data.DataLoader``), or None."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, ast.Name):
+            binding = self.lookup(expr.id, scope, getattr(expr, "lineno", None))
+            if binding is None:
+                return f"builtins.{expr.id}" if expr.id in _BUILTINS else None
+            if binding.kind == "import":
+                return _canonical(binding.qualname)
+            if binding.kind == "assign" and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Call)):
+                return self.qualname(binding.value, binding.scope, depth + 1)
+            if binding.kind in ("def", "class") and binding.scope.kind == "module":
+                return f"<module>.{expr.id}"
+            return None
+        if isinstance(expr, ast.Attribute):
+            base = self.qualname(expr.value, scope, depth + 1)
+            return _canonical(f"{base}.{expr.attr}") if base else None
+        if isinstance(expr, ast.Call):
+            func = self.qualname(expr.func, scope, depth + 1)
+            if func in CONTEXT_FACTORIES:
+                return CONTEXT_FACTORIES[func]
+            return None
+        return None
+
+    def definition(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Binding]:
+        """The def/class binding an expression refers to (through simple assignments), if any."""
+        if depth > MAX_DEPTH or not isinstance(expr, ast.Name):
+            return None
+        binding = self.lookup(expr.id, scope, getattr(expr, "lineno", None))
+        if binding is None:
+            return None
+        if binding.kind in ("def", "class"):
+            return binding
+        if binding.kind == "assign" and isinstance(binding.value, ast.Name):
+            return self.definition(binding.value, binding.scope, depth + 1)
+        return None
+
+    def value_of(self, expr: ast.AST, scope: Scope) -> tuple[Optional[ast.AST], Scope]:
+        """Follow ``name = value`` assignments to the expression a name was last given."""
+        seen = 0
+        while isinstance(expr, ast.Name) and seen < MAX_DEPTH:
+            binding = self.lookup(expr.id, scope, getattr(expr, "lineno", None))
+            if binding is None or binding.kind not in ("assign", "with") or binding.value is None:
+                return expr, scope
+            expr, scope = binding.value, binding.scope
+            seen += 1
+        return expr, scope
+
+
+def _canonical(name: Optional[str]) -> Optional[str]:
+    if name is None:
+        return None
+    for prefix, replacement in MODULE_ALIASES.items():
+        if name == prefix or name.startswith(prefix + "."):
+            return replacement + name[len(prefix):]
+    return name
+
+
+def is_local_definition(binding: Binding) -> bool:
+    """A def or class created each time an enclosing function runs (not picklable by reference)."""
+    scope: Optional[Scope] = binding.scope
+    while scope is not None:
+        if scope.is_function:
+            return True
+        scope = scope.parent
+    return False

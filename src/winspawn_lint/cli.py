@@ -1,0 +1,293 @@
+"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite) files.
+
+Exit status: 0 clean; 1 findings remain or files were rewritten (the
+pre-commit contract); 2 usage error, bad configuration, or a file that could
+not be read or parsed (every other file is still checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from .__version__ import __version__
+from .finding import Finding
+from .rules import RULES, FixSafety, expand
+from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
+                       settings_from_mapping)
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: Optional[str] = None
+    lines: Optional[list[str]] = None
+    fixed_text: Optional[str] = None  # the rewritten file, when --fix/--diff changed it
+    original_text: Optional[str] = None
+    fixed_count: int = 0
+    fix_note: Optional[str] = None
+    written: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    settings: Settings
+    fix: bool = False
+    diff: bool = False
+    unsafe_fixes: bool = False
+    keep_lines: bool = False
+
+
+def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display: Optional[str] = None) -> FileResult:
+    """Check (and fix) one file; never raises for a problem with the file itself."""
+    from . import source as source_module
+    from .analysis.prefilter import may_have_findings
+
+    result = FileResult(display or path)
+    settings = job.settings
+    try:
+        src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
+        text = src.text
+        if not may_have_findings(text, settings.registry):
+            return result
+        from . import check_text
+
+        filename = None if stdin_data is not None else path
+        result.findings = check_text(text, filename, settings, prefilter=False)
+        if job.keep_lines:
+            result.lines = text.splitlines()
+        if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
+            _fix(path, src, result, job, stdin_data is not None)
+    except source_module.SourceError as error:
+        result.error = str(error)
+    except RecursionError:
+        result.error = "too deeply nested to analyse (RecursionError)"
+    except Exception as error:  # an internal error on one file must not stop the others
+        result.error = f"internal error: {type(error).__name__}: {error} (please report this file)"
+    return result
+
+
+def _fixable(finding: Finding, unsafe: bool) -> bool:
+    safety = finding.rule.fix_safety
+    return safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE)
+
+
+def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None:
+    from .fix import fix_text
+
+    outcome = fix_text(src.text, path, job.settings, unsafe=job.unsafe_fixes)
+    result.fix_note = outcome.note
+    if outcome.text == src.text:
+        return
+    result.original_text = src.text
+    result.fixed_text = outcome.text
+    result.fixed_count = len(outcome.fixed)
+    result.findings = [f for f in outcome.remaining if f.code in job.settings.enabled_for(path)]
+    if job.fix and not job.diff and not from_stdin:
+        from .file_io import WriteError, write_atomic
+
+        try:
+            write_atomic(path, outcome.text, src)
+            result.written = True
+        except WriteError as error:
+            result.error = f"not rewritten: {error}"
+
+
+def _ignore_sigint() -> None:
+    # The parent owns Ctrl-C; workers stop when it shuts the pool down.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _check_many(paths: list[str], job: Job, jobs: int) -> list[FileResult]:
+    if jobs == 1 or len(paths) < PARALLEL_THRESHOLD:
+        return [check_file(path, job) for path in paths]
+    from concurrent.futures import ProcessPoolExecutor
+
+    # check_file is a module-level function and every argument pickles: this pool works under spawn
+    # (Windows, macOS) as well as under fork.
+    chunk = max(1, min(64, len(paths) // (jobs * 8)))
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    try:
+        results = list(executor.map(check_file, paths, [job] * len(paths), chunksize=chunk))
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in list(getattr(executor, "_processes", {}).values()):
+            process.terminate()
+        raise
+    executor.shutdown()
+    return results
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="winspawn-lint",
+        description="Find (and fix) multiprocessing code that breaks under the spawn start method "
+        "(Windows, macOS, Linux with Python >= 3.14).",
+    )
+    parser.add_argument("paths", nargs="*", help="files or directories to check (default: .); '-' reads stdin")
+    parser.add_argument("--select", help="comma-separated codes, prefixes or names to enable (replaces the default)")
+    parser.add_argument("--extend-select", default="", help="codes to enable in addition (e.g. WSP105,WSP901)")
+    parser.add_argument("--ignore", default="", help="codes to disable")
+    parser.add_argument("--format", choices=("text", "grouped", "json", "github", "sarif"), default="text")
+    parser.add_argument("--statistics", action="store_true", help="print the count of findings per code")
+    parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change meaning")
+    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    parser.add_argument("--exclude", help="comma-separated glob patterns to skip (replaces the defaults)")
+    parser.add_argument("--extend-exclude", default="", help="glob patterns to skip in addition")
+    parser.add_argument("--unresolved-workers", choices=UNRESOLVED_POLICIES,
+                        help="whether a worker count that cannot be resolved may be > 0 (default: assume-workers)")
+    parser.add_argument("--config", help="pyproject.toml to read instead of the nearest one")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    parser.add_argument("--stdin-filename", help="the name to report for '-'")
+    parser.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: CPU count; 1: serial)")
+    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
+    parser.add_argument("--show-settings", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--version", action="version", version=f"winspawn-lint {__version__}")
+    return parser
+
+
+def _split(value: Optional[str]) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
+    settings = Settings()
+    if not ns.isolated:
+        config = os.path.abspath(ns.config) if ns.config else None
+        if config is None:
+            first = next((p for p in paths if p != "-"), ".")
+            found = find_config(first if os.path.exists(first) else ".")
+            config = str(found) if found else None
+        if config:
+            if not os.path.isfile(config):
+                raise ConfigError(f"{config}: no such file")
+            settings = settings_from_mapping(load_config(config), root=os.path.dirname(config))
+    select = _split(ns.select) if ns.select else None
+    try:
+        selection = resolve_selection(select, _split(ns.extend_select), _split(ns.ignore), base=settings.select)
+    except ValueError as error:
+        raise ConfigError(f"command line: {error}") from None
+    changes = {"select": selection}
+    if ns.unresolved_workers:
+        changes["unresolved_workers"] = ns.unresolved_workers
+    if ns.exclude is not None:
+        changes["exclude"] = tuple(_split(ns.exclude))
+    if ns.extend_exclude:
+        changes["extend_exclude"] = (*settings.extend_exclude, *_split(ns.extend_exclude))
+    from dataclasses import replace
+
+    return replace(settings, **changes)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    out, err = sys.stdout, sys.stderr
+    if ns.explain:
+        try:
+            codes = sorted(expand([ns.explain]))
+        except ValueError as error:
+            err.write(f"winspawn-lint: {error}\n")
+            return EXIT_ERROR
+        out.write("\n\n".join(RULES[code].docs() for code in codes))
+        return EXIT_CLEAN
+    if ns.jobs < 0:
+        parser.error("--jobs must be >= 0")
+    paths = ns.paths or ["."]
+    try:
+        settings = load_settings(ns, paths)
+    except ConfigError as error:
+        err.write(f"winspawn-lint: configuration error: {error}\n")
+        return EXIT_ERROR
+    job = Job(settings, fix=ns.fix, diff=ns.diff, unsafe_fixes=ns.unsafe_fixes, keep_lines=ns.format == "grouped")
+    try:
+        return _run(ns, paths, job, out, err)
+    except KeyboardInterrupt:
+        err.write("winspawn-lint: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # stdout closed early (`| head`): quiet exit, as other command-line tools do.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_FINDINGS
+
+
+def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
+    from . import output
+
+    status = EXIT_CLEAN
+    targets: list[str] = []
+    results: list[FileResult] = []
+    from .files import discover
+
+    for path, explicit in discover(paths, job.settings):
+        if path == "-":
+            data = sys.stdin.buffer.read()
+            results.append(check_file("-", job, stdin_data=data, display=ns.stdin_filename or "-"))
+        elif explicit and not os.path.exists(path):
+            err.write(f"{path}: error: no such file or directory\n")
+            status = EXIT_ERROR
+        else:
+            targets.append(path)
+    jobs = ns.jobs or (os.cpu_count() or 1)
+    results.extend(_check_many(targets, job, jobs))
+    results.sort(key=lambda r: r.path)
+
+    rows: list[tuple[str, Finding]] = []
+    sources: dict[str, list[str]] = {}
+    fixed_files = 0
+    for result in results:
+        if result.error:
+            err.write(f"{result.path}: error: {result.error}\n")
+            status = EXIT_ERROR
+        if result.fix_note:
+            err.write(f"{result.path}: note: {result.fix_note}\n")
+        if result.fixed_text is not None:
+            if ns.diff:
+                _write_diff(result, out)
+            if result.written or ns.diff:
+                fixed_files += 1
+        for finding in result.findings:
+            rows.append((result.path, finding))
+        if result.lines is not None:
+            sources[result.path] = result.lines
+    if not ns.diff or rows:
+        if ns.diff and ns.format == "text":
+            stream = err  # keep the diff on stdout clean for `patch`/`git apply`
+        else:
+            stream = out
+        if rows or ns.format in ("json", "sarif"):
+            output.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=ns.unsafe_fixes, root=os.getcwd())
+    if ns.statistics:
+        output.statistics(rows, out if not ns.diff else err)
+    if ns.fix and fixed_files and not ns.diff:
+        err.write(f"winspawn-lint: rewrote {fixed_files} file{'s' if fixed_files != 1 else ''}\n")
+    if status == EXIT_ERROR:
+        return EXIT_ERROR
+    if rows or fixed_files:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _write_diff(result: FileResult, out) -> None:
+    before = (result.original_text or "").splitlines(keepends=True)
+    after = (result.fixed_text or "").splitlines(keepends=True)
+    out.writelines(difflib.unified_diff(before, after, fromfile=result.path, tofile=result.path))
+    if after and not after[-1].endswith(("\n", "\r")):
+        out.write("\n\\ No newline at end of file\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

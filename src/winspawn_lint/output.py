@@ -1,0 +1,112 @@
+"""Formatting findings for people and machines: text, grouped, json, github, sarif.
+
+Front ends only format and filter; every format reads the same
+:class:`~winspawn_lint.finding.Finding` records and the rule catalogue.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Callable, Iterable, Sequence, TextIO
+
+from .finding import Finding
+from .rules import RULES, FixSafety
+
+#: (path, finding, fixable-now) triples, sorted by path then position
+Rows = Sequence[tuple[str, Finding]]
+FORMATS = ("text", "grouped", "json", "github", "sarif")
+
+
+def fix_marker(finding: Finding, unsafe: bool) -> str:
+    safety = finding.rule.fix_safety
+    if safety is FixSafety.SAFE or (safety is FixSafety.UNSAFE and unsafe):
+        return " [*]"
+    return ""
+
+
+def text(rows: Rows, out: TextIO, **_: object) -> None:
+    for path, f in rows:
+        out.write(f"{path}:{f.line}:{f.col + 1}: {f.code} {f.message}\n")
+
+
+def as_json(rows: Rows, out: TextIO, **_: object) -> None:
+    data = [
+        {
+            "path": path, "line": f.line, "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
+            "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.rule.fix_safety.value,
+        }
+        for path, f in rows
+    ]
+    json.dump(data, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(rows: Rows, out: TextIO, **_: object) -> None:
+    """GitHub Actions workflow commands (annotations on the pull request)."""
+    for path, f in rows:
+        props = ",".join([
+            f"file={_escape_property(path)}", f"line={f.line}", f"col={f.col + 1}",
+            f"endLine={f.end_line}", f"endColumn={f.end_col + 1}", f"title={_escape_property(f.code + ' ' + f.name)}",
+        ])
+        out.write(f"::error {props}::{_escape_data(f.code + ' ' + f.message)}\n")
+
+
+def _use_colour(out: TextIO) -> bool:
+    return hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ \
+        and os.environ.get("TERM") != "dumb"
+
+
+def grouped(rows: Rows, out: TextIO, sources: dict[str, list[str]] | None = None, unsafe: bool = False,
+            **_: object) -> None:
+    """Per file, each finding with its source line and a caret (colour only on a TTY, never with NO_COLOR)."""
+    colour = _use_colour(out)
+
+    def paint(code: str, value: str) -> str:
+        return f"\033[{code}m{value}\033[0m" if colour else value
+
+    current = None
+    for path, f in rows:
+        if path != current:
+            if current is not None:
+                out.write("\n")
+            out.write(paint("1", path) + ":\n")
+            current = path
+        marker = fix_marker(f, unsafe)
+        out.write(f"  {f.line}:{f.col + 1} {paint('1;31', f.code)}{marker} {f.message}\n")
+        lines = (sources or {}).get(path)
+        if lines and 1 <= f.line <= len(lines):
+            source_line = lines[f.line - 1].expandtabs(4) if "\t" not in lines[f.line - 1][: f.col] \
+                else lines[f.line - 1]
+            out.write(f"    {source_line.rstrip()}\n")
+            width = max(1, (f.end_col - f.col) if f.end_line == f.line else len(source_line.rstrip()) - f.col)
+            out.write("    " + " " * f.col + paint("31", "^" * width) + "\n")
+
+
+def sarif(rows: Rows, out: TextIO, root: str | None = None, **_: object) -> None:
+    from . import sarif as sarif_module
+
+    json.dump(sarif_module.document(rows, root), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+FORMATTERS: dict[str, Callable[..., None]] = {
+    "text": text, "grouped": grouped, "json": as_json, "github": github, "sarif": sarif,
+}
+
+
+def statistics(rows: Rows, out: TextIO) -> None:
+    counts: dict[str, int] = {}
+    for _, f in rows:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    for code in sorted(counts):
+        out.write(f"{counts[code]:<6} {code} {RULES[code].name}\n")

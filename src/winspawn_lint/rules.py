@@ -1,0 +1,173 @@
+"""The rule catalogue: every WSP code, its name, message, default, fix safety and summary.
+
+This is the single source the flake8 plugin, the CLI (``--select``,
+``--explain``, SARIF rule metadata) and the docs tests read.  Codes are stable:
+never renumber; the hundreds digit is the family (1 import time, 2 callables,
+3 state, 9 opt-in portability).  The long documentation of each rule lives in
+``rule_docs/WSPnnn.md`` beside this module, in ruff's section layout.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from importlib import resources
+
+
+class FixSafety(enum.Enum):
+    """How far ``--fix`` may go for a rule (ruff's model)."""
+
+    SAFE = "safe"  # keeps the program's meaning and its comments
+    UNSAFE = "unsafe"  # valid code, may change meaning (e.g. for a module's importers)
+    NONE = "none"  # reported only
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    message: str  # str.format template; fields come from the Finding's args
+    default: bool
+    fix_safety: FixSafety
+    summary: str
+
+    @property
+    def family(self) -> str:
+        return self.code[:4] + "xx"
+
+    def docs(self) -> str:
+        """The rule's documentation page (markdown)."""
+        return resources.files(__package__).joinpath(f"rule_docs/{self.code}.md").read_text(encoding="utf-8")
+
+
+_RULES = (
+    Rule(
+        "WSP101",
+        "unguarded-process-start",
+        "{what} starts worker processes at import time{chain}; spawned workers re-import this module: "
+        'move it under `if __name__ == "__main__":`',
+        True,
+        FixSafety.UNSAFE,
+        "Code that starts worker processes runs when the module is imported.",
+    ),
+    Rule(
+        "WSP102",
+        "broken-main-guard",
+        "this `if` looks like a main guard but {why}; its body {effect}",
+        True,
+        FixSafety.UNSAFE,
+        'An `if` that means to be `if __name__ == "__main__":` but is not.',
+    ),
+    Rule(
+        "WSP103",
+        "import-time-heavy-work",
+        "{what} runs at import time{chain} in a module that starts worker processes; every spawned worker "
+        "repeats it",
+        True,
+        FixSafety.UNSAFE,
+        "Model or data loading at import time in a module whose workers re-import it.",
+    ),
+    Rule(
+        "WSP104",
+        "start-method-at-import",
+        "`{what}` without `force=True` runs at import time{chain}; every spawned child re-runs it and fails "
+        'with "context has already been set"',
+        True,
+        FixSafety.UNSAFE,
+        "`set_start_method()` called at import time, outside the main guard.",
+    ),
+    Rule(
+        "WSP105",
+        "missing-freeze-support",
+        "main guard of a module that starts processes does not call `freeze_support()` first "
+        "(needed by frozen Windows executables)",
+        False,
+        FixSafety.SAFE,
+        "The main guard does not begin with `multiprocessing.freeze_support()`.",
+    ),
+    Rule(
+        "WSP201",
+        "lambda-to-worker",
+        "lambda passed as {role} to {api}, which pickles it for worker processes: "
+        "\"Can't pickle <lambda>\" under spawn; use a module-level function",
+        True,
+        FixSafety.SAFE,
+        "A lambda reaches a worker that pickles with the standard pickler.",
+    ),
+    Rule(
+        "WSP202",
+        "local-function-to-worker",
+        "{what} passed as {role} to {api} is defined inside a function and cannot be pickled for worker "
+        "processes; define it at module level",
+        True,
+        FixSafety.UNSAFE,
+        "A function defined inside another function reaches a pickle-based worker.",
+    ),
+    Rule(
+        "WSP203",
+        "local-class-to-worker",
+        "instance of `{cls}`, a class defined inside a function, passed as {role} to {api}: it cannot be "
+        "pickled for worker processes; define the class at module level",
+        True,
+        FixSafety.UNSAFE,
+        "An instance of a class defined inside a function reaches a worker.",
+    ),
+    Rule(
+        "WSP204",
+        "unpicklable-callable-attribute",
+        "{what} stored on `{owner}`, which is sent to worker processes by {api}; the object cannot be pickled",
+        True,
+        FixSafety.SAFE,
+        "An object sent to workers keeps a lambda or local function in an attribute.",
+    ),
+    Rule(
+        "WSP301",
+        "unpicklable-attribute",
+        "`self.{attr}` holds {what}, and `{owner}` instances are sent to worker processes{via}; open it "
+        "lazily in the worker or define `__getstate__`",
+        True,
+        FixSafety.NONE,
+        "An object sent to workers stores an unpicklable resource in `__init__`.",
+    ),
+    Rule(
+        "WSP302",
+        "unpicklable-argument",
+        "{what} passed as {role} to {api} cannot be pickled for worker processes; pass what is needed to "
+        "re-create it (a path, a config) instead",
+        True,
+        FixSafety.NONE,
+        "An unpicklable resource is passed directly to a worker.",
+    ),
+    Rule(
+        "WSP901",
+        "lambda-to-dill-worker",
+        "{what} passed to {api} works only because `datasets` pickles with dill; it breaks if this code "
+        "moves to a pickle-based worker",
+        False,
+        FixSafety.SAFE,
+        "A lambda or closure given to `datasets` `.map/.filter(num_proc>1)` (portability).",
+    ),
+)
+
+RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
+BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
+DEFAULT_SELECT: frozenset[str] = frozenset(rule.code for rule in _RULES if rule.default)
+
+
+def expand(selectors: "list[str] | tuple[str, ...]") -> set[str]:
+    """Codes matched by selectors: a full code, a prefix (``WSP2``, ``WSP``), a rule name, or ``ALL``."""
+    codes: set[str] = set()
+    for selector in selectors:
+        selector = selector.strip()
+        if not selector:
+            continue
+        if selector.upper() == "ALL":
+            codes.update(RULES)
+        elif selector in BY_NAME:
+            codes.add(BY_NAME[selector].code)
+        else:
+            matched = {code for code in RULES if code.startswith(selector.upper())}
+            if not matched:
+                raise ValueError(f"unknown rule selector {selector!r}")
+            codes.update(matched)
+    return codes

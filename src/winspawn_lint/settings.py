@@ -1,0 +1,188 @@
+"""Settings shared by the CLI and the flake8 plugin: rule selection, policies, registry extensions.
+
+The CLI reads ``[tool.winspawn-lint]`` from the nearest ``pyproject.toml``
+(walking up from the first checked path, as ruff does) and lets flags
+override it; the flake8 plugin gets the same keys from flake8's own config.
+Configuration is data: nothing in it is ever imported or executed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional
+
+from .rules import DEFAULT_SELECT, RULES, expand
+from .spawn_apis import BUILTIN_APIS, Registry, SpawnAPI, from_config
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".env", "env", "__pycache__",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages",
+    ".eggs", "*.egg-info", ".ipynb_checkpoints",
+)
+
+
+class ConfigError(ValueError):
+    """A bad configuration key or value; the message names it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: frozenset[str] = DEFAULT_SELECT
+    #: "assume-workers": a worker count that cannot be resolved may be > 0
+    unresolved_workers: str = "assume-workers"
+    extra_apis: tuple[SpawnAPI, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    root: Optional[str] = None  # where the config file was found; patterns are relative to it
+
+    @cached_property
+    def registry(self) -> Registry:
+        return Registry((*self.extra_apis, *BUILTIN_APIS))
+
+    @property
+    def assume_workers(self) -> bool:
+        return self.unresolved_workers == "assume-workers"
+
+    def enabled_for(self, path: Optional[str]) -> frozenset[str]:
+        if not path or not self.per_file_ignores:
+            return self.select
+        relative = self._relative(path)
+        ignored: set[str] = set()
+        for pattern, codes in self.per_file_ignores:
+            if _match(relative, pattern):
+                ignored |= codes
+        return self.select - ignored
+
+    def is_excluded(self, path: str) -> bool:
+        relative = self._relative(path)
+        parts = Path(relative).parts
+        for pattern in (*self.exclude, *self.extend_exclude):
+            if any(fnmatch.fnmatch(part, pattern) for part in parts) or _match(relative, pattern):
+                return True
+        return False
+
+    def _relative(self, path: str) -> str:
+        if self.root:
+            try:
+                return os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+            except ValueError:
+                pass
+        return path.replace(os.sep, "/")
+
+
+def _match(path: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, pattern + "/*") or \
+        fnmatch.fnmatch(os.path.basename(path), pattern)
+
+
+def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[str] = (),
+                      ignore: Iterable[str] = (), base: frozenset[str] = DEFAULT_SELECT) -> frozenset[str]:
+    chosen = expand(list(select)) if select is not None else set(base)
+    chosen |= expand(list(extend_select))
+    chosen -= expand(list(ignore))
+    return frozenset(chosen)
+
+
+_KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
+         "unresolved-workers", "spawn-api"}
+
+
+def find_config(start: str) -> Optional[Path]:
+    """The nearest ``pyproject.toml`` with a ``[tool.winspawn-lint]`` table, walking up from *start*."""
+    here = Path(start).resolve()
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                with open(candidate, "rb") as handle:
+                    data = tomllib.load(handle)
+            except (OSError, tomllib.TOMLDecodeError) as error:
+                raise ConfigError(f"{candidate}: cannot read: {error}") from None
+            if "winspawn-lint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    with open(path, "rb") as handle:
+        try:
+            data = tomllib.load(handle)
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: {error}") from None
+    table = data.get("tool", {}).get("winspawn-lint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.winspawn-lint] must be a table")
+    return table
+
+
+def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn-lint]",
+                          root: Optional[str] = None, base: Optional[Settings] = None) -> Settings:
+    """Settings from a configuration table; raises ConfigError naming the bad key."""
+    base = base or Settings()
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(_KEYS))})")
+
+    def codes(key: str) -> list[str]:
+        value = table.get(key, [])
+        if isinstance(value, str):
+            value = [v for v in value.replace(",", " ").split()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}.{key}: expected a list of rule codes")
+        try:
+            expand(value)
+        except ValueError as error:
+            raise ConfigError(f"{where}.{key}: {error}") from None
+        return value
+
+    def patterns(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}.{key}: expected a list of glob patterns")
+        return tuple(value)
+
+    select = codes("select") if "select" in table else None
+    selection = resolve_selection(select, codes("extend-select"), [*codes("ignore"), *codes("extend-ignore")],
+                                  base=base.select)
+    policy = table.get("unresolved-workers", base.unresolved_workers)
+    if policy not in UNRESOLVED_POLICIES:
+        raise ConfigError(f"{where}.unresolved-workers: expected one of {', '.join(UNRESOLVED_POLICIES)}, got {policy!r}")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where}.per-file-ignores: expected a table of pattern = [codes]")
+    per_file_ignores = []
+    for pattern, value in per_file.items():
+        if isinstance(value, str):
+            value = value.replace(",", " ").split()
+        try:
+            per_file_ignores.append((pattern, frozenset(expand(list(value)))))
+        except (ValueError, TypeError) as error:
+            raise ConfigError(f"{where}.per-file-ignores.{pattern}: {error}") from None
+    try:
+        extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    return replace(
+        base, select=selection, unresolved_workers=policy, extra_apis=(*base.extra_apis, *extra),
+        exclude=patterns("exclude") or base.exclude if "exclude" in table else base.exclude,
+        extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
+        per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root,
+    )
+
+
+ALL_CODES = frozenset(RULES)

@@ -1,0 +1,97 @@
+"""Reading and parsing one file without ever crashing: every failure becomes a one-line reason.
+
+Decoding follows PEP 263 (coding cookie, UTF-8 BOM); line endings are kept
+as they are for the fixer, and split universally for line numbers.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import sys
+import tokenize
+from dataclasses import dataclass
+from typing import Optional
+
+MAX_BYTES = 50 * 1024 * 1024  # larger files are not Python source anyone checks in
+
+
+class SourceError(Exception):
+    """A file that cannot be checked; ``str()`` is the one-line reason."""
+
+
+@dataclass
+class Source:
+    text: str  # decoded, BOM removed, line endings as in the file
+    encoding: str
+    bom: bool
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+def decode(data: bytes) -> Source:
+    if b"\0" in data:
+        raise SourceError("contains a NUL byte (binary file?)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceError(f"bad coding declaration: {error.msg}") from None
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise SourceError(f"cannot decode as {encoding}: {_short(error)}") from None
+    if bom and text.startswith("\ufeff"):
+        text = text[1:]
+    return Source(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom)
+
+
+def read(path: str) -> Source:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except IsADirectoryError:
+        raise SourceError("is a directory") from None
+    except OSError as error:
+        raise SourceError(error.strerror or str(error)) from None
+    if len(data) > MAX_BYTES:
+        raise SourceError(f"larger than {MAX_BYTES // (1024 * 1024)} MB; skipped")
+    return decode(data)
+
+
+_NEWER_SYNTAX = (
+    (re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[.*\])?\s*=", re.M), (3, 12), "a `type` statement (PEP 695)"),
+    (re.compile(r"^\s*(async\s+)?def\s+\w+\s*\[", re.M), (3, 12), "type parameters (PEP 695)"),
+    (re.compile(r"^\s*class\s+\w+\s*\[", re.M), (3, 12), "type parameters (PEP 695)"),
+    (re.compile(r"^\s*except\s*\*", re.M), (3, 11), "`except*` (PEP 654)"),
+)
+
+
+def parse(source: Source, filename: str = "<unknown>") -> ast.Module:
+    try:
+        return ast.parse(source.text, filename=filename)
+    except SyntaxError as error:
+        newer = _needs_newer_python(source.text, error)
+        where = f"line {error.lineno}" if error.lineno else "file"
+        if newer:
+            raise SourceError(f"{where}: uses {newer}; run winspawn-lint under that Python to check this file") \
+                from None
+        raise SourceError(f"syntax error at {where}: {error.msg}") from None
+    except (ValueError, MemoryError, RecursionError) as error:
+        raise SourceError(f"cannot parse: {_short(error) or type(error).__name__}") from None
+
+
+def _needs_newer_python(text: str, error: SyntaxError) -> Optional[str]:
+    for pattern, version, what in _NEWER_SYNTAX:
+        if sys.version_info < version and pattern.search(text):
+            return f"{what}, which needs Python {version[0]}.{version[1]}+"
+    if sys.version_info < (3, 12) and "f-string" in (error.msg or ""):
+        return "an f-string form from PEP 701, which needs Python 3.12+"
+    return None
+
+
+def _short(error: BaseException) -> str:
+    return str(error).splitlines()[0][:200] if str(error) else ""

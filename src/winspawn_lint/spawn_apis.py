@@ -1,0 +1,387 @@
+"""The registry of APIs that start worker processes, as data.
+
+Each entry says how to recognise the API, when it actually starts workers,
+how the worker count is given and which values mean "no workers", which
+arguments travel to the workers, and which pickler carries them.  The facts
+were measured by running the fixtures under an emulated spawn start method
+(see ``tests/fixtures``); re-measure before changing one.
+
+Users extend the registry from configuration (``[tool.winspawn-lint]``
+``spawn-api`` tables, see :func:`from_config`): data, never code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+PICKLE = "pickle"
+DILL = "dill"
+CLOUDPICKLE = "cloudpickle"
+
+#: Marker for "the parameter was not given".
+ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Arg:
+    """An argument of a call: by keyword and/or position. ``position`` counts after any bound receiver."""
+
+    keyword: str | None = None
+    position: int | None = None
+    #: "callable" (a function run in the worker), "object" (pickled as data),
+    #: "args" (a tuple/list whose items are pickled), "kwargs" (a dict whose values are)
+    kind: str = "object"
+    #: also every further positional argument (``submit(fn, *args)``)
+    rest: bool = False
+
+    def describe(self) -> str:
+        return f"`{self.keyword}`" if self.keyword else f"argument {self.position + 1}"
+
+
+@dataclass(frozen=True)
+class WorkerCount:
+    """How a call says how many workers it starts."""
+
+    keyword: str
+    position: int | None = None
+    #: values that provably mean no worker process (``ABSENT``: the argument is not given)
+    no_workers: tuple[Any, ...] = ()
+    #: the count is a keyword of the object another argument was built from
+    #: (``Trainer(args=TrainingArguments(dataloader_num_workers=2))``): (argument, its constructor's keyword)
+    via: tuple[Arg, str] | None = None
+
+
+@dataclass(frozen=True)
+class SpawnAPI:
+    """A callable (function, constructor, or method) that starts or feeds worker processes."""
+
+    key: str  # stable identifier, shown in messages
+    names: tuple[str, ...]  # qualified names of the callable
+    label: str  # how messages name it
+    #: "call": calling it starts workers; "object": it returns an object whose
+    #: ``start_methods`` (or iteration, "__iter__") start them
+    kind: str = "call"
+    start_methods: tuple[str, ...] = ()
+    count: WorkerCount | None = None
+    payload: tuple[Arg, ...] = ()  # arguments of the constructor/call that reach workers
+    #: methods of the returned object that send work: name -> arguments that reach workers
+    method_payload: Mapping[str, tuple[Arg, ...]] = field(default_factory=dict)
+    pickler: str = PICKLE
+    #: spawned workers re-import the main module (False for loky/joblib workers)
+    reimports_main: bool = True
+    #: matched by method name on any receiver when this keyword is present
+    #: (``ds.map(fn, num_proc=4)``: ``num_proc`` is particular to HF datasets)
+    method_names: tuple[str, ...] = ()
+    required_keyword: str | None = None
+    #: its start methods train a model: heavy work as well as a worker start (WSP103)
+    training: bool = False
+
+
+_FN = Arg("func", 0, kind="callable")
+_POOL_METHODS: dict[str, tuple[Arg, ...]] = {
+    "map": (_FN, Arg("iterable", 1, kind="args")),
+    "map_async": (_FN, Arg("iterable", 1, kind="args")),
+    "imap": (_FN, Arg("iterable", 1, kind="args")),
+    "imap_unordered": (_FN, Arg("iterable", 1, kind="args")),
+    "starmap": (_FN,),
+    "starmap_async": (_FN,),
+    "apply": (_FN, Arg("args", 1, kind="args"), Arg("kwds", 2, kind="kwargs")),
+    "apply_async": (_FN, Arg("args", 1, kind="args"), Arg("kwds", 2, kind="kwargs")),
+}
+_EXECUTOR_METHODS: dict[str, tuple[Arg, ...]] = {
+    "submit": (Arg("fn", 0, kind="callable"), Arg(None, 1, rest=True)),
+    "map": (Arg("fn", 0, kind="callable"),),
+}
+_DATASETS_MAP = (Arg("function", 0, kind="callable"), Arg("fn_kwargs", None, kind="kwargs"))
+_NUM_PROC_NONE = WorkerCount("num_proc", None, no_workers=(ABSENT, None))
+
+
+def _mp(*names: str) -> tuple[str, ...]:
+    """The same callable in multiprocessing, its context objects, torch.multiprocessing and multiprocess."""
+    out = []
+    for name in names:
+        out += [f"multiprocessing.{name}", f"torch.multiprocessing.{name}"]
+    return tuple(out)
+
+
+BUILTIN_APIS: tuple[SpawnAPI, ...] = (
+    SpawnAPI(
+        "multiprocessing.Pool",
+        _mp("Pool", "pool.Pool"),
+        "`multiprocessing.Pool`",
+        kind="call",
+        count=WorkerCount("processes", 0),
+        payload=(Arg("initializer", 1, kind="callable"), Arg("initargs", 2, kind="args")),
+        method_payload=_POOL_METHODS,
+    ),
+    SpawnAPI(
+        "multiprocess.Pool",
+        ("multiprocess.Pool", "multiprocess.pool.Pool", "pathos.multiprocessing.Pool",
+         "pathos.multiprocessing.ProcessPool", "pathos.pools.ProcessPool"),
+        "`multiprocess.Pool`",
+        kind="call",
+        count=WorkerCount("processes", 0),
+        payload=(Arg("initializer", 1, kind="callable"), Arg("initargs", 2, kind="args")),
+        method_payload=_POOL_METHODS,
+        pickler=DILL,
+    ),
+    SpawnAPI(
+        "multiprocessing.Process",
+        _mp("Process", "process.BaseProcess"),
+        "`multiprocessing.Process`",
+        kind="object",
+        start_methods=("start",),
+        payload=(Arg("target", 1, kind="callable"), Arg("args", 3, kind="args"), Arg("kwargs", 4, kind="kwargs")),
+    ),
+    SpawnAPI(
+        "multiprocess.Process",
+        ("multiprocess.Process",),
+        "`multiprocess.Process`",
+        kind="object",
+        start_methods=("start",),
+        payload=(Arg("target", 1, kind="callable"), Arg("args", 3, kind="args"), Arg("kwargs", 4, kind="kwargs")),
+        pickler=DILL,
+    ),
+    SpawnAPI(
+        "concurrent.futures.ProcessPoolExecutor",
+        ("concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor"),
+        "`ProcessPoolExecutor`",
+        kind="object",
+        # Workers start at the first submit (3.9+), not at construction: measured.
+        start_methods=("submit", "map"),
+        count=WorkerCount("max_workers", 0),
+        payload=(Arg("initializer", 2, kind="callable"), Arg("initargs", 3, kind="args")),
+        method_payload=_EXECUTOR_METHODS,
+    ),
+    SpawnAPI(
+        "torch.multiprocessing.spawn",
+        ("torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn",
+         "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes"),
+        "`torch.multiprocessing.spawn`",
+        kind="call",
+        count=WorkerCount("nprocs", 2),
+        payload=(Arg("fn", 0, kind="callable"), Arg("args", 1, kind="args")),
+    ),
+    SpawnAPI(
+        "torch.utils.data.DataLoader",
+        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
+        "`DataLoader`",
+        kind="object",
+        # Workers start when the loader is iterated; its sampler and batch_sampler stay in the main process.
+        start_methods=("__iter__",),
+        count=WorkerCount("num_workers", 5, no_workers=(ABSENT, 0)),
+        payload=(
+            Arg("dataset", 0),
+            Arg("collate_fn", 6, kind="callable"),
+            Arg("worker_init_fn", 10, kind="callable"),
+        ),
+    ),
+    SpawnAPI(
+        "datasets.Dataset.map",
+        (),
+        "`Dataset.map(num_proc=...)`",
+        kind="call",
+        count=_NUM_PROC_NONE,
+        payload=_DATASETS_MAP,
+        pickler=DILL,
+        method_names=("map", "filter"),
+        required_keyword="num_proc",
+    ),
+    SpawnAPI(
+        "datasets.load_dataset",
+        ("datasets.load_dataset",),
+        "`load_dataset(num_proc=...)`",
+        kind="call",
+        count=_NUM_PROC_NONE,
+        pickler=DILL,
+    ),
+    SpawnAPI(
+        "transformers.Trainer",
+        ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer"),
+        "`Trainer.train()`",
+        kind="object",
+        start_methods=("train", "evaluate", "predict"),
+        count=WorkerCount(
+            "dataloader_num_workers", None, no_workers=(ABSENT, 0), via=(Arg("args", 1), "dataloader_num_workers")
+        ),
+        training=True,
+    ),
+    SpawnAPI(
+        "trl.SFTTrainer",
+        ("trl.SFTTrainer", "trl.trainer.SFTTrainer"),
+        "`SFTTrainer`",
+        kind="call",  # it maps the dataset with `dataset_num_proc` workers in its constructor
+        count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None, 1), via=(Arg("args", 1), "dataset_num_proc")),
+        pickler=DILL,
+    ),
+    SpawnAPI(
+        "lightning.Trainer",
+        ("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"),
+        "Lightning `Trainer`",
+        kind="object",
+        start_methods=("fit", "validate", "test", "predict"),
+        training=True,
+    ),
+    SpawnAPI(
+        "ultralytics.YOLO",
+        ("ultralytics.YOLO",),
+        "`YOLO(...).train()`",
+        kind="object",
+        start_methods=("train", "val", "tune"),
+        training=True,
+    ),
+)
+
+#: Calls that return a namespace with the same process API as a module:
+#: ``mp.get_context("spawn").Pool(2)`` is ``multiprocessing.Pool``.
+CONTEXT_FACTORIES: Mapping[str, str] = {
+    "multiprocessing.get_context": "multiprocessing",
+    "torch.multiprocessing.get_context": "multiprocessing",
+    "multiprocess.get_context": "multiprocess",
+}
+
+#: Qualified-name prefixes that are the same module under another name.
+MODULE_ALIASES: Mapping[str, str] = {
+    "multiprocessing.context.SpawnContext": "multiprocessing",
+    "multiprocessing.context.ForkServerContext": "multiprocessing",
+}
+
+SET_START_METHOD = frozenset(
+    {"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method", "multiprocess.set_start_method"}
+)
+FREEZE_SUPPORT = frozenset(
+    {"multiprocessing.freeze_support", "torch.multiprocessing.freeze_support", "multiprocess.freeze_support"}
+)
+
+#: Library classes whose instances hold an unpicklable handle from construction on
+#: (torchvision's LSUN opens lmdb environments in ``__init__``).
+EAGER_HANDLE_CLASSES: Mapping[str, str] = {
+    "torchvision.datasets.LSUN": "an lmdb environment (torchvision `LSUN` opens it in `__init__`)",
+    "torchvision.datasets.LSUNClass": "an lmdb environment (torchvision `LSUNClass` opens it in `__init__`)",
+}
+
+
+class Registry:
+    """Lookup tables built once from a sequence of :class:`SpawnAPI`."""
+
+    def __init__(self, apis: Iterable[SpawnAPI]) -> None:
+        self.apis = tuple(apis)
+        self.by_name: dict[str, SpawnAPI] = {}
+        self.by_method: dict[str, list[SpawnAPI]] = {}
+        for api in self.apis:
+            for name in api.names:
+                self.by_name[name] = api
+            for method in api.method_names:
+                self.by_method.setdefault(method, []).append(api)
+
+    def tokens(self) -> frozenset[str]:
+        """Identifiers whose absence from a file's text proves it uses none of these APIs."""
+        tokens = set()
+        for api in self.apis:
+            tokens.update(name.rsplit(".", 1)[-1] for name in api.names)
+            if api.required_keyword:
+                tokens.add(api.required_keyword)
+        return frozenset(tokens)
+
+
+DEFAULT_REGISTRY = Registry(BUILTIN_APIS)
+
+_CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-position", "no-workers",
+                "payload", "pickler", "method-payload"}
+
+
+def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") -> tuple[SpawnAPI, ...]:
+    """Registry entries from configuration tables; raises ValueError naming the bad key."""
+    apis = []
+    for index, entry in enumerate(entries):
+        place = f"{where}[{index}]"
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{place}: expected a table")
+        unknown = set(entry) - _CONFIG_KEYS
+        if unknown:
+            raise ValueError(f"{place}: unknown key {sorted(unknown)[0]!r}")
+        names = entry.get("name")
+        if isinstance(names, str):
+            names = [names]
+        if not names or not all(isinstance(n, str) and n for n in names):
+            raise ValueError(f"{place}.name: expected a qualified name or a list of them")
+        kind = entry.get("kind", "call")
+        if kind not in ("call", "object"):
+            raise ValueError(f"{place}.kind: expected 'call' or 'object', got {kind!r}")
+        pickler = entry.get("pickler", PICKLE)
+        if pickler not in (PICKLE, DILL, CLOUDPICKLE):
+            raise ValueError(f"{place}.pickler: expected 'pickle', 'dill' or 'cloudpickle', got {pickler!r}")
+        count = None
+        if "workers" in entry:
+            no_workers = tuple(entry.get("no-workers", [0]))
+            count = WorkerCount(str(entry["workers"]), entry.get("workers-position"), no_workers=no_workers)
+        payload = tuple(_arg_from_config(spec, f"{place}.payload") for spec in entry.get("payload", []))
+        method_payload = {
+            str(method): tuple(_arg_from_config(spec, f"{place}.method-payload.{method}") for spec in specs)
+            for method, specs in dict(entry.get("method-payload", {})).items()
+        }
+        starts = tuple(entry.get("start-methods", []))
+        if kind == "object" and not starts:
+            raise ValueError(f"{place}.start-methods: an 'object' API needs the methods that start its workers")
+        apis.append(
+            SpawnAPI(
+                key=names[0], names=tuple(names), label=f"`{entry.get('label', names[0])}`", kind=kind,
+                start_methods=starts, count=count, payload=payload, method_payload=method_payload, pickler=pickler,
+            )
+        )
+    return tuple(apis)
+
+
+def _arg_from_config(spec: Any, place: str) -> Arg:
+    # "fn" (a keyword), "0" (a position), or "fn:0" (both); callables by default.
+    if not isinstance(spec, (str, int)):
+        raise ValueError(f"{place}: expected 'keyword', 'position' or 'keyword:position', got {spec!r}")
+    text = str(spec)
+    keyword, _, position = text.partition(":")
+    if keyword.isdigit() and not position:
+        return Arg(None, int(keyword), kind="callable")
+    if position and not position.isdigit():
+        raise ValueError(f"{place}: bad position in {text!r}")
+    return Arg(keyword or None, int(position) if position else None, kind="callable")
+
+
+@dataclass(frozen=True)
+class Unpicklable:
+    """A value that cannot travel to a worker. ``dill_ok``: dill re-creates it (measured)."""
+
+    what: str
+    dill_ok: bool
+
+
+#: Constructors of values the standard pickler refuses.  Not sockets: multiprocessing's
+#: ForkingPickler ships them to workers as duplicated handles (measured).
+UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
+    "builtins.open": Unpicklable("an open file", True),
+    "io.open": Unpicklable("an open file", True),
+    "gzip.open": Unpicklable("an open gzip file", False),
+    "bz2.open": Unpicklable("an open bz2 file", False),
+    "lzma.open": Unpicklable("an open lzma file", False),
+    "tarfile.open": Unpicklable("an open tar file", False),
+    "zipfile.ZipFile": Unpicklable("an open zip file", False),
+    "threading.Lock": Unpicklable("a `threading.Lock`", True),
+    "threading.RLock": Unpicklable("a `threading.RLock`", True),
+    "threading.Condition": Unpicklable("a `threading.Condition`", True),
+    "threading.Event": Unpicklable("a `threading.Event`", True),
+    "threading.Semaphore": Unpicklable("a `threading.Semaphore`", True),
+    "threading.Thread": Unpicklable("a `threading.Thread`", False),
+    "sqlite3.connect": Unpicklable("an sqlite3 connection", False),
+    "lmdb.open": Unpicklable("an lmdb environment", False),
+    "lmdb.Environment": Unpicklable("an lmdb environment", False),
+    "h5py.File": Unpicklable("an h5py file", False),
+    "torch.utils.tensorboard.SummaryWriter": Unpicklable("a `SummaryWriter`", False),
+    "tensorboardX.SummaryWriter": Unpicklable("a `SummaryWriter`", False),
+    "psycopg2.connect": Unpicklable("a database connection", False),
+    "pymysql.connect": Unpicklable("a database connection", False),
+    "sqlalchemy.create_engine": Unpicklable("a database engine", False),
+    "redis.Redis": Unpicklable("a Redis client", False),
+}
+GENERATOR = Unpicklable("a generator", False)
+
+#: Classes whose pickled form is fine although they look like handles (measured: `np.memmap` pickles as a copy).
+PICKLABLE_LOOKALIKES = frozenset({"numpy.memmap"})

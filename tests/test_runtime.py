@@ -1,0 +1,259 @@
+"""The truth comes from running: every fixture's declared outcome, checked under emulated spawn and fork.
+
+Each runnable fixture runs twice in a fresh interpreter with cwd = tests/fixtures
+(so sibling helper imports work), through the ``spawn_run`` fixture of our own
+pytest plugin: once with ``spawn`` as the default start method (as on Windows and
+macOS), once with ``fork`` (Linux up to 3.13).  See tests/fixtures/README.md for
+the header format.  Run in parallel with ``pytest -m runtime -n 2``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import time
+
+import pytest
+
+from fixture_spec import FIXTURES_DIR, Fixture, Outcome, all_fixtures, fixed_files, load_fixture
+
+pytestmark = pytest.mark.runtime
+
+HANG_TIMEOUT = 15.0
+TIMEOUT = 90.0
+
+
+def _timeout(outcome: Outcome) -> float:
+    return HANG_TIMEOUT if outcome.kind == "hang" else TIMEOUT
+
+
+def _marker_lines(stdout: str, marker: str) -> int:
+    return sum(1 for line in stdout.splitlines() if line.startswith(marker))
+
+
+def _check(outcome: Outcome, result, context: str) -> None:
+    """Assert that one run shows the declared outcome."""
+    where = f"{context}: declared '{result.method}: {outcome}'"
+    if outcome.kind == "hang":
+        assert result.timed_out, f"{where}, but it finished\n{result.describe()}"
+        return
+    assert not result.timed_out, f"{where}, but it timed out\n{result.describe()}"
+    if outcome.kind == "crash":
+        assert result.returncode != 0, f"{where}, but it exited 0\n{result.describe()}"
+        assert any(name in result.stderr for name in outcome.names), (
+            f"{where}, but none of {list(outcome.names)} appears in stderr\n{result.describe()}"
+        )
+        return
+    assert result.returncode == 0, f"{where}, but it exited {result.returncode}\n{result.describe()}"
+    if outcome.kind == "noop":
+        assert result.stdout == "", f"{where}, but it printed something\n{result.describe()}"
+    elif outcome.kind == "repeats":
+        seen = _marker_lines(result.stdout, outcome.marker)
+        assert seen == outcome.count, (
+            f"{where}, but {seen} stdout lines start with {outcome.marker!r}\n{result.describe()}"
+        )
+
+
+def _runnable_params():
+    for path in all_fixtures():
+        if path.name.startswith("_"):
+            continue  # helper modules are imported by fixtures, never run (test_fixture_headers checks this)
+        yield pytest.param(path, id=path.stem)
+
+
+def _fixed_params():
+    for path in fixed_files():
+        yield pytest.param(path, id=path.name[: -len(".py")])
+
+
+def _load_runnable(path) -> Fixture:
+    fixture = load_fixture(path)  # a malformed header fails here, naming the file
+    if not fixture.runnable:
+        pytest.skip(f"{path.name}: not-run {fixture.spawn.reason}")
+    return fixture
+
+
+@pytest.mark.parametrize("path", list(_runnable_params()))
+def test_fixture_runtime_outcome(path, spawn_run):
+    fixture = _load_runnable(path)
+    spawn = spawn_run(path, "spawn", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR)
+    fork = spawn_run(path, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR)
+    both = f"\n=== under spawn ===\n{spawn.describe()}\n=== under fork ===\n{fork.describe()}"
+
+    _check(fixture.spawn, spawn, path.name)
+    _check(fixture.fork, fork, path.name)
+    if fixture.fork.kind == "ok":
+        if fixture.spawn.kind == "ok":
+            assert spawn.stdout == fork.stdout, f"{path.name}: 'ok' but stdout differs between spawn and fork{both}"
+        elif fixture.spawn.kind == "noop":
+            assert fork.stdout == "", f"{path.name}: 'noop' but it printed something under fork{both}"
+        elif fixture.spawn.kind == "repeats":
+            seen = _marker_lines(fork.stdout, fixture.spawn.marker)
+            assert seen == 1, (
+                f"{path.name}: {seen} lines start with {fixture.spawn.marker!r} under fork, expected 1{both}"
+            )
+
+
+@pytest.mark.parametrize("path", list(_fixed_params()))
+def test_fixed_fixture_runs_under_spawn(path, spawn_run):
+    """``NAME.fixed.py`` (the output of --fix) runs ok under spawn and prints what NAME.py printed under fork."""
+    original = path.with_name(path.name[: -len(".fixed.py")] + ".py")
+    assert original.is_file(), f"{path.name} has no partner {original.name}"
+    fixture = _load_runnable(original)
+    fixed = spawn_run(path, "spawn", timeout=TIMEOUT, cwd=FIXTURES_DIR)
+    _check(Outcome("ok"), fixed, path.name)
+    reference = spawn_run(original, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR)
+    if fixture.fork.kind in ("ok", "repeats", "noop") and reference.returncode == 0:
+        assert fixed.stdout == reference.stdout, (
+            f"{path.name} under spawn prints differently from {original.name} under fork\n"
+            f"=== fixed, spawn ===\n{fixed.describe()}\n=== original, fork ===\n{reference.describe()}"
+        )
+
+
+# --- the pytest plugin itself (we eat our own cooking) -------------------------------------------------
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """No emulation inherited from this session (it may itself run with --mp-start-method)."""
+    from winspawn_lint import emulation
+
+    monkeypatch.delenv(emulation.ENV_VAR, raising=False)
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(emulation.SITE_DIR)]
+    if parts:
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(parts))
+    else:
+        monkeypatch.delenv("PYTHONPATH", raising=False)
+
+
+LAMBDA_IN_POOL = """
+    import multiprocessing
+
+
+    def test_pool_with_lambda_initializer():
+        # Works on Linux (fork: the initializer is inherited, never pickled);
+        # on Windows/macOS (spawn) Pool() must pickle it for each worker and fails.
+        with multiprocessing.Pool(1, initializer=lambda: None) as pool:
+            assert pool.map(abs, [-1, -2]) == [1, 2]
+"""
+
+
+def test_plugin_catches_lambda_in_pool(pytester, clean_env):
+    """The documented example: a test that passes on Linux CI fails with --mp-start-method=spawn."""
+    pytester.makepyfile(test_pool=textwrap.dedent(LAMBDA_IN_POOL))
+
+    plain = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    plain.assert_outcomes(passed=1)
+
+    emulated = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mp-start-method=spawn")
+    emulated.assert_outcomes(failed=1)
+    emulated.stdout.re_match_lines([r".*(Can't pickle local object|PicklingError).*"], consecutive=False)
+    emulated.stdout.fnmatch_lines(["*default multiprocessing start method emulated: spawn*"])
+
+
+def test_plugin_ini_option_reaches_this_process_and_children(pytester, clean_env):
+    pytester.makeini("[pytest]\nmp_start_method = forkserver\n")
+    pytester.makepyfile(
+        test_env=textwrap.dedent(
+            """
+            import importlib.util
+            import multiprocessing
+            import os
+            import subprocess
+            import sys
+
+            import pytest
+
+
+            def test_this_process():
+                assert multiprocessing.get_start_method() == "forkserver"
+                assert os.environ["WINSPAWN_START_METHOD"] == "forkserver"
+
+
+            def test_children():
+                out = subprocess.run(
+                    [sys.executable, "-c", "import multiprocessing as m; print(m.get_start_method())"],
+                    capture_output=True, text=True, check=True,
+                ).stdout
+                assert out.strip() == "forkserver"
+
+
+            @pytest.mark.skipif(importlib.util.find_spec("multiprocess") is None, reason="multiprocess not installed")
+            def test_multiprocess_patched_when_imported():
+                import multiprocess
+
+                assert multiprocess.get_start_method() == "forkserver"
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+
+
+def test_plugin_is_inactive_by_default(pytester, clean_env):
+    pytester.makepyfile(
+        test_default=textwrap.dedent(
+            """
+            import multiprocessing
+            import os
+
+
+            def test_nothing_changed():
+                assert "WINSPAWN_START_METHOD" not in os.environ
+                assert multiprocessing.get_start_method(allow_none=True) is None
+                assert multiprocessing.context._default_context._default_context._name == (
+                    "fork" if __import__("sys").version_info < (3, 14) else "forkserver"
+                )
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "start method emulated" not in result.stdout.str()
+
+
+def test_plugin_rejects_bad_ini_value(pytester, clean_env):
+    pytester.makeini("[pytest]\nmp_start_method = spwan\n")
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*mp_start_method = 'spwan': expected one of spawn, forkserver*"])
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+def test_spawn_run_kills_the_whole_process_group_on_timeout(spawn_run, tmp_path):
+    script = tmp_path / "sleeper.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import subprocess, sys, time
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+            print(child.pid, flush=True)
+            time.sleep(600)
+            """
+        )
+    )
+    result = spawn_run(script, "spawn", timeout=3, cwd=tmp_path)
+    assert result.timed_out and result.returncode is None, result.describe()
+    child = int(result.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{child}/stat") as fh:
+                alive = fh.read().split(") ")[-1][0] not in "ZX"
+        except FileNotFoundError:
+            alive = False
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert not alive, f"orphaned grandchild {child} survived the timeout"
+
+
+def test_spawn_run_reports_start_method(spawn_run, tmp_path):
+    script = tmp_path / "method.py"
+    script.write_text("import multiprocessing\nprint(multiprocessing.get_start_method())\n")
+    for method in ("spawn", "forkserver", "fork"):
+        result = spawn_run(script, method, timeout=30)
+        assert result.returncode == 0 and result.stdout.strip() == method, result.describe()
+    assert sys.executable in spawn_run(script, timeout=30).command
