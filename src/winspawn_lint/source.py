@@ -26,6 +26,7 @@ class Source:
     text: str  # decoded, BOM removed, line endings as in the file
     encoding: str
     bom: bool
+    original: Optional[bytes] = None  # the bytes read, to detect a change on disk before a rewrite
 
     @property
     def lines(self) -> list[str]:
@@ -46,7 +47,7 @@ def decode(data: bytes) -> Source:
         raise SourceError(f"cannot decode as {encoding}: {_short(error)}") from None
     if bom and text.startswith("\ufeff"):
         text = text[1:]
-    return Source(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom)
+    return Source(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom, data)
 
 
 def read(path: str) -> Source:
