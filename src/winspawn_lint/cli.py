@@ -144,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--exclude", help="comma-separated glob patterns to skip (replaces the defaults)")
     parser.add_argument("--extend-exclude", default="", help="glob patterns to skip in addition")
+    parser.add_argument("--force-exclude", action="store_true",
+                        help="skip excluded files even when named on the command line (pre-commit passes every file)")
     parser.add_argument("--unresolved-workers", choices=UNRESOLVED_POLICIES,
                         help="whether a worker count that cannot be resolved may be > 0 (default: assume-workers)")
     parser.add_argument("--config", help="pyproject.toml to read instead of the nearest one")
@@ -236,6 +238,8 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
         if path == "-":
             data = sys.stdin.buffer.read()
             results.append(check_file("-", job, stdin_data=data, display=ns.stdin_filename or "-"))
+        elif explicit and ns.force_exclude and job.settings.is_excluded(path):
+            continue
         elif explicit and not os.path.exists(path):
             err.write(f"{path}: error: no such file or directory\n")
             status = EXIT_ERROR

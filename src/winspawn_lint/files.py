@@ -24,12 +24,12 @@ def discover(paths: list[str], settings: Settings) -> Iterator[tuple[str, bool]]
             continue
         if os.path.isdir(path):
             for root, dirs, files in os.walk(path, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if not settings.is_excluded(os.path.join(root, d)))
+                dirs[:] = sorted(d for d in dirs if not settings.is_excluded(os.path.join(root, d), below=path))
                 for name in sorted(files):
                     if not name.endswith(PYTHON_SUFFIXES):
                         continue
                     full = os.path.join(root, name)
-                    if settings.is_excluded(full):
+                    if settings.is_excluded(full, below=path):
                         continue
                     key = os.path.realpath(full)
                     if key not in seen:

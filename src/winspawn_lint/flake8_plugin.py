@@ -10,7 +10,8 @@ that cannot hold a finding cost almost nothing.
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator, Optional
+import sys
+from typing import Any, Iterator, NoReturn, Optional
 
 from .__version__ import __version__
 from .rules import RULES
@@ -37,31 +38,26 @@ class Plugin:
         manager.add_option(
             "--winspawn-spawn-apis", default="", parse_from_config=True, comma_separated_list=False,
             help="winspawn-lint: extra worker-starting calls, 'qualified.name[:workers-keyword]' separated by "
-            "commas or newlines (data, never imported)",
+            "commas or newlines, or one TOML inline table per line with the keys of [tool.winspawn-lint] "
+            "spawn-api (data, never imported)",
         )
         manager.extend_default_ignore(sorted(code for code, rule in RULES.items() if not rule.default))
 
     @staticmethod
     def parse_options(options: Any) -> None:
         global _SETTINGS
-        from .settings import Settings
-        from .spawn_apis import from_config
+        from .settings import UNRESOLVED_POLICIES, Settings
 
-        entries = []
-        for item in str(getattr(options, "winspawn_spawn_apis", "") or "").replace("\n", ",").split(","):
-            item = item.strip()
-            if not item:
-                continue
-            name, _, workers = item.partition(":")
-            entry: dict[str, Any] = {"name": name.strip()}
-            if workers.strip():
-                entry["workers"] = workers.strip()
-            entries.append(entry)
-        _SETTINGS = Settings(
-            select=frozenset(RULES),
-            unresolved_workers=getattr(options, "winspawn_unresolved_workers", "assume-workers"),
-            extra_apis=from_config(entries, "winspawn-spawn-apis"),
-        )
+        # flake8 checks `choices` on the command line but not in setup.cfg/tox.ini/.flake8.
+        policy = getattr(options, "winspawn_unresolved_workers", "assume-workers")
+        if policy not in UNRESOLVED_POLICIES:
+            _config_error(f"winspawn-unresolved-workers: expected one of {', '.join(UNRESOLVED_POLICIES)}, "
+                          f"got {policy!r}")
+        try:
+            extra = _spawn_apis(str(getattr(options, "winspawn_spawn_apis", "") or ""))
+        except ValueError as error:
+            _config_error(str(error))
+        _SETTINGS = Settings(select=frozenset(RULES), unresolved_workers=policy, extra_apis=extra)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from . import analysis
@@ -75,3 +71,42 @@ class Plugin:
         lines = text.splitlines()
         for finding in analysis.run(self._tree, lines, settings, self._filename, enabled=frozenset(RULES)):
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+
+
+def _spawn_apis(text: str) -> tuple[Any, ...]:
+    """Registry entries from ``--winspawn-spawn-apis``.
+
+    ``qualified.name[:workers-keyword]`` entries separated by commas or newlines;
+    a line that starts with ``{`` is one TOML inline table with the keys of
+    ``[tool.winspawn-lint] spawn-api`` (``payload``, ``kind``, ``pickler``...)::
+
+        winspawn-spawn-apis =
+            mylib.parallel_map:n_jobs
+            {name = "mylib.run", workers = "n_jobs", payload = ["fn:0"]}
+    """
+    from .settings import tomllib
+    from .spawn_apis import from_config
+
+    entries: list[Any] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                entries.append(tomllib.loads(f"entry = {line}")["entry"])
+            except tomllib.TOMLDecodeError as error:
+                raise ValueError(f"winspawn-spawn-apis: not a TOML inline table: {line} ({error})") from None
+            continue
+        for item in line.split(","):
+            name, _, workers = item.strip().partition(":")
+            if name.strip():
+                entry: dict[str, Any] = {"name": name.strip()}
+                if workers.strip():
+                    entry["workers"] = workers.strip()
+                entries.append(entry)
+    return from_config(entries, "winspawn-spawn-apis")
+
+
+def _config_error(message: str) -> NoReturn:
+    # One line and exit status 2, like flake8's own errors for bad options (no traceback).
+    sys.stderr.write(f"flake8: error: {message}\n")
+    raise SystemExit(2)

@@ -62,7 +62,8 @@ def github(rows: Rows, out: TextIO, **_: object) -> None:
 
 
 def _use_colour(out: TextIO) -> bool:
-    return hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ \
+    # https://no-color.org: NO_COLOR set to a non-empty value turns colour off.
+    return hasattr(out, "isatty") and out.isatty() and not os.environ.get("NO_COLOR") \
         and os.environ.get("TERM") != "dumb"
 
 
@@ -85,11 +86,22 @@ def grouped(rows: Rows, out: TextIO, sources: dict[str, list[str]] | None = None
         out.write(f"  {f.line}:{f.col + 1} {paint('1;31', f.code)}{marker} {f.message}\n")
         lines = (sources or {}).get(path)
         if lines and 1 <= f.line <= len(lines):
-            source_line = lines[f.line - 1].expandtabs(4) if "\t" not in lines[f.line - 1][: f.col] \
-                else lines[f.line - 1]
-            out.write(f"    {source_line.rstrip()}\n")
-            width = max(1, (f.end_col - f.col) if f.end_line == f.line else len(source_line.rstrip()) - f.col)
-            out.write("    " + " " * f.col + paint("31", "^" * width) + "\n")
+            # Columns count code points; the terminal counts cells (a CJK character takes two, a
+            # combining accent none) and tab stops: measure both in the line as printed.
+            line = lines[f.line - 1].rstrip()
+            end = f.end_col if f.end_line == f.line else len(line)
+            start_cells = _cells(line[: f.col].expandtabs(4))
+            width = max(1, _cells(line[:end].expandtabs(4)) - start_cells)
+            out.write(f"    {line.expandtabs(4)}\n")
+            out.write("    " + " " * start_cells + paint("31", "^" * width) + "\n")
+
+
+def _cells(text: str) -> int:
+    """Terminal cells *text* takes (East Asian wide/fullwidth: 2, combining marks: 0)."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
 
 
 def sarif(rows: Rows, out: TextIO, root: str | None = None, **_: object) -> None:

@@ -141,7 +141,7 @@ _RULES = (
     Rule(
         "WSP901",
         "lambda-to-dill-worker",
-        "{what} passed to {api} works only because `datasets` pickles with dill; it breaks if this code "
+        "{what} passed to {api} works only because it pickles with dill; it breaks if this code "
         "moves to a pickle-based worker",
         False,
         FixSafety.SAFE,

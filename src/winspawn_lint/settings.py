@@ -65,21 +65,28 @@ class Settings:
                 ignored |= codes
         return self.select - ignored
 
-    def is_excluded(self, path: str) -> bool:
+    def is_excluded(self, path: str, below: Optional[str] = None) -> bool:
+        """Whether *path* matches ``exclude``/``extend-exclude``.
+
+        A pattern matches a file or directory name, or the path relative to the
+        configuration file's directory (the current directory without one).  Only
+        the names below *below* (the directory being walked, whose own ancestors
+        are not the project's business) count; a checkout under ``~/env/`` or
+        ``/build/`` must not exclude itself.
+        """
         relative = self._relative(path)
-        parts = Path(relative).parts
+        scope = relative if below is None else self._relative(path, os.path.abspath(below))
+        parts = [part for part in Path(scope).parts if part not in ("..", ".", "/")]
         for pattern in (*self.exclude, *self.extend_exclude):
             if any(fnmatch.fnmatch(part, pattern) for part in parts) or _match(relative, pattern):
                 return True
         return False
 
-    def _relative(self, path: str) -> str:
-        if self.root:
-            try:
-                return os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
-            except ValueError:
-                pass
-        return path.replace(os.sep, "/")
+    def _relative(self, path: str, base: Optional[str] = None) -> str:
+        try:
+            return os.path.relpath(os.path.abspath(path), base or self.root or os.getcwd()).replace(os.sep, "/")
+        except ValueError:  # another drive on Windows
+            return path.replace(os.sep, "/")
 
 
 def _match(path: str, pattern: str) -> bool:
@@ -169,6 +176,8 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     for pattern, value in per_file.items():
         if isinstance(value, str):
             value = value.replace(",", " ").split()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}.per-file-ignores.{pattern}: expected a list of rule codes, got {value!r}")
         try:
             per_file_ignores.append((pattern, frozenset(expand(list(value)))))
         except (ValueError, TypeError) as error:

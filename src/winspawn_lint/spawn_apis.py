@@ -94,7 +94,8 @@ _EXECUTOR_METHODS: dict[str, tuple[Arg, ...]] = {
     "map": (Arg("fn", 0, kind="callable"),),
 }
 _DATASETS_MAP = (Arg("function", 0, kind="callable"), Arg("fn_kwargs", None, kind="kwargs"))
-_NUM_PROC_NONE = WorkerCount("num_proc", None, no_workers=(ABSENT, None))
+# datasets 5.x: None/absent runs in-process, and so does 0 (normalised to None); 1 starts a one-worker pool.
+_NUM_PROC_NONE = WorkerCount("num_proc", None, no_workers=(ABSENT, None, 0))
 
 
 def _mp(*names: str) -> tuple[str, ...]:
@@ -293,6 +294,8 @@ _CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-po
 
 def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") -> tuple[SpawnAPI, ...]:
     """Registry entries from configuration tables; raises ValueError naming the bad key."""
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+        raise ValueError(f"{where}: expected an array of tables, e.g. [{{name = \"mylib.run\", payload = [\"fn:0\"]}}]")
     apis = []
     for index, entry in enumerate(entries):
         place = f"{where}[{index}]"
@@ -312,6 +315,20 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
         pickler = entry.get("pickler", PICKLE)
         if pickler not in (PICKLE, DILL, CLOUDPICKLE):
             raise ValueError(f"{place}.pickler: expected 'pickle', 'dill' or 'cloudpickle', got {pickler!r}")
+        for key in ("payload", "start-methods", "no-workers"):
+            if key in entry and not isinstance(entry[key], list):
+                raise ValueError(f"{place}.{key}: expected an array, got {entry[key]!r}")
+        if not all(isinstance(method, str) for method in entry.get("start-methods", [])):
+            raise ValueError(f"{place}.start-methods: expected method names, got {entry['start-methods']!r}")
+        if "method-payload" in entry and not (
+            isinstance(entry["method-payload"], Mapping)
+            and all(isinstance(specs, list) for specs in entry["method-payload"].values())
+        ):
+            raise ValueError(f"{place}.method-payload: expected a table of method = [arguments]")
+        for key, kinds in (("workers", str), ("label", str), ("workers-position", int)):
+            if key in entry and (not isinstance(entry[key], kinds) or isinstance(entry[key], bool)):
+                raise ValueError(f"{place}.{key}: expected {'an integer' if kinds is int else 'a string'}, "
+                                 f"got {entry[key]!r}")
         count = None
         if "workers" in entry:
             no_workers = tuple(entry.get("no-workers", [0]))
@@ -385,3 +402,11 @@ GENERATOR = Unpicklable("a generator", False)
 
 #: Classes whose pickled form is fine although they look like handles (measured: `np.memmap` pickles as a copy).
 PICKLABLE_LOOKALIKES = frozenset({"numpy.memmap"})
+
+#: multiprocessing's semaphore-based objects: they reach a child only by inheritance (Process args,
+#: Pool initargs), never with a pool task (measured: "Lock objects should only be shared between
+#: processes through inheritance", under fork too).
+MP_SYNC_PRIMITIVES = frozenset(
+    f"multiprocessing.{name}" for name in ("Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition", "Event",
+                                           "Barrier")
+)

@@ -36,6 +36,8 @@ class Payload:
     expr: ast.expr
     arg: Arg
     site: Site
+    #: sent with a task to a running worker (``pool.map`` …), not when the worker is spawned
+    task: bool = False
 
 
 @dataclass(eq=False)
@@ -109,7 +111,8 @@ class WorkerFinder:
                 if method in obj_api.start_methods:
                     model.starts.append(StartEvent(obj_api, call, site))
                 if method in obj_api.method_payload:
-                    model.payloads.extend(self._payloads(obj_api, obj_api.method_payload[method], call, site))
+                    model.payloads.extend(self._payloads(obj_api, obj_api.method_payload[method], call, site,
+                                                         task=True))
             return
         if name in {f"builtins.{b}" for b in _ITERATING_BUILTINS}:
             for arg in call.args:
@@ -129,17 +132,18 @@ class WorkerFinder:
             if "__iter__" in api.start_methods and self._active(api, ctor, ctor_scope):
                 model.starts.append(StartEvent(api, report, site))
 
-    def _payloads(self, api: SpawnAPI, args: tuple[Arg, ...], call: ast.Call, site: Site) -> Iterator[Payload]:
+    def _payloads(self, api: SpawnAPI, args: tuple[Arg, ...], call: ast.Call, site: Site,
+                  task: bool = False) -> Iterator[Payload]:
         for arg in args:
             if arg.rest and arg.position is not None:
                 for value in call.args[arg.position:]:
                     if not isinstance(value, ast.Starred):
-                        yield Payload(api, value, Arg(None, None, kind="object"), site)
+                        yield Payload(api, value, Arg(None, None, kind="object", rest=True), site, task)
                 continue
             found, expr = self.values.argument(call, arg, site.scope)
             if found is ABSENT or found is UNKNOWN or expr is None:
                 continue
-            yield Payload(api, expr, arg, site)
+            yield Payload(api, expr, arg, site, task)
 
 
 def resolve_callee(call: ast.Call, site: Site, index: ModuleIndex, resolver: Resolver) -> Optional[ast.AST]:

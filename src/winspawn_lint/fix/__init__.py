@@ -1,11 +1,39 @@
-"""``--fix``: rewrite flagged code with libcst codemods (placeholder until the codemods land)."""
+"""``--fix``: rewrite flagged code with libcst codemods, one per transform.
+
+* :mod:`.repair_main_guard` — WSP102 (a typo'd or inverted main guard, fixed in place);
+* :mod:`.hoist_local_def` — WSP202/WSP203 (and the local functions of WSP204/WSP901);
+* :mod:`.hoist_lambda` — WSP201/WSP204/WSP901 (and ``partial(lambda ...)`` of WSP202);
+* :mod:`.wrap_in_main_guard` — WSP101/WSP103/WSP104, and WSP105's ``freeze_support()``.
+
+:func:`fix_text` applies the codemods whose rules are enabled and whose fix
+safety the caller allows, re-checks after each one (positions move), and
+repeats until nothing changes (at most :data:`MAX_PASSES` passes).  It never
+returns text that does not compile or that has findings the original did not
+have: then the original text comes back with a note.  libcst is imported only
+when there is something to fix.
+"""
 
 from __future__ import annotations
 
+import importlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
 from ..finding import Finding
+from ..rules import FixSafety
+
+MAX_PASSES = 3
+
+# (module, class, codes) in the order they run: the guard first (other fixes rely on it), then the
+# hoisting of definitions out of functions, then moving module-level statements under the guard.
+CODEMODS = (
+    ("repair_main_guard", "RepairMainGuard", frozenset({"WSP102"})),
+    ("hoist_local_def", "HoistLocalDef", frozenset({"WSP202", "WSP203", "WSP204", "WSP901"})),
+    ("hoist_lambda", "HoistLambda", frozenset({"WSP201", "WSP202", "WSP204", "WSP901"})),
+    ("wrap_in_main_guard", "WrapInMainGuard", frozenset({"WSP101", "WSP103", "WSP104", "WSP105"})),
+)
+FIXABLE_CODES = frozenset().union(*(codes for _, _, codes in CODEMODS))
 
 
 @dataclass
@@ -16,7 +44,71 @@ class FixOutcome:
     note: Optional[str] = None
 
 
-def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
-    from .. import check_text
+def _allowed(finding: Finding, unsafe: bool) -> bool:
+    safety = finding.rule.fix_safety
+    return finding.code in FIXABLE_CODES and (
+        safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE))
 
-    return FixOutcome(text, [], check_text(text, filename, settings))
+
+def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
+    """Apply every allowed fix to ``text``; never returns code that does not compile."""
+    from .. import check_text
+    from ..settings import Settings
+
+    settings = settings or Settings()
+    original = check_text(text, filename, settings)
+    if not any(_allowed(f, unsafe) for f in original):
+        return FixOutcome(text, [], original)
+
+    import libcst as cst
+    from libcst.codemod import CodemodContext
+
+    current, notes = text, []
+    converged = False
+    for _ in range(MAX_PASSES):
+        changed = False
+        for module_name, class_name, codes in CODEMODS:
+            targets = [f for f in check_text(current, filename, settings) if f.code in codes and _allowed(f, unsafe)]
+            if not targets:
+                continue
+            command_class = getattr(importlib.import_module(f"{__name__}.{module_name}"), class_name)
+            command = command_class(CodemodContext(filename=filename), findings=targets, unsafe=unsafe)
+            try:
+                new = command.transform_module(cst.parse_module(current)).code
+            except Exception as error:  # a codemod bug must not lose the user's file
+                notes.append(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
+                continue
+            for note in command.notes:
+                if note not in notes:
+                    notes.append(note)
+            if new != current:
+                try:
+                    compile(new, filename or "<fix>", "exec", dont_inherit=True)
+                except SyntaxError as error:
+                    notes.append(f"{class_name} produced code that does not compile ({error.msg}); skipped")
+                    continue
+                current, changed = new, True
+        if not changed:
+            converged = True
+            break
+    note = "; ".join(notes) or None
+    if current == text:
+        return FixOutcome(text, [], original, note)
+    if not converged:
+        return FixOutcome(text, [], original, _join(note, f"fixes did not converge in {MAX_PASSES} passes; "
+                                                          "file left unchanged"))
+    remaining = check_text(current, filename, settings)
+    before, after = Counter(f.code for f in original), Counter(f.code for f in remaining)
+    new_codes = sorted(code for code in after if after[code] > before[code])
+    if new_codes:
+        return FixOutcome(text, [], original, _join(note, f"the fix would introduce {', '.join(new_codes)}; "
+                                                          "file left unchanged"))
+    fixed: list[Finding] = []
+    for code, count in before.items():
+        gone = count - after.get(code, 0)
+        fixed.extend([f for f in original if f.code == code][:gone])
+    return FixOutcome(current, sorted(fixed, key=Finding.sort_key), remaining, note)
+
+
+def _join(note: Optional[str], more: str) -> str:
+    return f"{note}; {more}" if note else more

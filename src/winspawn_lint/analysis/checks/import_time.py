@@ -162,8 +162,11 @@ def check(ctx: Context) -> None:
     start_nodes = {id(e.node) for e in ctx.model.starts}
 
     # WSP101: starts at import time.
+    reported_lines: set[int] = set()
     for event in ctx.model.starts:
-        if event.site.import_time and event.api.reimports_main:
+        line = getattr(event.node, "lineno", 0)
+        if event.site.import_time and event.api.reimports_main and line not in reported_lines:
+            reported_lines.add(line)  # `next(iter(loader))` is one start, not two
             ctx.emit("WSP101", event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:

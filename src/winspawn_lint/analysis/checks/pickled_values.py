@@ -14,7 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from ...spawn_apis import DILL, EAGER_HANDLE_CLASSES, GENERATOR, PICKLE, UNPICKLABLE_CALLS, Unpicklable
+from ...spawn_apis import (DILL, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS,
+                           Unpicklable)
 from ..context import Context
 from ..index import FUNCTION_NODES, ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -50,13 +51,37 @@ def _pickle_payload(ctx: Context, payload: Payload, reached: set) -> None:
     scope = payload.site.scope
     if payload.arg.kind == "callable":
         _callable(ctx, payload.expr, scope, report, role, api, reached, in_partial=False, depth=0)
-    elif payload.arg.kind in ("args", "kwargs"):
+    elif payload.arg.kind in ("args", "kwargs") or payload.arg.rest:
         literal = isinstance(payload.expr, (ast.Tuple, ast.List, ast.Set, ast.Dict))
         items, items_scope = _items(ctx, payload.expr, scope)
+        if payload.arg.rest:
+            items, items_scope, literal = [payload.expr], scope, True
         for item in items:
+            if _sync_primitive(ctx, payload, item, items_scope, item if literal else payload.expr):
+                continue
             _object(ctx, item, items_scope, item if literal else payload.expr, role, api, reached, 0)
     else:
         _object(ctx, payload.expr, scope, report, role, api, reached, 0)
+
+
+def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope, report: ast.AST) -> bool:
+    """WSP302 for a multiprocessing Lock/Semaphore sent with a task, or created inline in ``Process(args=...)``."""
+    value, value_scope = ctx.resolver.value_of(item, scope)
+    if not isinstance(value, ast.Call):
+        return False
+    name = ctx.resolver.qualname(value.func, value_scope)
+    if name not in MP_SYNC_PRIMITIVES:
+        return False
+    short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
+    if payload.task:
+        ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
+                 what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
+                      f"`Manager()` lock)")
+    elif value is item:
+        ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
+                 what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
+                      f"child opens it: keep it in a variable)")
+    return True
 
 
 def _returns(function: ast.AST) -> list[ast.expr]:

@@ -1,0 +1,103 @@
+"""What every winspawn-lint codemod shares.
+
+Each codemod is a libcst ``VisitorBasedCodemodCommand``.  Through ``--fix`` it
+receives the findings to fix; run on its own (``python -m libcst.tool codemod
+-x winspawn_lint.fix.hoist_lambda.HoistLambda FILE``) it finds them itself by
+checking the module with every rule enabled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from typing import ClassVar, Iterable, Optional, Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod.visitors import AddImportsVisitor
+
+from ..finding import Finding
+from ..rules import RULES, FixSafety
+from .positions import SourcePositions
+
+
+def allowed(finding: Finding, unsafe: bool) -> bool:
+    safety = finding.rule.fix_safety
+    return safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE)
+
+
+class WinspawnCodemod(VisitorBasedCodemodCommand):
+    """Base: holds the findings this codemod fixes and the notes on those it could not."""
+
+    CODES: ClassVar[frozenset[str]] = frozenset()
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        arg_parser.add_argument("--safe-only", dest="safe_only", action="store_true",
+                                help="apply only fixes graded SAFE (default: unsafe fixes too)")
+
+    def __init__(self, context: CodemodContext, findings: Optional[Sequence[Finding]] = None,
+                 unsafe: bool = True, safe_only: bool = False) -> None:
+        super().__init__(context)
+        self._given = findings
+        self.unsafe = unsafe and not safe_only
+        self.notes: list[str] = []
+        self.applied: list[Finding] = []
+
+    # -- findings -------------------------------------------------------------------------------------
+    def findings_for(self, text: str) -> list[Finding]:
+        findings = self._given
+        if findings is None:
+            from .. import check_text
+            from ..settings import Settings
+
+            findings = check_text(text, self.context.filename, Settings(select=frozenset(RULES)))
+        return [f for f in findings if f.code in self.CODES and allowed(f, self.unsafe)]
+
+    def note(self, finding: Finding, why: str) -> None:
+        self.notes.append(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {why}")
+        self.warn(self.notes[-1])
+
+    # -- source helpers -------------------------------------------------------------------------------
+    def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, SourcePositions]:
+        text = tree.code
+        return text, ast.parse(text), SourcePositions.of(text)
+
+    def parse_statements(self, tree: cst.Module, code: str) -> list[cst.BaseStatement]:
+        """Statements from ``code`` (``\\n`` line ends; indents already in ``tree.default_indent``)."""
+        code = code.replace("\r\n", "\n").replace("\r", "\n").replace("\n", tree.default_newline)
+        parsed = cst.parse_module(code, config=tree.config_for_parsing)
+        return list(parsed.body)
+
+    def partial_ref(self, tree: ast.Module) -> str:
+        """How to spell ``functools.partial`` here, scheduling the import when needed."""
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module == "functools" and node.level == 0:
+                for alias in node.names:
+                    if alias.name == "partial":
+                        return alias.asname or "partial"
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "functools":
+                        return f"{alias.asname or 'functools'}.partial"
+        AddImportsVisitor.add_needed_import(self.context, "functools")
+        return "functools.partial"
+
+
+def blank_lines(count: int) -> list[cst.EmptyLine]:
+    return [cst.EmptyLine(indent=False) for _ in range(count)]
+
+
+def leading_blank_count(statement: cst.CSTNode) -> int:
+    lines = getattr(statement, "leading_lines", ())
+    count = 0
+    for line in lines:
+        if line.comment is not None:
+            break
+        count += 1
+    return count
+
+
+def describe(findings: Iterable[Finding]) -> str:
+    return ", ".join(sorted({f.code for f in findings}))

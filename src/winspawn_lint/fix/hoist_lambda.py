@@ -1,0 +1,173 @@
+"""Hoist a lambda that reaches a worker to a module-level ``def`` (WSP201, WSP204, WSP901; WSP202's
+``functools.partial(lambda ...)``).
+
+``DataLoader(ds, collate_fn=lambda b: b)`` becomes ``def _collate_fn(b): return b`` before the
+top-level statement that holds it, and the lambda becomes ``_collate_fn``.  The standard pickler
+stores a module-level function by reference, so it reaches spawned workers.  Names the lambda reads
+from enclosing functions become leading parameters bound with ``functools.partial(_collate_fn, a)``:
+the values are bound when the lambda expression ran instead of when it is called, which differs
+only if the enclosing function rebinds them in between, so that form is applied only with
+``--unsafe-fixes``.  A lambda whose default values are not plain constants (they would be evaluated
+once at import instead of each time), that reads a name assigned only later, or that uses
+``super()`` is left alone.
+
+Run on its own::
+
+    python -m libcst.tool codemod -x winspawn_lint.fix.hoist_lambda.HoistLambda train.py
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from ._base import WinspawnCodemod
+from ._scopes import (CannotHoist, enclosing_free_variables, enclosing_function_names, find_node, is_plain_default,
+                      module_names, parents, unique_name)
+from .positions import cst_start
+
+
+@dataclass
+class _Plan:
+    name: str
+    free: list[str]
+    findings: list
+    definition: str = ""
+    replacement: str = ""
+
+
+class HoistLambda(WinspawnCodemod):
+    DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
+    CODES = frozenset({"WSP201", "WSP202", "WSP204", "WSP901"})
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        text, module, positions = self.prepare(tree)
+        parent = parents(module)
+        taken = module_names(module)
+        plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
+        for finding in self.findings_for(text):
+            hint = finding.fix_hint.get("lambda")
+            if not hint:
+                continue
+            node = find_node(module, (ast.Lambda,), hint["line"], hint["col"])
+            if node is None:
+                continue
+            key = positions.node_start(node)
+            if key in plans:
+                plans[key].findings.append(finding)
+                continue
+            try:
+                free = enclosing_free_variables(node, parent)
+                local = enclosing_function_names(node, parent)
+                defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+                if not all(is_plain_default(d, local) for d in defaults):
+                    raise CannotHoist("a default value is not a plain constant")
+                if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)) for n in ast.walk(node)):
+                    raise CannotHoist("it contains yield, await or `:=`")
+            except CannotHoist as why:
+                self.note(finding, str(why))
+                continue
+            if free and not self.unsafe:
+                self.note(finding, f"it reads {', '.join(free)} from the enclosing function "
+                                   "(binding them with functools.partial is an unsafe fix: use --unsafe-fixes)")
+                continue
+            plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding])
+        if not plans:
+            return tree
+
+        partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
+        lambdas: dict[tuple[int, int], cst.Lambda] = {}
+        owners: dict[tuple[int, int], int] = {}  # lambda -> index of its top-level statement
+
+        codemod = self
+
+        class Collect(cst.CSTVisitor):
+            def visit_Lambda(self, node: cst.Lambda) -> None:
+                key = cst_start(codemod.get_metadata(PositionProvider, node))
+                if key in plans:
+                    lambdas[key] = node
+
+        tree.visit(Collect())
+        for index, statement in enumerate(tree.body):
+            span = self.get_metadata(PositionProvider, statement)
+            for key in lambdas:
+                if span.start.line <= key[0] <= span.end.line and key not in owners:
+                    owners[key] = index
+        indent = tree.default_indent
+        for key, plan in plans.items():
+            node = lambdas.get(key)
+            if node is None or key not in owners:
+                continue
+            params = tree.code_for_node(node.params).strip()
+            body = tree.code_for_node(node.body)
+            if "\n" in body or "\r" in body:
+                body = f"({body})"
+            signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
+            plan.definition = f"def {plan.name}({signature}):\n{indent}return {body}\n"
+            plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
+            self.applied.extend(plan.findings)
+
+        ready = {key: plan for key, plan in plans.items() if plan.replacement}
+        if not ready:
+            return tree
+
+        class Replace(cst.CSTTransformer):
+            def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> cst.BaseExpression:
+                key = cst_start(codemod.get_metadata(PositionProvider, original))
+                plan = ready.get(key)
+                if plan is None:
+                    return updated
+                return cst.parse_expression(plan.replacement, config=tree.config_for_parsing).with_changes(
+                    lpar=original.lpar, rpar=original.rpar)
+
+        new_tree = tree.visit(Replace())
+        inserts: dict[int, list[cst.BaseStatement]] = {}
+        for key, plan in sorted(ready.items()):
+            inserts.setdefault(owners[key], []).extend(self.parse_statements(tree, plan.definition))
+        body: list[cst.BaseStatement] = []
+        for index, statement in enumerate(new_tree.body):
+            for definition in inserts.get(index, ()):
+                blanks = [line for line in getattr(statement, "leading_lines", ()) if line.comment is None]
+                count = 0
+                for line in getattr(statement, "leading_lines", ()):
+                    if line.comment is not None:
+                        break
+                    count += 1
+                body.append(definition.with_changes(leading_lines=blanks[:count] if index else []))
+            body.append(statement)
+        return new_tree.with_changes(body=body)
+
+
+def _role(node: ast.AST, parent: dict) -> str:
+    """A name for what the lambda is: the keyword, the assigned name or attribute, or the method it is given to."""
+    child, current = node, parent.get(node)
+    fallback = "worker_fn"
+    while current is not None:
+        if isinstance(current, ast.keyword) and current.arg:
+            return current.arg
+        if isinstance(current, (ast.Assign, ast.AnnAssign)):
+            targets = current.targets if isinstance(current, ast.Assign) else [current.target]
+            target = targets[0]
+            if isinstance(target, ast.Name):
+                return target.id
+            if isinstance(target, ast.Attribute):
+                return target.attr
+            break
+        if isinstance(current, ast.Call) and child is not current.func:
+            func = current.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name == "partial" or (name and name[:1].isupper()):
+                # partial(...) and a class such as Compose([...]): what it is given to says more.
+                if name != "partial" and fallback == "worker_fn":
+                    fallback = f"{name.lower()}_fn"
+                child, current = current, parent.get(current)
+                continue
+            return f"{name}_fn" if name else fallback
+        if not isinstance(current, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Starred)):
+            break
+        child, current = current, parent.get(current)
+    return fallback
+

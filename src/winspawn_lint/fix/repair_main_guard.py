@@ -1,0 +1,78 @@
+"""Repair a main guard that is not one (WSP102), in place.
+
+* ``if __name__ == "main":``, ``"__main"``, ``"_main_"``, ``__name__ is "__main__"``,
+  ``__file__ == "__main__"`` → ``if __name__ == "__main__":`` (its body, which never ran, now
+  runs when the file is executed as a script: what the author meant, hence UNSAFE: it changes
+  what the program does);
+* ``if __name__ != "__main__": raise SystemExit`` → ``if __name__ not in ("__main__",
+  "__mp_main__"):``, which still refuses a plain import but lets spawned workers (which import
+  the script as ``__mp_main__``) through.
+
+The string quotes of the original test are kept.  Run on its own::
+
+    python -m libcst.tool codemod -x winspawn_lint.fix.repair_main_guard.RepairMainGuard train.py
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from ..analysis.guards import broken_guard, exits_unless_main
+from ._base import WinspawnCodemod
+
+
+class RepairMainGuard(WinspawnCodemod):
+    DESCRIPTION = 'Repair `if` statements that mean to be `if __name__ == "__main__":` but are not.'
+    CODES = frozenset({"WSP102"})
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        text, module, _ = self.prepare(tree)
+        lines: dict[int, tuple[str, list]] = {}
+        for finding in self.findings_for(text):
+            node = next((n for n in module.body if isinstance(n, ast.If) and n.lineno == finding.line), None)
+            if node is None:
+                self.note(finding, "not a module-level `if`")
+                continue
+            if broken_guard(node.test):
+                lines[node.lineno] = ("equal", [finding])
+            elif exits_unless_main(node):
+                lines[node.lineno] = ("not_in", [finding])
+            else:
+                self.note(finding, "unrecognised guard shape")
+        if not lines:
+            return tree
+        codemod = self
+
+        class Repair(cst.CSTTransformer):
+            def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
+                line = codemod.get_metadata(PositionProvider, original).start.line
+                if line not in lines:
+                    return updated
+                kind, findings = lines.pop(line)
+                quote = _quote(original.test)
+                main = f"{quote}__main__{quote}"
+                if kind == "equal":
+                    test = f"__name__ == {main}"
+                else:
+                    test = f"__name__ not in ({main}, {quote}__mp_main__{quote})"
+                codemod.applied.extend(findings)
+                new_test = cst.parse_expression(test, config=tree.config_for_parsing)
+                return updated.with_changes(test=new_test.with_changes(lpar=updated.test.lpar,
+                                                                       rpar=updated.test.rpar))
+
+        return tree.visit(Repair())
+
+
+def _quote(test: cst.BaseExpression) -> str:
+    found: list[str] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            found.append(node.quote)
+
+    test.visit(Find())
+    return found[0] if found and found[0] in ("'", '"') else '"'

@@ -1,0 +1,189 @@
+"""The pre-commit hooks, end to end with the real ``pre-commit``.
+
+A copy of this checkout is committed to a throwaway git repository (pre-commit
+installs hooks from a repository at a revision, and the working tree may hold
+uncommitted changes); a second throwaway repository holds a hazardous file, a
+clean file and a ``.pre-commit-config.yaml`` pointing at the first by path.
+
+No network: pre-commit's virtualenv is created with the system site-packages
+visible (so astroid and libcst come from this interpreter), pip may not look at
+any index, and the package is built without build isolation.  The hook
+environment is built once per module (about 20-40 s); every hook run after that
+takes a second or two.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pre_commit")
+if shutil.which("git") is None:  # pragma: no cover
+    pytest.skip("git is not installed", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOK_IDS = ("winspawn-lint", "winspawn-lint-fix")
+
+HAZARD = '''\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main():
+    loader = DataLoader(TensorDataset(torch.arange(4)), num_workers=2, collate_fn=lambda batch: batch)
+    for batch in loader:
+        print(batch)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+CLEAN = '''\
+from multiprocessing import Pool
+
+
+def square(x):
+    return x * x
+
+
+if __name__ == "__main__":
+    with Pool(2) as pool:
+        print(pool.map(square, range(4)))
+'''
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=winspawn-lint tests", "-c", "user.email=tests@example.invalid",
+         "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd, capture_output=True, text=True, check=True,
+    )
+    return done.stdout.strip()
+
+
+def _copy_checkout(dest: Path) -> None:
+    """What building the package needs: the metadata, the hooks manifest, README/licence, src/."""
+    dest.mkdir()
+    for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE", "setup.cfg", "MANIFEST.in"):
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, dest / name)
+    shutil.copytree(ROOT / "src", dest / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build"))
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> dict[str, str]:
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    environ = dict(os.environ)
+    for key in list(environ):
+        if key.startswith(("PRE_COMMIT", "GIT_", "PIP_INDEX", "PIP_EXTRA_INDEX", "VIRTUALENV_")):
+            del environ[key]
+    environ.update(
+        PRE_COMMIT_HOME=str(home),
+        PRE_COMMIT_COLOR="never",
+        # Offline: the hook's virtualenv sees this interpreter's site-packages
+        # (astroid, libcst, setuptools), pip may not consult any index, and the
+        # package is built in that environment.  PIP_NO_BUILD_ISOLATION=0 means
+        # "no build isolation": pip's environment variables for --no-* flags are inverted.
+        VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
+        PIP_NO_INDEX="1",
+        PIP_NO_BUILD_ISOLATION="0",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        NO_COLOR="1",
+    )
+    return environ
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory) -> tuple[Path, str]:
+    repo = tmp_path_factory.mktemp("hooks") / "winspawn-lint"
+    _copy_checkout(repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "snapshot of the working tree")
+    return repo, _git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def project(tmp_path: Path, hook_repo: tuple[Path, str]) -> Path:
+    repo, rev = hook_repo
+    hooks = "".join(f"      - id: {hook}\n" for hook in HOOK_IDS)
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {repo.as_posix()}\n    rev: {rev}\n    hooks:\n{hooks}", encoding="utf-8"
+    )
+    (tmp_path / "train.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "clean.py").write_text(CLEAN, encoding="utf-8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "-A")
+    return tmp_path
+
+
+def pre_commit(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _describe(run: subprocess.CompletedProcess) -> str:
+    return f"exit {run.returncode}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}"
+
+
+def test_manifest_is_valid():
+    run = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, _describe(run)
+
+
+def test_manifest_declares_both_hooks():
+    import yaml  # a dependency of pre-commit
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == set(HOOK_IDS)
+    for hook in hooks.values():
+        assert hook["language"] == "python"
+        assert hook["types_or"] == ["python", "pyi"]
+        assert hook["require_serial"] is True
+    assert hooks["winspawn-lint"]["entry"] == "winspawn-lint"
+    assert hooks["winspawn-lint-fix"]["entry"] == "winspawn-lint --fix"
+
+
+def test_check_hook_fails_on_the_hazard_and_passes_on_the_clean_file(project: Path, env):
+    clean = pre_commit(project, env, "run", "winspawn-lint", "--files", "clean.py")
+    assert clean.returncode == 0, _describe(clean)
+    assert "Passed" in clean.stdout
+
+    hazard = pre_commit(project, env, "run", "winspawn-lint", "--files", "train.py")
+    assert hazard.returncode == 1, _describe(hazard)
+    assert "Failed" in hazard.stdout
+    assert "train.py:6:" in hazard.stdout and "WSP201" in hazard.stdout, _describe(hazard)
+
+    # What a commit runs: every staged file, through both the check and the filter on file types.
+    (project / "notes.txt").write_text("lambda: Pool(2)\n", encoding="utf-8")
+    _git(project, "add", "-A")
+    everything = pre_commit(project, env, "run", "winspawn-lint", "--all-files")
+    assert everything.returncode == 1, _describe(everything)
+    assert "clean.py" not in everything.stdout and "notes.txt" not in everything.stdout
+
+
+def test_fix_hook_rewrites_the_file_and_a_second_run_passes(project: Path, env):
+    before = (project / "train.py").read_text(encoding="utf-8")
+    first = pre_commit(project, env, "run", "winspawn-lint-fix", "--files", "train.py", "clean.py")
+    # pre-commit fails a hook that modified files: that stops the commit so the fix can be reviewed.
+    assert first.returncode == 1, _describe(first)
+    after = (project / "train.py").read_text(encoding="utf-8")
+    assert after != before, f"the fix hook did not rewrite train.py\n{_describe(first)}"
+    assert "files were modified by this hook" in first.stdout
+    assert "lambda" not in after
+    assert (project / "clean.py").read_text(encoding="utf-8") == CLEAN
+    compile(after, "train.py", "exec")
+
+    _git(project, "add", "-A")
+    second = pre_commit(project, env, "run", "winspawn-lint-fix", "--files", "train.py", "clean.py")
+    assert second.returncode == 0, _describe(second)
+    check = pre_commit(project, env, "run", "winspawn-lint", "--files", "train.py", "clean.py")
+    assert check.returncode == 0, _describe(check)
