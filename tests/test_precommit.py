@@ -148,8 +148,8 @@ def test_manifest_declares_both_hooks():
         assert hook["language"] == "python"
         assert hook["types_or"] == ["python", "pyi"]
         assert hook["require_serial"] is True
-    assert hooks["winspawn-lint"]["entry"] == "winspawn-lint"
-    assert hooks["winspawn-lint-fix"]["entry"] == "winspawn-lint --fix"
+    assert hooks["winspawn-lint"]["entry"] == "winspawn-lint --force-exclude"
+    assert hooks["winspawn-lint-fix"]["entry"] == "winspawn-lint --fix --force-exclude"
 
 
 def test_check_hook_fails_on_the_hazard_and_passes_on_the_clean_file(project: Path, env):
@@ -162,12 +162,15 @@ def test_check_hook_fails_on_the_hazard_and_passes_on_the_clean_file(project: Pa
     assert "Failed" in hazard.stdout
     assert "train.py:6:" in hazard.stdout and "WSP201" in hazard.stdout, _describe(hazard)
 
-    # What a commit runs: every staged file, through both the check and the filter on file types.
-    (project / "notes.txt").write_text("lambda: Pool(2)\n", encoding="utf-8")
+    # Every staged file, as a commit runs it: the configuration's excludes apply to the named files.
+    (project / "generated").mkdir()
+    (project / "generated" / "job.py").write_text(HAZARD, encoding="utf-8")
+    (project / "pyproject.toml").write_text('[tool.winspawn-lint]\nextend-exclude = ["generated/"]\n')
     _git(project, "add", "-A")
     everything = pre_commit(project, env, "run", "winspawn-lint", "--all-files")
     assert everything.returncode == 1, _describe(everything)
-    assert "clean.py" not in everything.stdout and "notes.txt" not in everything.stdout
+    assert "train.py:6:" in everything.stdout
+    assert "generated" not in everything.stdout and "clean.py" not in everything.stdout
 
 
 def test_fix_hook_rewrites_the_file_and_a_second_run_passes(project: Path, env):

@@ -97,12 +97,13 @@ def _spawn_apis(text: str) -> tuple[Any, ...]:
                 raise ValueError(f"winspawn-spawn-apis: not a TOML inline table: {line} ({error})") from None
             continue
         for item in line.split(","):
+            if not item.strip():
+                continue
             name, _, workers = item.strip().partition(":")
-            if name.strip():
-                entry: dict[str, Any] = {"name": name.strip()}
-                if workers.strip():
-                    entry["workers"] = workers.strip()
-                entries.append(entry)
+            entry: dict[str, Any] = {"name": name.strip()}  # an empty name is reported by from_config
+            if workers.strip():
+                entry["workers"] = workers.strip()
+            entries.append(entry)
     return from_config(entries, "winspawn-spawn-apis")
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 from typing import Any, Optional, Sequence
+from urllib.parse import quote
 
 from .__version__ import __version__
 from .finding import Finding
@@ -32,22 +34,63 @@ def _rule(code: str) -> dict[str, Any]:
     }
 
 
-def _uri(path: str, root: Optional[str]) -> str:
-    if root:
-        try:
-            path = os.path.relpath(os.path.abspath(path), root)
-        except ValueError:
-            pass
-    return path.replace(os.sep, "/")
+def repository_root(start: Optional[str] = None) -> str:
+    """The enclosing git work tree (GitHub resolves result paths against it), else *start*."""
+    start = os.path.abspath(start or os.getcwd())
+    here = start
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def _location(path: str, root: Optional[str]) -> dict[str, str]:
+    """A repository-relative, percent-encoded ``artifactLocation`` (absolute ``file:`` URI outside it)."""
+    if path == "-" or not root:
+        return {"uri": quote(path.replace(os.sep, "/"))}
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, root)
+    except ValueError:  # another drive
+        relative = os.pardir
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return {"uri": Path(absolute).as_uri()}
+    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+
+
+def _fingerprints(rows: Sequence[tuple[str, Finding]], uris: Sequence[str]) -> list[str]:
+    """Stable across edits elsewhere in the file and across working directories: the rule, the
+    artifact URI and the flagged line's text (whitespace-normalised), numbered when the same rule
+    flags identical lines in one file."""
+    texts: dict[str, list[str]] = {}
+    seen: dict[str, int] = {}
+    prints = []
+    for (path, f), uri in zip(rows, uris):
+        if path not in texts:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    texts[path] = handle.read().splitlines()
+            except OSError:
+                texts[path] = []
+        lines = texts[path]
+        line = " ".join(lines[f.line - 1].split()) if 1 <= f.line <= len(lines) else f.message
+        digest = hashlib.sha256(f"{uri}\0{f.code}\0{line}".encode()).hexdigest()[:32]
+        seen[digest] = seen.get(digest, 0) + 1
+        prints.append(f"{digest}:{seen[digest]}")
+    return prints
 
 
 def document(rows: Sequence[tuple[str, Finding]], root: Optional[str] = None) -> dict[str, Any]:
     codes = sorted({f.code for _, f in rows} | set(RULES))
     index = {code: i for i, code in enumerate(codes)}
     results = []
-    for path, f in rows:
-        uri = _uri(path, root)
-        fingerprint = hashlib.sha256(f"{uri}:{f.code}:{f.message}".encode()).hexdigest()[:32]
+    root = repository_root(root) if root else None
+    locations = [_location(path, root) for path, _ in rows]
+    fingerprints = _fingerprints(rows, [location["uri"] for location in locations])
+    for (path, f), location, fingerprint in zip(rows, locations, fingerprints):
         results.append({
             "ruleId": f.code,
             "ruleIndex": index[f.code],
@@ -55,7 +98,7 @@ def document(rows: Sequence[tuple[str, Finding]], root: Optional[str] = None) ->
             "message": {"text": f.message},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": location,
                     "region": {"startLine": f.line, "startColumn": f.col + 1,
                                "endLine": f.end_line, "endColumn": f.end_col + 1},
                 }

@@ -68,17 +68,22 @@ class Settings:
     def is_excluded(self, path: str, below: Optional[str] = None) -> bool:
         """Whether *path* matches ``exclude``/``extend-exclude``.
 
-        A pattern matches a file or directory name, or the path relative to the
+        A pattern without ``/`` matches a file or directory name (``build``,
+        ``*_pb2.py``, ``scripts/``); one with ``/`` matches the path relative to the
         configuration file's directory (the current directory without one).  Only
         the names below *below* (the directory being walked, whose own ancestors
-        are not the project's business) count; a checkout under ``~/env/`` or
+        are not the project's business) count: a checkout under ``~/env/`` or
         ``/build/`` must not exclude itself.
         """
         relative = self._relative(path)
         scope = relative if below is None else self._relative(path, os.path.abspath(below))
         parts = [part for part in Path(scope).parts if part not in ("..", ".", "/")]
         for pattern in (*self.exclude, *self.extend_exclude):
-            if any(fnmatch.fnmatch(part, pattern) for part in parts) or _match(relative, pattern):
+            name = pattern.rstrip("/")
+            if "/" in name:  # a path pattern, anchored at the configuration's directory
+                if _match(relative, pattern):
+                    return True
+            elif any(fnmatch.fnmatch(part, name) for part in parts):
                 return True
         return False
 

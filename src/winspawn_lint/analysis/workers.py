@@ -71,14 +71,27 @@ class WorkerFinder:
             self._iteration(iterable, report, site, model)
         return model
 
-    def api_object(self, expr: ast.AST, scope: Scope) -> Optional[tuple[SpawnAPI, ast.Call, Scope]]:
-        """The worker API whose constructor produced this value (``loader`` → its ``DataLoader(...)``)."""
+    def api_object(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[tuple[SpawnAPI, ast.Call, Scope]]:
+        """The worker API whose constructor produced this value (``loader`` → its ``DataLoader(...)``).
+
+        Follows simple assignments, and one or two levels of factory functions of this module
+        (``loader = make_loader()`` where ``make_loader`` returns a ``DataLoader``).
+        """
         expr, scope = self.resolver.value_of(expr, scope)
-        if isinstance(expr, ast.Call):
-            name = self.resolver.qualname(expr.func, scope)
-            api = self.registry.by_name.get(name) if name else None
-            if api is not None and (api.kind == "object" or api.method_payload):
-                return api, expr, scope
+        if not isinstance(expr, ast.Call):
+            return None
+        name = self.resolver.qualname(expr.func, scope)
+        api = self.registry.by_name.get(name) if name else None
+        if api is not None and (api.kind == "object" or api.method_payload):
+            return api, expr, scope
+        if api is None and depth < 2:
+            binding = self.resolver.definition(expr.func, scope)
+            if binding is not None and binding.kind == "def":
+                inner = self.index.scope_of.get(binding.node)
+                for returned in function_returns(binding.node):
+                    found = self.api_object(returned, inner, depth + 1)
+                    if found is not None:
+                        return found
         return None
 
     def _call(self, call: ast.Call, site: Site, model: WorkerModel) -> None:
@@ -188,3 +201,15 @@ def instance_class(expr: ast.AST, scope: Scope, index: ModuleIndex, resolver: Re
         if binding is not None and binding.kind == "class":
             return index.classes.get(binding.node)
     return None
+
+
+def function_returns(function: ast.AST) -> list[ast.expr]:
+    """Values of a function's own ``return`` statements (not those of nested defs)."""
+    out, stack = [], list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            out.append(node.value)
+        elif not isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
+            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+    return out

@@ -1,8 +1,337 @@
+"""Move import-time work under the main guard (WSP101, WSP103, WSP104) and put ``freeze_support()`` first
+in it (WSP105).
+
+A spawned worker imports the main module as ``__mp_main__``: everything outside
+``if __name__ == "__main__":`` runs again in every worker.  This codemod moves the module-level
+statements that start workers, load data or set the start method — from the first flagged one on,
+together with the script statements after it and the ones just before it that only feed them —
+out of the import path, and keeps at module level what the workers need when they re-import the
+module: imports, functions, classes, and the assignments those read.
+
+Two shapes, chosen per module:
+
+* **guard body** — when the module already has a main guard (the statements move into it, at its
+  start, or at its end for statements that came after it), or when the only statement to move is a
+  call such as ``main()`` / ``asyncio.run(main())`` (then only that call is guarded).  The body of
+  the guard is module scope: names it assigns stay globals of the parent process.
+* **``def main() -> None:``** (or a free name when ``main`` is taken) called from a new guard at the
+  end of the module: names the moved code assigns become locals, except those a module-level
+  function reads or that module-level code also binds, which are declared ``global``.
+
+A name assigned by flagged code and read by a function that may run in a worker (one passed as a
+value, a method, or what those call) must stay at module level, else the worker gets a NameError:
+that finding is reported without a fix.  The new guard always starts with ``freeze_support()``
+(reusing an ``import multiprocessing``, else importing it).  UNSAFE: code that imports the module
+no longer gets the moved names or side effects.
+
+Run on its own::
+
+    python -m libcst.tool codemod -x winspawn_lint.fix.wrap_in_main_guard.WrapInMainGuard train.py
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from ..analysis.guards import is_main_guard
 from ._base import WinspawnCodemod
+from ._scopes import loaded_names, module_names, unique_name
+
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass
+class _Unit:
+    """One libcst top-level statement and the ast statements on its lines."""
+
+    index: int
+    stmts: list[ast.stmt]
+    findings: list = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        if len(self.stmts) == 1 and isinstance(self.stmts[0], ast.If) and is_main_guard(self.stmts[0].test):
+            return "guard"
+        if self.findings and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in self.stmts):
+            return "statement"  # an import that does heavy work (a sibling module loading data)
+        if all(isinstance(s, _DEFINITIONS) or _is_docstring(s) for s in self.stmts):
+            return "definition"
+        return "statement"
+
+    @property
+    def binds(self) -> set[str]:
+        names = set()
+        for stmt in self.stmts:
+            names |= _top_binds(stmt)
+        return names
+
+    @property
+    def reads(self) -> set[str]:
+        return loaded_names(self.stmts)
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _top_binds(stmt: ast.stmt) -> set[str]:
+    """Names a module-level statement binds in the module scope (not inside its functions/classes)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    out: set[str] = set()
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            out |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            out.add(node.name)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _is_constant_config(unit: _Unit) -> bool:
+    """``NUM_WORKERS = 2``: configuration a reader expects at the top, never pulled into main()."""
+    names = unit.binds
+    return bool(names) and all(n.isupper() for n in names)
 
 
 class WrapInMainGuard(WinspawnCodemod):
-    CODES = frozenset({"WSP101"})
+    DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
+    CODES = frozenset({"WSP101", "WSP103", "WSP104", "WSP105"})
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def transform_module_impl(self, tree):
-        return tree
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        text, module, _ = self.prepare(tree)
+        findings = self.findings_for(text)
+        if not findings:
+            return tree
+        units = self._units(tree, module)
+        by_line = {}
+        for unit in units:
+            for stmt in unit.stmts:
+                for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
+                    by_line[line] = unit
+        guards = [u for u in units if u.kind == "guard"]
+        guard = guards[-1] if guards else None
+        freeze_findings = [f for f in findings if f.code == "WSP105"]
+        for finding in findings:
+            if finding.code == "WSP105":
+                continue
+            unit = by_line.get(finding.line)
+            if unit is None or unit.kind == "guard" or any(
+                    isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for stmt in unit.stmts):
+                self.note(finding, "not in a module-level statement that can move (a decorator or class body?)")
+                continue
+            unit.findings.append(finding)
+
+        moved = self._plan(units, module)
+        if not moved and not (guard is not None and freeze_findings):
+            return tree
+
+        freeze = self._freeze_support(module)
+        indent = tree.default_indent
+        quote = '"'
+        nodes = list(tree.body)
+        moved_set = {u.index for u in moved}
+        moved_nodes = [_strip_first_blank(nodes[u.index], i == 0) for i, u in enumerate(moved)]
+        for unit in moved:
+            self.applied.extend(unit.findings)
+
+        if guard is not None:
+            guard_node = nodes[guard.index]
+            assert isinstance(guard_node, cst.If)
+            body = list(guard_node.body.body)
+            first = guard.stmts[0].body[0] if guard.stmts[0].body else None
+            has_freeze = first is not None and _is_freeze_call(first)
+            before = [n for n, u in zip(moved_nodes, moved) if u.index < guard.index]
+            after = [n for n, u in zip(moved_nodes, moved) if u.index > guard.index]
+            head = body[:1] if has_freeze else []
+            rest = body[1:] if has_freeze else body
+            if not has_freeze and (freeze_findings or moved):
+                head = self.parse_statements(tree, f"{freeze}()\n")
+                self.applied.extend(freeze_findings)
+            if rest and before:
+                rest = [rest[0]] + rest[1:]
+            new_body = head + before + rest + [_strip_first_blank(n, False) for n in after]
+            nodes[guard.index] = guard_node.with_changes(body=guard_node.body.with_changes(body=new_body))
+            return tree.with_changes(body=[n for i, n in enumerate(nodes) if i not in moved_set or i == guard.index])
+
+        remaining = [n for i, n in enumerate(nodes) if i not in moved_set]
+        single_call = len(moved) == 1 and len(moved[0].stmts) == 1 and isinstance(moved[0].stmts[0], ast.Expr) \
+            and isinstance(moved[0].stmts[0].value, (ast.Call, ast.Await))
+        guard_text = f"if __name__ == {quote}__main__{quote}:\n{indent}{freeze}()\n"
+        if single_call:
+            new_guard = self.parse_statements(tree, guard_text)[0]
+            assert isinstance(new_guard, cst.If)
+            new_guard = new_guard.with_changes(
+                body=new_guard.body.with_changes(body=[*new_guard.body.body, *moved_nodes]))
+            return tree.with_changes(body=[*remaining, _with_blanks(new_guard, 2)])
+
+        taken = module_names(module)
+        name = unique_name("main", taken)
+        globals_needed = self._globals(units, moved, module)
+        header = f"def {name}() -> None:\n{indent}pass\n"
+        function = self.parse_statements(tree, header)[0]
+        assert isinstance(function, cst.FunctionDef)
+        inner: list[cst.BaseStatement] = []
+        if globals_needed:
+            inner.extend(self.parse_statements(tree, f"global {', '.join(sorted(globals_needed))}\n"))
+        inner.extend(moved_nodes)
+        function = function.with_changes(body=function.body.with_changes(body=inner))
+        new_guard = self.parse_statements(tree, guard_text + f"{indent}{name}()\n")[0]
+        return tree.with_changes(body=[*remaining, _with_blanks(function, 2), _with_blanks(new_guard, 2)])
+
+    # -- analysis ---------------------------------------------------------------------------------------
+    def _units(self, tree: cst.Module, module: ast.Module) -> list[_Unit]:
+        units = []
+        stmts = list(module.body)
+        for index, statement in enumerate(tree.body):
+            span = self.get_metadata(PositionProvider, statement)
+            mine = [s for s in stmts if span.start.line <= s.lineno <= span.end.line]
+            units.append(_Unit(index, mine))
+        return units
+
+    def _plan(self, units: list[_Unit], module: ast.Module) -> list[_Unit]:
+        """The units to move, in order; drops (with a note) findings whose fix would break workers."""
+        workers = _worker_functions(module)
+        while True:
+            flagged = [u for u in units if u.findings]
+            if not flagged:
+                return []
+            first = flagged[0].index
+            moved = {u.index for u in flagged}
+            for unit in units:
+                if unit.index > first and unit.kind == "statement":
+                    moved.add(unit.index)
+            # Statements right before the first flagged one that only feed the moved code move too.
+            for unit in reversed(units[:first]):
+                if unit.kind != "statement" or _is_constant_config(unit):
+                    break
+                names = unit.binds
+                others = set().union(*(u.reads for u in units if u.index not in moved and u.index != unit.index))
+                moved_reads = set().union(*(units[i].reads for i in moved))
+                if names and not (names & others) and names & moved_reads:
+                    moved.add(unit.index)
+                else:
+                    break
+            # Keep (at module level) unflagged statements whose names definitions read, unless they depend
+            # on moved code.
+            changed = True
+            while changed:
+                changed = False
+                kept_reads = set().union(*(u.reads for u in units
+                                           if u.index not in moved and u.kind != "guard"))
+                for unit in units:
+                    if unit.index in moved and not unit.findings and unit.binds & kept_reads:
+                        moved_binds = set().union(*(units[i].binds for i in moved if i != unit.index))
+                        if not (unit.reads & moved_binds):
+                            moved.discard(unit.index)
+                            changed = True
+            # Names a worker may read must stay: a flagged unit binding one cannot be fixed.
+            worker_reads = set().union(*(loaded_names([w]) for w in workers)) if workers else set()
+            blocked = [units[i] for i in sorted(moved) if units[i].binds & worker_reads]
+            if not blocked:
+                return [units[i] for i in sorted(moved)]
+            for unit in blocked:
+                names = ", ".join(sorted(unit.binds & worker_reads))
+                victims = [u for u in units if u.findings and (u is unit or u.index >= unit.index)] \
+                    if not unit.findings else [unit]
+                for victim in victims:
+                    for finding in victim.findings:
+                        self.note(finding, f"{names} is read by code that runs in worker processes; moving it "
+                                           "under the guard would make the workers fail with NameError")
+                    victim.findings = []
+
+    def _globals(self, units: list[_Unit], moved: list[_Unit], module: ast.Module) -> set[str]:
+        moved_index = {u.index for u in moved}
+        binds = set().union(*(u.binds for u in moved))
+        stay = [u for u in units if u.index not in moved_index]
+        read_by_functions = set()
+        for unit in stay:
+            for stmt in unit.stmts:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    read_by_functions |= loaded_names([stmt])
+        bound_elsewhere = set().union(*(u.binds for u in stay)) if stay else set()
+        # Bound by a nested function/class of the moved code only: those stay local to main().
+        return (binds & read_by_functions) | (binds & bound_elsewhere)
+
+    def _freeze_support(self, module: ast.Module) -> str:
+        for node in module.body:
+            if isinstance(node, ast.ImportFrom) and node.module == "multiprocessing" and node.level == 0:
+                for alias in node.names:
+                    if alias.name == "freeze_support":
+                        return alias.asname or "freeze_support"
+        for node in module.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "multiprocessing":
+                        return f"{alias.asname or 'multiprocessing'}.freeze_support"
+        from libcst.codemod.visitors import AddImportsVisitor
+
+        AddImportsVisitor.add_needed_import(self.context, "multiprocessing", "freeze_support")
+        return "freeze_support"
+
+
+def _worker_functions(module: ast.Module) -> list[ast.AST]:
+    """Module-level functions and classes whose code may run in a worker process.
+
+    A function passed anywhere as a value (``pool.map(f, ...)``, ``target=f``), every class (its
+    instances may be pickled to workers, and their methods run there), and whatever those call.
+    """
+    functions = {n.name: n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = [n for n in module.body if isinstance(n, ast.ClassDef)]
+    called: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called.add(id(node.func))
+    as_value = {node.id for node in ast.walk(module)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called}
+    todo: list[ast.AST] = [*classes, *(f for name, f in functions.items() if name in as_value)]
+    seen: list[ast.AST] = []
+    while todo:
+        node = todo.pop()
+        if any(node is s for s in seen):
+            continue
+        seen.append(node)
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in functions:
+                todo.append(functions[inner.func.id])
+    return seen
+
+
+def _is_freeze_call(stmt: ast.stmt) -> bool:
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "freeze_support"
+
+
+def _strip_first_blank(node: cst.BaseStatement, first: bool) -> cst.BaseStatement:
+    """The first statement of a new block starts right after its header: drop its leading blank lines."""
+    lines = list(getattr(node, "leading_lines", ()))
+    if first:
+        while lines and lines[0].comment is None:
+            lines.pop(0)
+    # A blank line keeps no indentation (no trailing whitespace on it inside the new block).
+    lines = [line.with_changes(indent=False) if line.comment is None else line for line in lines]
+    return node.with_changes(leading_lines=lines)
+
+
+def _with_blanks(node: cst.BaseStatement, count: int) -> cst.BaseStatement:
+    return node.with_changes(leading_lines=[cst.EmptyLine(indent=False) for _ in range(count)])
+

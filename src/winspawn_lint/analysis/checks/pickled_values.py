@@ -19,7 +19,7 @@ from ...spawn_apis import (DILL, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMIT
 from ..context import Context
 from ..index import FUNCTION_NODES, ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
-from ..workers import Payload
+from ..workers import Payload, function_returns
 
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
 _TORCH_DATASET_BASES = frozenset({
@@ -82,18 +82,6 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
                  what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
                       f"child opens it: keep it in a variable)")
     return True
-
-
-def _returns(function: ast.AST) -> list[ast.expr]:
-    """Values of a function's own ``return`` statements (not those of nested defs)."""
-    out, stack = [], list(getattr(function, "body", []))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return) and node.value is not None:
-            out.append(node.value)
-        elif not isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
-            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
-    return out
 
 
 def _items(ctx: Context, expr: ast.expr, scope: Scope) -> tuple[list[ast.expr], Scope]:
@@ -182,7 +170,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         if binding is not None and binding.kind == "def" and depth < 3:
             # A factory: what its `return` statements build travels too.
             function_scope = ctx.index.scope_of.get(binding.node)
-            for returned in _returns(binding.node):
+            for returned in function_returns(binding.node):
                 _object(ctx, returned, function_scope, report, role, api, reached, depth + 1)
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):

@@ -1,0 +1,169 @@
+"""The check command's contract: output format, selection, noqa, exit statuses, stdin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HAZARD = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def square(x):
+        return x * x
+
+
+    pool = multiprocessing.Pool(2)
+    print(pool.map(square, range(3)))
+''')
+CLEAN = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def square(x):
+        return x * x
+
+
+    if __name__ == "__main__":
+        multiprocessing.freeze_support()
+        with multiprocessing.Pool(2) as pool:
+            print(pool.map(square, range(3)))
+''')
+LAMBDA = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def main():
+        with multiprocessing.Pool(2) as pool:
+            print(pool.map(lambda x: x, range(3)))  # noqa: WSP2
+            print(pool.map(lambda x: x, range(3)))  # noqa: WSP101
+            print(pool.map(
+                lambda x: x,
+                range(3),
+            ))  # noqa
+            print(pool.map(lambda x: x, range(3)))  # NOQA:WSP201
+
+
+    if __name__ == "__main__":
+        multiprocessing.freeze_support()
+        main()
+''')
+
+
+def run(*args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "winspawn_lint", "--isolated", *args], input=stdin,
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    (tmp_path / "hazard.py").write_text(HAZARD)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "noqa.py").write_text(LAMBDA)
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "ignored.py").write_text(HAZARD)
+    return tmp_path
+
+
+def test_flake8_format_sorted_and_exit_1(tree):
+    proc = run(cwd=tree)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("hazard.py:8:8: WSP101 ")
+    # Default excludes: .venv is not walked.
+    assert not any(".venv" in line for line in lines)
+
+
+def test_clean_exit_0(tree):
+    proc = run(str(tree / "clean.py"))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_noqa_semantics_follow_flake8(tree):
+    proc = run(str(tree / "pkg" / "noqa.py"))
+    # line 6: `noqa: WSP2` (prefix) silences WSP201; line 7: another code does not;
+    # lines 8-11: as in flake8, a noqa at the end of a bracketed multi-line call covers only its own
+    # physical line (tokenize ends a range at each NL); line 12: case-insensitive, no space after the colon.
+    assert [line.split(":")[1] for line in proc.stdout.splitlines()] == ["7", "9"]
+
+
+def test_select_ignore_and_extend_select(tree):
+    assert run("--ignore", "WSP101", str(tree / "hazard.py")).returncode == 0
+    assert run("--select", "WSP2", str(tree / "hazard.py")).returncode == 0
+    proc = run("--extend-select", "WSP105", str(tree / "clean.py"))
+    assert proc.returncode == 0  # the clean file calls freeze_support() first
+    assert run("--select", "WSP999", str(tree / "hazard.py")).returncode == 2
+
+
+def test_json_fields(tree):
+    proc = run("--format", "json", str(tree / "hazard.py"))
+    data = json.loads(proc.stdout)
+    assert data == [{
+        "path": str(tree / "hazard.py"), "line": 8, "col": 8, "end_line": 8, "end_col": 31, "code": "WSP101",
+        "name": "unguarded-process-start", "message": data[0]["message"], "fix_safety": "unsafe",
+    }]
+    assert "import time" in data[0]["message"]
+
+
+def test_stdin(tree):
+    proc = run("-", "--stdin-filename", "train.py", stdin=HAZARD)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("train.py:8:8: WSP101")
+
+
+def test_missing_path_and_unparsable_file_exit_2_but_others_checked(tree):
+    # A file is parsed only if it mentions a worker API (the prefilter): this one does.
+    (tree / "broken.py").write_text("import multiprocessing\ndef (:\n")
+    proc = run(str(tree / "broken.py"), str(tree / "nope.py"), str(tree / "hazard.py"))
+    assert proc.returncode == 2
+    assert "WSP101" in proc.stdout
+    errors = proc.stderr.splitlines()
+    assert len(errors) == 2 and all(": error: " in line for line in errors)
+    assert "Traceback" not in proc.stderr
+
+
+def test_version_and_statistics(tree):
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("winspawn-lint ")
+    proc = run("--statistics", str(tree / "hazard.py"))
+    assert proc.stdout.splitlines()[-1].split() == ["1", "WSP101", "unguarded-process-start"]
+
+
+def test_cli_does_not_import_flake8_or_libcst(tree):
+    code = ("import sys; from winspawn_lint.cli import main; main(['--isolated', sys.argv[1]]);")
+    proc = subprocess.run([sys.executable, "-c", code + "import sys; print(sorted(m for m in sys.modules "
+                           "if m.split('.')[0] in ('flake8', 'libcst')))", str(tree / "hazard.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_lint_source_public_api():
+    from winspawn_lint import lint_source
+
+    findings = lint_source(HAZARD, filename="x.py")
+    assert [(f.line, f.code, f.col) for f in findings] == [(8, "WSP101", 7)]
+    assert findings[0].name == "unguarded-process-start"
+
+
+def test_columns_are_characters_on_non_ascii_lines():
+    from winspawn_lint import lint_source
+
+    source = textwrap.dedent('''\
+        import multiprocessing
+        def f(x): return x
+        def main():
+            with multiprocessing.Pool(2) as pool:
+                print("données"); pool.map(lambda x: x, [1])
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            main()
+    ''')
+    [finding] = lint_source(source)
+    line = source.splitlines()[4]
+    assert line[finding.col:finding.end_col] == "lambda x: x"
