@@ -8,8 +8,8 @@ clean file and a ``.pre-commit-config.yaml`` pointing at the first by path.
 No network: pre-commit's virtualenv is created with the system site-packages
 visible (so astroid and libcst come from this interpreter), pip may not look at
 any index, and the package is built without build isolation.  The hook
-environment is built once per module (about 20-40 s); every hook run after that
-takes a second or two.
+environment is built once per test run, shared by xdist workers (about 20-40 s);
+every hook run after that takes a second or two.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _git(cwd: Path, *args: str) -> str:
 
 def _copy_checkout(dest: Path) -> None:
     """What building the package needs: the metadata, the hooks manifest, README/licence, src/."""
-    dest.mkdir()
+    dest.mkdir(parents=True)
     for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE", "setup.cfg", "MANIFEST.in"):
         if (ROOT / name).is_file():
             shutil.copy2(ROOT / name, dest / name)
@@ -77,9 +77,18 @@ def _copy_checkout(dest: Path) -> None:
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build"))
 
 
-@pytest.fixture(scope="module")
+def _shared_dir(tmp_path_factory) -> Path:
+    """One directory for the whole run, shared by pytest-xdist workers (each has its own basetemp
+    below the run's), so the hook environment is built once, not once per worker."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
 def env(tmp_path_factory) -> dict[str, str]:
-    home = tmp_path_factory.mktemp("pre-commit-home")
+    # pre-commit locks its store while it installs, so workers can share it.
+    home = _shared_dir(tmp_path_factory) / "pre-commit-home"
+    home.mkdir(exist_ok=True)
     environ = dict(os.environ)
     for key in list(environ):
         if key.startswith(("PRE_COMMIT", "GIT_", "PIP_INDEX", "PIP_EXTRA_INDEX", "VIRTUALENV_")):
@@ -100,13 +109,18 @@ def env(tmp_path_factory) -> dict[str, str]:
     return environ
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory) -> tuple[Path, str]:
-    repo = tmp_path_factory.mktemp("hooks") / "winspawn-lint"
-    _copy_checkout(repo)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "snapshot of the working tree")
+    from filelock import FileLock  # a dependency of virtualenv, which pre-commit requires
+
+    shared = _shared_dir(tmp_path_factory)
+    repo = shared / "hook-repo" / "winspawn-lint"
+    with FileLock(str(shared / "hook-repo.lock")):
+        if not (repo / ".git").is_dir():
+            _copy_checkout(repo)
+            _git(repo, "init", "-q")
+            _git(repo, "add", "-A")
+            _git(repo, "commit", "-q", "-m", "snapshot of the working tree")
     return repo, _git(repo, "rev-parse", "HEAD")
 
 
