@@ -136,7 +136,8 @@ def test_relative_links_in_docs_resolve() -> None:
 def test_readme_links_are_absolute() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for target in re.findall(r"\]\(([^)\s]+)\)", readme):
-        assert re.match(r"https?://", target) or target.startswith("#"), f"README.md: relative link {target} breaks on PyPI"
+        assert re.match(r"https?://", target) or target.startswith("#"), \
+            f"README.md: relative link {target} breaks on PyPI"
 
 
 def test_readme_quick_start_commands() -> None:

@@ -4,7 +4,9 @@ What changed (each a winspawn-lint finding in train_unsafe.py):
 - everything that starts DataLoader workers or loads a checkpoint runs in main(), called under a correct
   `if __name__ == "__main__":` guard that begins with freeze_support() (WSP101, WSP102, WSP103);
 - the collate function is a module-level function, which pickles by name (WSP201);
-- the dataset opens its file lazily, in each worker, instead of in __init__ (WSP301).
+- the dataset opens its file lazily, in each worker, instead of in __init__ (WSP301);
+- persistent_workers=True: a spawned worker is slow to start (it imports torch again), so keep the
+  workers alive across epochs instead of starting new ones every epoch.
 
 Run it as Windows or macOS would: `python -m winspawn_lint.spawnrun docs/examples/train_safe.py`.
 """

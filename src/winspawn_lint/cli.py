@@ -58,10 +58,13 @@ def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display:
         src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
         text = src.text
         if not may_have_findings(text, settings.registry):
+            # No finding is possible, but a file that does not parse is still reported (exit 2).
+            source_module.parse(src, display or path)
             return result
         from . import check_text
 
-        filename = None if stdin_data is not None else path
+        # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
+        filename = path if stdin_data is None else (display if display and display != "-" else None)
         result.findings = check_text(text, filename, settings, prefilter=False)
         if job.keep_lines:
             result.lines = text.splitlines()
@@ -153,7 +156,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stdin-filename", help="the name to report for '-'")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: CPU count; 1: serial)")
     parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
-    parser.add_argument("--show-settings", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"winspawn-lint {__version__}")
     return parser
 

@@ -13,7 +13,7 @@ from .finding import Finding
 from .rules import RULES
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS_URL = "https://github.com/winspawn-lint/winspawn-lint/blob/main/docs/rules/{code}.md"
+DOCS_URL = "https://github.com/winspawn-lint/winspawn-lint/blob/main/src/winspawn_lint/rule_docs/{code}.md"
 
 
 def _rule(code: str) -> dict[str, Any]:

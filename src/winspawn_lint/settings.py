@@ -193,7 +193,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         raise ConfigError(str(error)) from None
     return replace(
         base, select=selection, unresolved_workers=policy, extra_apis=(*base.extra_apis, *extra),
-        exclude=patterns("exclude") or base.exclude if "exclude" in table else base.exclude,
+        exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
         per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root,
     )

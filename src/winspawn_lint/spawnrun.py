@@ -17,16 +17,22 @@ from .emulation import METHODS, child_environment
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m winspawn_lint.spawnrun",
+        usage="%(prog)s [--start-method METHOD] (script.py | -m module) [args ...]",
         description="Run a Python script with 'spawn' (or 'forkserver') as the default "
         "multiprocessing start method, for multiprocessing, torch.multiprocessing and multiprocess.",
     )
     parser.add_argument("--start-method", choices=METHODS, default="spawn")
-    parser.add_argument("script", help="the script to run (or '-m module')")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
-    ns = parser.parse_args(argv)
-    command = [sys.executable, ns.script, *ns.args]
-    if ns.script == "-m":
-        command = [sys.executable, "-m", *ns.args]
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything from the script (or `-m module`) on belongs to the target, as with `python` itself.
+    split = next((i for i, a in enumerate(argv) if a == "-m" or not a.startswith("-")), len(argv))
+    if split > 0 and argv[split - 1] == "--start-method" and split < len(argv) and argv[split] != "-m":
+        split = next((i for i, a in enumerate(argv) if i > split and (a == "-m" or not a.startswith("-"))),
+                     len(argv))
+    ns = parser.parse_args(argv[:split])
+    target = argv[split:]
+    if not target or (target[0] == "-m" and len(target) < 2):
+        parser.error("give a script, or -m MODULE")
+    command = [sys.executable, *target]
     try:
         return subprocess.call(command, env=child_environment(ns.start_method))
     except KeyboardInterrupt:

@@ -1,0 +1,208 @@
+"""Packaging: sdist and wheel build, ``twine check`` passes, and the wheel works in a fresh virtualenv.
+
+Offline: the package is built without build isolation (setuptools comes from
+this interpreter), and the fresh virtual environment sees this interpreter's
+site-packages for the dependencies (astroid, libcst, flake8) while the wheel
+itself is installed with ``--no-deps --no-index`` from the local file.  The test
+checks that the venv really imports the wheel's copy, not this checkout.
+"""
+
+from __future__ import annotations
+
+import email
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from winspawn_lint import __version__
+from winspawn_lint.rules import RULES
+
+pytestmark = pytest.mark.integration
+pytest.importorskip("build")
+
+ROOT = Path(__file__).resolve().parent.parent
+HAZARD = '''\
+from multiprocessing import Pool
+
+
+def main():
+    with Pool(2) as pool:
+        print(pool.map(lambda x: x * x, range(4)))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _run(*command: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300):
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _describe(done: subprocess.CompletedProcess) -> str:
+    return f"{' '.join(map(str, done.args))}\nexit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+
+
+def _shared_dir(tmp_path_factory) -> Path:
+    # One build per test run, shared by pytest-xdist workers.
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def dists(tmp_path_factory) -> dict[str, Path]:
+    """{"sdist": ..., "wheel": ...} built from a copy of the checkout (the checkout is left untouched)."""
+    from filelock import FileLock  # a dependency of virtualenv, which the test extra pulls in
+
+    shared = _shared_dir(tmp_path_factory)
+    out = shared / "dist"
+    with FileLock(str(shared / "dist.lock")):
+        if not out.is_dir():
+            source = shared / "package-source"
+            source.mkdir()
+            for name in ("pyproject.toml", "README.md", "LICENSE", "setup.cfg", "MANIFEST.in"):
+                if (ROOT / name).is_file():
+                    shutil.copy2(ROOT / name, source / name)
+            shutil.copytree(ROOT / "src", source / "src",
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+            # The default (no --sdist/--wheel) builds the wheel *from the sdist*: a file the sdist
+            # forgets makes the wheel incomplete, and the tests below notice.
+            done = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out) + ".tmp", str(source))
+            assert done.returncode == 0, _describe(done)
+            os.rename(str(out) + ".tmp", out)
+    (sdist,) = out.glob("*.tar.gz")
+    (wheel,) = out.glob("*.whl")
+    return {"sdist": sdist, "wheel": wheel}
+
+
+def test_version_lives_in_one_place():
+    from winspawn_lint.settings import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "winspawn_lint.__version__.__version__"}
+    assigned = [p for p in (ROOT / "src").rglob("*.py") if re.search(r"^__version__\s*=", p.read_text("utf-8"), re.M)]
+    assert [p.relative_to(ROOT).as_posix() for p in assigned] == ["src/winspawn_lint/__version__.py"]
+
+
+def test_readme_has_no_links_that_break_on_pypi():
+    readme = ROOT / "README.md"
+    assert readme.is_file(), "README.md is the package's long description (pyproject: readme)"
+    text = readme.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(\s*<?([^)\s>]+)", text) + re.findall(r"^\s*\[[^\]]+\]:\s*(\S+)", text, re.M)
+    targets += re.findall(r"""<(?:img|a)\b[^>]*?\b(?:src|href)=["']([^"']+)""", text)
+    relative = [t for t in targets if not re.match(r"(https?:|mailto:|#)", t)]
+    assert not relative, f"relative links do not resolve on PyPI; use absolute URLs: {relative}"
+
+
+def test_twine_check(dists):
+    pytest.importorskip("twine")
+    done = _run(sys.executable, "-m", "twine", "check", "--strict", str(dists["sdist"]), str(dists["wheel"]))
+    assert done.returncode == 0, _describe(done)
+    assert done.stdout.count("PASSED") == 2, _describe(done)
+
+
+def test_wheel_contents_and_metadata(dists):
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        names = set(wheel.namelist())
+        info = f"winspawn_lint-{__version__}.dist-info"
+        metadata = email.message_from_string(wheel.read(f"{info}/METADATA").decode("utf-8"))
+        entry_points = wheel.read(f"{info}/entry_points.txt").decode("utf-8")
+    assert dists["wheel"].name == f"winspawn_lint-{__version__}-py3-none-any.whl"
+    assert "winspawn_lint/py.typed" in names
+    assert "winspawn_lint/_emulation/sitecustomize.py" in names
+    assert {f"winspawn_lint/rule_docs/{code}.md" for code in RULES} <= names
+    assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "src/"))]
+
+    assert metadata["Name"] == "winspawn-lint" and metadata["Version"] == __version__
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata["Requires-Python"]
+    requires = metadata.get_all("Requires-Dist") or []
+    assert any(r.startswith("astroid") for r in requires) and any(r.startswith("libcst") for r in requires)
+    classifiers = metadata.get_all("Classifier") or []
+    for expected in ("Framework :: Flake8", "Framework :: Pytest", "Typing :: Typed", "Programming Language :: Python :: 3"):
+        assert expected in classifiers
+    urls = dict(u.split(", ", 1) for u in metadata.get_all("Project-URL") or [])
+    assert {"Homepage", "Documentation", "Issues"} <= set(urls) and all(u.startswith("https://") for u in urls.values())
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert metadata.get_payload().strip(), "empty long description"
+
+    assert re.search(r"^\[console_scripts\]\nwinspawn-lint = winspawn_lint.cli:main$", entry_points, re.M)
+    assert re.search(r"^\[flake8.extension\]\nWSP = winspawn_lint.flake8_plugin:Plugin$", entry_points, re.M)
+    assert re.search(r"^\[pytest11\]\nwinspawn_lint = winspawn_lint.pytest_plugin$", entry_points, re.M)
+
+
+def test_sdist_contents(dists):
+    with tarfile.open(dists["sdist"]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for expected in ("pyproject.toml", "README.md", "PKG-INFO", "src/winspawn_lint/__init__.py",
+                     "src/winspawn_lint/py.typed", "src/winspawn_lint/rule_docs/WSP201.md"):
+        assert expected in names
+
+
+@pytest.fixture(scope="session")
+def venv(dists, tmp_path_factory) -> Path:
+    """A fresh virtualenv with the wheel installed (dependencies from this interpreter's site-packages)."""
+    path = tmp_path_factory.mktemp("venv") / "env"
+    done = _run(sys.executable, "-m", "venv", "--system-site-packages", str(path))
+    assert done.returncode == 0, _describe(done)
+    python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    done = _run(str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
+                "--disable-pip-version-check", str(dists["wheel"]))
+    assert done.returncode == 0, _describe(done)
+    return path
+
+
+def _venv_env(venv: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "NO_COLOR")}
+    env["PATH"] = str(venv / ("Scripts" if os.name == "nt" else "bin")) + os.pathsep + env.get("PATH", "")
+    env["VIRTUAL_ENV"] = str(venv)
+    return env
+
+
+def test_the_installed_wheel_works(venv, dists, tmp_path):
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python, exe = str(bindir / "python"), str(bindir / "winspawn-lint")
+    env = _venv_env(venv)
+    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+
+    done = _run(python, "-c", "import winspawn_lint, sys; print(winspawn_lint.__file__)", cwd=tmp_path, env=env)
+    assert done.returncode == 0 and Path(done.stdout.strip()).is_relative_to(venv), _describe(done)
+
+    done = _run(exe, "--version", cwd=tmp_path, env=env)
+    assert done.returncode == 0 and done.stdout.strip() == f"winspawn-lint {__version__}", _describe(done)
+
+    done = _run(exe, "job.py", cwd=tmp_path, env=env)
+    assert done.returncode == 1, _describe(done)
+    assert done.stdout.startswith("job.py:6:") and "WSP201" in done.stdout, _describe(done)
+
+    done = _run(python, "-m", "winspawn_lint", "--format", "json", "job.py", cwd=tmp_path, env=env)
+    assert done.returncode == 1 and '"WSP201"' in done.stdout, _describe(done)
+
+    done = _run(exe, "--explain", "WSP201", cwd=tmp_path, env=env)
+    assert done.returncode == 0, _describe(done)
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        page = wheel.read("winspawn_lint/rule_docs/WSP201.md").decode("utf-8")
+    assert done.stdout.strip() == page.strip()  # the rule's page, read from the installed package data
+
+
+def test_flake8_finds_the_installed_plugin(venv, tmp_path):
+    pytest.importorskip("flake8")
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    env = _venv_env(venv)
+    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    done = _run(str(bindir / "python"), "-m", "flake8", "--select", "WSP", "job.py", cwd=tmp_path, env=env)
+    assert done.returncode == 1, _describe(done)
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].startswith("job.py:6:24: WSP201 lambda passed as"), _describe(done)
+    # --select=WSP names the whole prefix, so the opt-in WSP105 (freeze_support) comes along.
+    assert [line.split()[1] for line in lines] == ["WSP201", "WSP105"], _describe(done)
+    done = _run(str(bindir / "python"), "-m", "flake8", "--version", env=env)
+    assert f"winspawn-lint: {__version__}" in " ".join(done.stdout.split()), _describe(done)  # argparse wraps it
