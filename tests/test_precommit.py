@@ -148,7 +148,8 @@ def _describe(run: subprocess.CompletedProcess) -> str:
 
 
 def test_manifest_is_valid():
-    run = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+    manifest = str(ROOT / ".pre-commit-hooks.yaml")
+    run = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", manifest],
                          capture_output=True, text=True)
     assert run.returncode == 0, _describe(run)
 

@@ -8,6 +8,7 @@ every process it starts) is ``spawn`` or ``forkserver``; see
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -33,11 +34,14 @@ def main(argv: list[str] | None = None) -> int:
     if not target or (target[0] == "-m" and len(target) < 2):
         parser.error("give a script, or -m MODULE")
     command = [sys.executable, *target]
+    env = child_environment(ns.start_method)
+    if os.name == "posix":
+        # Become the script's process, so signals and timeouts reach it (no orphan when a wrapper is killed).
+        os.execve(sys.executable, command, env)
     try:
-        return subprocess.call(command, env=child_environment(ns.start_method))
+        return subprocess.call(command, env=env)
     except KeyboardInterrupt:
         return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())

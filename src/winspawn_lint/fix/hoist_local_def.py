@@ -1,8 +1,217 @@
+"""Hoist a function or class defined inside a function to module level (WSP202, WSP203, and the local
+functions of WSP204 and WSP901).
+
+The standard pickler stores functions and classes by reference (module + qualified name), so
+``main.<locals>.double`` cannot reach a spawned worker while a module-level ``double`` can.
+
+* A function or class that reads nothing from the enclosing function, whose name is free at module
+  level, moves there unchanged (its local definition disappears; the function's uses now find the
+  module-level one).
+* A function that reads local names gets them as leading parameters, under a new unique name, and
+  its local definition becomes ``name = functools.partial(_name, a, b)`` (values bound when the
+  ``def`` statement ran, not when called: applied only with ``--unsafe-fixes``).
+* A class that reads local names (a factory's parameter in a method, say) cannot be bound that way:
+  reported without a fix.  So are decorated functions, ``nonlocal``, names assigned only after the
+  definition, and defaults or annotations that read local names.
+
+Run on its own::
+
+    python -m libcst.tool codemod -x winspawn_lint.fix.hoist_local_def.HoistLocalDef train.py
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
 from ._base import WinspawnCodemod
+from ._scopes import (FUNCTION_SCOPES, CannotHoist, _free_in, ancestors, enclosing_free_variables,
+                      enclosing_function_names, find_node, loaded_names, module_names, parents, scope_bindings,
+                      top_level_statement, unique_name)
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_WHAT = re.compile(r"`(?P<name>[A-Za-z_][A-Za-z0-9_]*)`")
+
+
+@dataclass
+class _Plan:
+    node: ast.AST
+    new_name: str
+    free: list[str]
+    findings: list
+    top: ast.stmt
+    keep_local: bool  # the local name must stay bound (rename or partial)
 
 
 class HoistLocalDef(WinspawnCodemod):
-    CODES = frozenset({"WSP202"})
+    DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
+    CODES = frozenset({"WSP202", "WSP203", "WSP204", "WSP901"})
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def transform_module_impl(self, tree):
-        return tree
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        text, module, positions = self.prepare(tree)
+        parent = parents(module)
+        taken = module_names(module)
+        module_binds = set().union(*(_binds(stmt) for stmt in module.body)) if module.body else set()
+        plans: dict[int, _Plan] = {}
+        for finding in self.findings_for(text):
+            node = self._definition(finding, module, parent, positions)
+            if node is None:
+                continue
+            if id(node) in plans:
+                plans[id(node)].findings.append(finding)
+                continue
+            try:
+                free = self._check(node, parent)
+            except CannotHoist as why:
+                self.note(finding, str(why))
+                continue
+            if free and not self.unsafe:
+                self.note(finding, f"it reads {', '.join(free)} from the enclosing function (binding them with "
+                                   "functools.partial is an unsafe fix: use --unsafe-fixes)")
+                continue
+            enclosing = next(a for a in ancestors(node, parent) if isinstance(a, FUNCTION_SCOPES))
+            bound_once = len(scope_bindings(enclosing).names.get(node.name, ())) == 1
+            same_name = not free and node.name not in module_binds and bound_once
+            new_name = node.name if same_name else unique_name("_" + node.name.lstrip("_"), taken)
+            if same_name:
+                module_binds.add(node.name)
+            plans[id(node)] = _Plan(node, new_name, free, [finding], top_level_statement(node, parent),
+                                    keep_local=not same_name)
+        if not plans:
+            return tree
+        partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
+        by_line = {(p.node.lineno, p.node.name): p for p in plans.values()}
+        tops = {id(p.top): p.top.lineno for p in plans.values()}
+        codemod = self
+        hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level line -> definitions to insert before it
+
+        class Hoist(cst.CSTTransformer):
+            def _leave(self, original, updated):
+                line = codemod.get_metadata(PositionProvider, original.name).start.line
+                plan = by_line.get((line, original.name.value))
+                if plan is None:
+                    return updated
+                definition = updated.with_changes(name=cst.Name(plan.new_name))
+                if plan.free and isinstance(definition, cst.FunctionDef):
+                    params = definition.params
+                    extra = [cst.Param(cst.Name(name)) for name in plan.free]
+                    if params.posonly_params:
+                        params = params.with_changes(posonly_params=[*extra, *params.posonly_params])
+                    else:
+                        params = params.with_changes(params=[*extra, *params.params])
+                    definition = definition.with_changes(params=params)
+                comments = [line for line in original.leading_lines if line.comment is not None]
+                definition = definition.with_changes(
+                    leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False),
+                                   *[c.with_changes(indent=False) for c in comments]])
+                hoisted.setdefault(plan.top.lineno, []).append(definition)
+                codemod.applied.extend(plan.findings)
+                if not plan.keep_local:
+                    return cst.RemoveFromParent()
+                value = f"{partial}({plan.new_name}, {', '.join(plan.free)})" if plan.free else plan.new_name
+                statement = codemod.parse_statements(tree, f"{original.name.value} = {value}\n")[0]
+                blanks = [line for line in original.leading_lines if line.comment is None]
+                return statement.with_changes(leading_lines=blanks)
+
+            def leave_FunctionDef(self, original, updated):
+                return self._leave(original, updated)
+
+            def leave_ClassDef(self, original, updated):
+                return self._leave(original, updated)
+
+        # Only visit inside top-level statements, so top-level definitions are never touched.
+        body: list[cst.BaseStatement] = []
+        for statement in tree.body:
+            span = self.get_metadata(PositionProvider, statement)
+            lines = [line for line in set(tops.values()) if span.start.line <= line <= span.end.line]
+            if not lines:
+                body.append(statement)
+                continue
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                new = statement.with_changes(body=statement.body.visit(Hoist()))
+            else:
+                new = statement.visit(Hoist())
+            for line in lines:
+                for index, definition in enumerate(hoisted.pop(line, [])):
+                    if index == 0 and not body:
+                        definition = definition.with_changes(leading_lines=[])
+                    body.append(definition)
+            blanks = [line for line in getattr(new, "leading_lines", ()) if line.comment is None]
+            if len(blanks) < 2 and body and any(isinstance(b, (cst.FunctionDef, cst.ClassDef)) for b in body[-1:]):
+                new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * (2 - len(blanks))
+                                       + list(new.leading_lines))
+            body.append(new)
+        return tree.with_changes(body=body)
+
+    # -- finding the definition ---------------------------------------------------------------------------
+    def _definition(self, finding, module: ast.Module, parent, positions) -> Optional[ast.AST]:
+        hint = finding.fix_hint.get("def")
+        if hint:
+            return find_node(module, _DEFS, hint["line"], hint["col"])
+        name = finding.args.get("cls") if finding.code == "WSP203" else None
+        if name is None:
+            match = _WHAT.search(finding.args.get("what", ""))
+            if not match or "local function" not in finding.args.get("what", ""):
+                return None
+            name = match.group("name")
+        # The innermost function around the report that defines `name` (directly in its own scope).
+        byte_col = positions.byte_col(finding.line, finding.col)
+        target = None
+        for node in ast.walk(module):
+            if isinstance(node, ast.Name) and node.lineno == finding.line and node.col_offset >= byte_col:
+                target = node
+                break
+            if isinstance(node, ast.expr) and node.lineno == finding.line and node.col_offset == byte_col:
+                target = node
+        if target is None:
+            return None
+        kinds = (ast.ClassDef,) if finding.code == "WSP203" else (ast.FunctionDef, ast.AsyncFunctionDef)
+        for scope in ancestors(target, parent):
+            if isinstance(scope, FUNCTION_SCOPES):
+                for stmt in ast.walk(scope):
+                    if isinstance(stmt, kinds) and stmt.name == name and _owner(stmt, parent) is scope:
+                        return stmt
+        return None
+
+    def _check(self, node: ast.AST, parent) -> list[str]:
+        local = enclosing_function_names(node, parent) - {node.name}
+        if isinstance(node, ast.ClassDef):
+            reads: set[str] = set()
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    reads |= _free_in(item) | loaded_names([*item.decorator_list, *item.args.defaults])
+                else:
+                    reads |= loaded_names([item])
+            reads |= loaded_names([*node.bases, *node.decorator_list, *(k.value for k in node.keywords)])
+            used = sorted(reads & local)
+            if used:
+                raise CannotHoist(f"the class reads {', '.join(used)} from the enclosing function")
+            return []
+        if node.decorator_list:
+            raise CannotHoist("it is decorated")
+        outer = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        outer += [a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg) and a.annotation is not None]
+        if node.returns is not None:
+            outer.append(node.returns)
+        if loaded_names(outer) & local:
+            raise CannotHoist("a default value or annotation reads a local name")
+        return enclosing_free_variables(node, parent)
+
+
+def _owner(node: ast.AST, parent) -> Optional[ast.AST]:
+    for scope in ancestors(node, parent):
+        if isinstance(scope, (*FUNCTION_SCOPES, ast.ClassDef, ast.Module)):
+            return scope
+    return None
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    from .wrap_in_main_guard import _top_binds
+
+    return _top_binds(stmt)
