@@ -225,6 +225,10 @@ def test_sarif_rules_carry_the_catalogue(project, capsys):
         assert rule["helpUri"].startswith("https://") and code in rule["helpUri"]
         assert rule["help"]["text"]
         assert rule["helpUri"] in rule["help"]["markdown"]  # the markdown links the rule's docs page
+        assert rule["help"]["markdown"].startswith(RULES[code].docs().strip()[:40])  # and carries the page
+        # the long description is the page's "What it does" paragraph, on one line
+        assert rule["fullDescription"]["text"] != rule["shortDescription"]["text"]
+        assert "\n" not in rule["fullDescription"]["text"]
         assert rule["defaultConfiguration"]["enabled"] is RULES[code].default
 
 

@@ -29,7 +29,7 @@ def check_text(text: str, filename: Optional[str] = None, settings: Optional[Set
     if prefilter and not may_have_findings(text, settings.registry):
         return []
     tree = source_module.parse(source_module.Source(text, "utf-8", False), filename or "<unknown>")
-    lines = text.splitlines()
+    lines = source_module.split_lines(text)
     findings = analysis.run(tree, lines, settings, filename)
     return noqa_module.filter_findings(findings, text, lines) if noqa else findings
 

@@ -2,7 +2,12 @@
 
 import sys
 
-from .cli import main
-
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        from .cli import main
+
+        status = main()
+    except KeyboardInterrupt:  # Ctrl-C while still starting up (main() handles it once running)
+        sys.stderr.write("winspawn-lint: interrupted\n")
+        status = 130
+    sys.exit(status)

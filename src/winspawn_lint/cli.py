@@ -67,7 +67,7 @@ def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display:
         filename = path if stdin_data is None else (display if display and display != "-" else None)
         result.findings = check_text(text, filename, settings, prefilter=False)
         if job.keep_lines:
-            result.lines = text.splitlines()
+            result.lines = source_module.split_lines(text)
         if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
             _fix(path, src, result, job, stdin_data is not None)
     except source_module.SourceError as error:
@@ -94,13 +94,21 @@ def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None
     result.original_text = src.text
     result.fixed_text = outcome.text
     result.fixed_count = len(outcome.fixed)
-    result.findings = [f for f in outcome.remaining if f.code in job.settings.enabled_for(path)]
-    if job.fix and not job.diff and not from_stdin:
+    remaining = [f for f in outcome.remaining if f.code in job.settings.enabled_for(path)]
+    # The fixed findings are dropped only when the fix reaches the user (a diff, or the file rewritten);
+    # otherwise (stdin, a read-only or changed file) they are still reported.
+    if job.diff:
+        result.findings = remaining
+    elif from_stdin:
+        note = "stdin is not rewritten; use --diff to see the fix"
+        result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
+    elif job.fix:
         from .file_io import WriteError, write_atomic
 
         try:
             write_atomic(path, outcome.text, src)
             result.written = True
+            result.findings = remaining
         except WriteError as error:
             result.error = f"not rewritten: {error}"
 
@@ -119,15 +127,38 @@ def _check_many(paths: list[str], job: Job, jobs: int) -> list[FileResult]:
     # (Windows, macOS) as well as under fork.
     chunk = max(1, min(64, len(paths) // (jobs * 8)))
     executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    processes: dict = {}
     try:
-        results = list(executor.map(check_file, paths, [job] * len(paths), chunksize=chunk))
+        # Workers start inside map(). With SIGINT blocked meanwhile, they inherit the blocked mask
+        # (through fork and exec), so a Ctrl-C sent to the whole process group while one is still
+        # importing cannot print a traceback from it; this process gets the signal on unblocking.
+        with _sigint_blocked():
+            outcomes = executor.map(check_file, paths, [job] * len(paths), chunksize=chunk)
+            processes = dict(executor._processes or {})
+        results = list(outcomes)
     except BaseException:
+        processes.update(getattr(executor, "_processes", None) or {})  # shutdown() sets it to None
         executor.shutdown(wait=False, cancel_futures=True)
-        for process in list(getattr(executor, "_processes", {}).values()):
+        for process in processes.values():
             process.terminate()
+        for process in processes.values():
+            process.join(timeout=2)  # reap them: no zombie or orphan outlives the command
         raise
     executor.shutdown()
     return results
+
+
+class _sigint_blocked:
+    """Block SIGINT in this thread for the duration (POSIX); a no-op where signals cannot be masked."""
+
+    def __enter__(self) -> None:
+        self.previous = None
+        if hasattr(signal, "pthread_sigmask"):
+            self.previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    def __exit__(self, *exc_info) -> None:
+        if self.previous is not None and signal.SIGINT not in self.previous:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def build_parser() -> argparse.ArgumentParser:

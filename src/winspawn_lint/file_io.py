@@ -11,8 +11,10 @@ writable, is left alone and reported.
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import tempfile
+import threading
 
 from .source import Source
 
@@ -45,6 +47,48 @@ def write_atomic(path: str, text: str, src: Source) -> None:
         if current != src.original:
             raise WriteError("file changed on disk while it was being fixed")
     directory = os.path.dirname(os.path.abspath(path))
+    with _signals_deferred():
+        _replace(path, data, info, directory)
+
+
+_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class _signals_deferred:
+    """Hold Ctrl-C and SIGTERM (a parallel run's parent terminating its workers) until the file is replaced.
+
+    A signal arriving between creating the temporary file and ``os.replace`` would otherwise leave the
+    temporary file behind; deferred, it takes effect right after, with the file complete.  In the main
+    thread the handlers are swapped for one that records the signal, which is re-raised on exit (a
+    signal mask alone is not enough: another thread may receive the signal and Python then runs the
+    handler in the main thread anyway); in other threads SIGINT/SIGTERM are masked where POSIX allows.
+    """
+
+    def __enter__(self) -> None:
+        self.pending: list[int] = []
+        self.saved: dict[int, object] = {}
+        self.mask = None
+        if threading.current_thread() is threading.main_thread():
+            for signum in _DEFERRED:
+                handler = signal.getsignal(signum)
+                if handler is not None:  # None: installed outside Python, cannot be restored
+                    self.saved[signum] = signal.signal(signum, self._record)
+        elif hasattr(signal, "pthread_sigmask"):
+            self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+
+    def _record(self, signum: int, frame) -> None:
+        self.pending.append(signum)
+
+    def __exit__(self, *exc_info) -> None:
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        for signum in dict.fromkeys(self.pending):
+            signal.raise_signal(signum)  # now with its own handler: KeyboardInterrupt, or the process ends
+
+
+def _replace(path: str, data: bytes, info: os.stat_result, directory: str) -> None:
     fd, temp = tempfile.mkstemp(prefix=".winspawn-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:

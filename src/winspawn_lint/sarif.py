@@ -26,12 +26,21 @@ def _rule(code: str) -> dict[str, Any]:
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.summary},
+        "fullDescription": {"text": _first_paragraph(body, "## What it does") or rule.summary},
         "helpUri": DOCS_URL.format(code=code),
         "help": {"text": rule.summary, "markdown": body + f"\n\n[Rule documentation]({DOCS_URL.format(code=code)})"},
         "defaultConfiguration": {"level": "error" if rule.default else "warning", "enabled": rule.default},
         "properties": {"fixSafety": rule.fix_safety.value, "tags": [rule.family]},
     }
+
+
+def _first_paragraph(markdown: str, heading: str) -> str:
+    """The first paragraph under *heading*, joined into one line (GitHub shows it as the rule's description)."""
+    _, found, rest = markdown.partition(heading + "\n")
+    if not found:
+        return ""
+    paragraph = rest.strip().split("\n\n", 1)[0]
+    return "" if paragraph.startswith("#") else " ".join(paragraph.split())
 
 
 def repository_root(start: Optional[str] = None) -> str:

@@ -30,7 +30,20 @@ class Source:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return split_lines(self.text)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The source lines as Python numbers them: ``str.splitlines()`` also breaks at form feeds, ``\\v``,
+    ``\\x1c``-``\\x1e``, ``\\x85`` and ``\\u2028``/``\\u2029``, which the tokenizer does not (a ``^L`` line
+    would shift every line number after it)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def decode(data: bytes) -> Source:
@@ -39,15 +52,25 @@ def decode(data: bytes) -> Source:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise SourceError(f"bad coding declaration: {error.msg}") from None
+        if not (error.msg or "").startswith("invalid or missing encoding declaration"):
+            raise SourceError(f"bad coding declaration: {error.msg}") from None
+        encoding = "utf-8"  # no cookie and not UTF-8 in the first two lines: the decode below says where
     bom = data.startswith(b"\xef\xbb\xbf")
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        raise SourceError(f"cannot decode as {encoding}: {_short(error)}") from None
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        hint = "" if _has_cookie(data) else " (and no coding declaration)"
+        raise SourceError(f"not valid {encoding} at line {line}{hint}: {_short(error)}") from None
+    except LookupError as error:
+        raise SourceError(f"bad coding declaration: {_short(error)}") from None
     if bom and text.startswith("\ufeff"):
         text = text[1:]
     return Source(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom, data)
+
+
+def _has_cookie(data: bytes) -> bool:
+    return any(re.match(rb"^[ \t\f]*#.*?coding[:=]", line) for line in data.splitlines()[:2])
 
 
 def read(path: str) -> Source:
@@ -81,7 +104,10 @@ def parse(source: Source, filename: str = "<unknown>") -> ast.Module:
             raise SourceError(f"{where}: uses {newer}; run winspawn-lint under that Python to check this file") \
                 from None
         raise SourceError(f"syntax error at {where}: {error.msg}") from None
-    except (ValueError, MemoryError, RecursionError) as error:
+    except (MemoryError, RecursionError) as error:
+        # The parser's own stack or the AST builder's depth limit: expressions nested thousands deep.
+        raise SourceError(f"too deeply nested to parse ({_short(error) or type(error).__name__})") from None
+    except ValueError as error:
         raise SourceError(f"cannot parse: {_short(error) or type(error).__name__}") from None
 
 

@@ -103,6 +103,13 @@ def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False)
     if new_codes:
         return FixOutcome(text, [], original, _join(note, f"the fix would introduce {', '.join(new_codes)}; "
                                                           "file left unchanged"))
+    # A finding this run did not set out to fix must not vanish either: a rewrite that hides a hazard from the
+    # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.
+    targeted = {f.code for f in original if _allowed(f, unsafe)}
+    hidden = sorted(code for code in before if code not in targeted and after.get(code, 0) < before[code])
+    if hidden:
+        return FixOutcome(text, [], original, _join(note, f"the fix would hide {', '.join(hidden)} without fixing "
+                                                          "it; file left unchanged"))
     fixed: list[Finding] = []
     for code, count in before.items():
         gone = count - after.get(code, 0)

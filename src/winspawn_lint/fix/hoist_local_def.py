@@ -90,6 +90,7 @@ class HoistLocalDef(WinspawnCodemod):
         tops = {id(p.top): p.top.lineno for p in plans.values()}
         codemod = self
         hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level line -> definitions to insert before it
+        removed: set[int] = set()
 
         class Hoist(cst.CSTTransformer):
             def _leave(self, original, updated):
@@ -113,11 +114,23 @@ class HoistLocalDef(WinspawnCodemod):
                 hoisted.setdefault(plan.top.lineno, []).append(definition)
                 codemod.applied.extend(plan.findings)
                 if not plan.keep_local:
+                    removed.add(id(original))
                     return cst.RemoveFromParent()
                 value = f"{partial}({plan.new_name}, {', '.join(plan.free)})" if plan.free else plan.new_name
                 statement = codemod.parse_statements(tree, f"{original.name.value} = {value}\n")[0]
                 blanks = [line for line in original.leading_lines if line.comment is None]
                 return statement.with_changes(leading_lines=blanks)
+
+            def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+                if not original.body or id(original.body[0]) not in removed:
+                    return updated
+                if not updated.body:
+                    return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+                first = updated.body[0]
+                lines = list(first.leading_lines)
+                while lines and lines[0].comment is None:
+                    lines.pop(0)
+                return updated.with_changes(body=[first.with_changes(leading_lines=lines), *updated.body[1:]])
 
             def leave_FunctionDef(self, original, updated):
                 return self._leave(original, updated)

@@ -1,0 +1,615 @@
+"""Benchmark winspawn-lint against the parse floor, flake8 and ruff, side by side.
+
+    python benchmarks/run.py [--quick] [--repeat N]
+
+Corpus: every ``.py`` file of the installed site-packages (``sysconfig``
+purelib/platlib) plus the standard library, minus the files that do not
+``ast.parse`` under the running Python (so every tool sees the same set).
+The files are copied into a temporary directory, one numbered directory per
+file (``corpus/q<shard>/<n>/<original name>``), so no tool's default
+excludes (``build``, ``site-packages``, ``tests``...) can skip any of them;
+the harness checks that every tool saw every file.
+
+Each measurement is a subprocess; its wall time, CPU time (user + system of
+the process and of the workers it reaped) and peak RSS (``wait4`` rusage,
+the largest single process of its tree) are recorded.  The measurements are
+interleaved within each repetition and reported as medians; ratios are
+medians of the per-repetition ratios, so slow drift of a shared machine's
+load cancels out.  Results: a table on stdout and ``docs/performance.md``
+(the part below the "end of generated part" marker is kept across runs).
+
+POSIX only (``os.wait4``).  Needs ``flake8`` and ``ruff`` installed next to
+winspawn-lint.  ``--quick``: a ~2000-file sample, one repetition (smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "performance.md"
+FIXTURES = ROOT / "tests" / "fixtures"
+KEEP_MARKER = "<!-- end of generated part: text below this line is kept when the benchmark rewrites the file -->"
+CACHE = Path(tempfile.gettempdir()) / "winspawn-lint-bench-parse-cache.json"
+PY = sys.executable
+
+FLOOR = """\
+import ast, sys, warnings
+warnings.simplefilter("ignore")
+paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
+for path in paths:
+    with open(path, "rb") as handle:
+        ast.parse(handle.read(), path)
+print(len(paths), "files parsed")
+"""
+
+# flake8 finds plugins with importlib.metadata.distributions(); with WSP_BENCH_PLUGIN=off the shim hides
+# the winspawn-lint distribution from it, so flake8 never sees our entry point. Both arms run this same shim.
+FLAKE8_SHIM = """\
+import importlib.metadata, os, sys
+if os.environ.get("WSP_BENCH_PLUGIN") == "off":
+    _distributions = importlib.metadata.distributions
+    def _without_winspawn_lint(**kwargs):
+        for dist in _distributions(**kwargs):
+            if (dist.metadata["Name"] or "").lower().replace("_", "-") != "winspawn-lint":
+                yield dist
+    importlib.metadata.distributions = _without_winspawn_lint
+from flake8.main.cli import main
+sys.argv[0] = "flake8"
+raise SystemExit(main())
+"""
+
+
+# ---------------------------------------------------------------- corpus
+
+
+def source_files() -> list[str]:
+    """Every .py file of site-packages and the stdlib, each once, in a stable order."""
+    paths = sysconfig.get_paths()
+    site_dirs = {os.path.realpath(paths["purelib"]), os.path.realpath(paths["platlib"])}
+    roots = [*sorted(site_dirs), os.path.realpath(paths["stdlib"])]
+    seen: set[str] = set()
+    found: list[str] = []
+    for root in roots:
+        for directory, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__"
+                             and os.path.realpath(os.path.join(directory, d)) not in site_dirs)
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    full = os.path.join(directory, name)
+                    key = os.path.realpath(full)
+                    if key not in seen and os.path.isfile(key):
+                        seen.add(key)
+                        found.append(full)
+    return found
+
+
+def _probe(path: str) -> tuple[bool, int]:
+    """(parses under this Python, physical lines)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(data, path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError):
+            return False, len(data.splitlines())
+    return True, len(data.splitlines())
+
+
+def probe_all(paths: list[str]) -> dict[str, tuple[bool, int]]:
+    """_probe for every path, in parallel, cached by (path, size, mtime) across runs."""
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    try:
+        cache = json.loads(CACHE.read_text())
+        if cache.get("python") != version:
+            cache = {}
+    except (OSError, ValueError):
+        cache = {}
+    entries = cache.get("files", {})
+    result: dict[str, tuple[bool, int]] = {}
+    todo: list[str] = []
+    stamps: dict[str, list[int]] = {}
+    for path in paths:
+        st = os.stat(path)
+        stamps[path] = [st.st_size, st.st_mtime_ns]
+        hit = entries.get(path)
+        if hit and hit[:2] == stamps[path]:
+            result[path] = (bool(hit[2]), int(hit[3]))
+        else:
+            todo.append(path)
+    if todo:
+        print(f"checking that {len(todo)} files parse (cached for the next run)...", flush=True)
+        with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            for path, outcome in zip(todo, pool.map(_probe, todo, chunksize=32)):
+                result[path] = outcome
+        for path in todo:
+            entries[path] = [*stamps[path], int(result[path][0]), result[path][1]]
+        try:
+            CACHE.write_text(json.dumps({"python": version, "files": entries}))
+        except OSError:
+            pass
+    return result
+
+
+@dataclass
+class Corpus:
+    work: Path
+    files: list[str]  # copies, relative to work
+    lines: dict[str, int]
+    shards: list[list[str]]  # 4 shards of the copies (shuffled, seed 0)
+    flake8_files: list[str]
+    fix_extra: list[str]  # hazardous fixtures mixed into fix/
+    excluded: int
+    candidates: int
+
+    def total_lines(self, files: list[str]) -> int:
+        return sum(self.lines[f] for f in files)
+
+
+def _place(src: str, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+
+
+def fixable_fixtures() -> list[Path]:
+    """Hazardous fixtures the fixer rewrites: those with a ``.fixed.py`` twin."""
+    chosen = [p for p in sorted(FIXTURES.glob("wsp*.py"))
+              if not p.name.endswith(".fixed.py") and p.with_name(p.stem + ".fixed.py").exists()]
+    if not chosen:  # no expected-fix twins yet: every hazardous fixture
+        chosen = [p for p in sorted(FIXTURES.glob("wsp*.py")) if "_ok_" not in p.name and ".fixed" not in p.name]
+    return chosen
+
+
+def build_corpus(work: Path, quick: bool, sample: int, flake8_sample: int) -> Corpus:
+    candidates = source_files()
+    if quick:
+        candidates = sorted(random.Random(0).sample(candidates, min(sample, len(candidates))))
+    probed = probe_all(candidates)
+    valid = [p for p in candidates if probed[p][0]]
+    order = valid[:]
+    random.Random(0).shuffle(order)
+    copies: list[str] = []
+    lines: dict[str, int] = {}
+    shards: list[list[str]] = [[], [], [], []]
+    origin: dict[str, str] = {}
+    for index, path in enumerate(order):
+        shard = index * 4 // len(order)
+        rel = f"corpus/q{shard}/{index:05d}/{os.path.basename(path)}"
+        _place(path, work / rel)
+        copies.append(rel)
+        shards[shard].append(rel)
+        lines[rel] = probed[path][1]
+        origin[rel] = path
+    k = min(flake8_sample, len(valid))
+    flake8_files = []
+    for index, path in enumerate(random.Random(0).sample(valid, k)):
+        rel = f"flake8/{index:05d}/{os.path.basename(path)}"
+        _place(path, work / rel)
+        flake8_files.append(rel)
+        lines[rel] = probed[path][1]
+    # The fix corpus: a copy of the corpus plus ~1% hazardous fixtures (never hard links: a writing
+    # bug must not touch the check corpus).
+    for rel in copies:
+        _place(str(work / rel), work / ("fix/" + rel[len("corpus/"):]))
+    fixtures = fixable_fixtures()
+    extra = []
+    for index in range(max(1, round(len(copies) / 100))):
+        fixture = fixtures[index % len(fixtures)]
+        rel = f"fix/mixed/{index:05d}/{fixture.name}"
+        _place(str(fixture), work / rel)
+        extra.append(rel)
+        lines[rel] = len(fixture.read_bytes().splitlines())
+    (work / "lists").mkdir(exist_ok=True)
+    (work / "lists" / "all.txt").write_text("\n".join(copies) + "\n")
+    (work / "lists" / "flake8.txt").write_text("\n".join(flake8_files) + "\n")
+    return Corpus(work, copies, lines, shards, flake8_files, extra, len(candidates) - len(valid), len(candidates))
+
+
+# ---------------------------------------------------------------- running
+
+
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    rss_mb: Optional[float]
+    status: int
+
+
+@dataclass
+class Measurement:
+    key: str
+    label: str
+    argv: list[str]
+    files: int
+    lines: int
+    env: dict = field(default_factory=dict)
+    ok_status: tuple = (0, 1)
+    samples: list[Sample] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+
+    def median(self, attr: str) -> Optional[float]:
+        values = [getattr(s, attr) for s in self.samples if getattr(s, attr) is not None]
+        return statistics.median(values) if values else None
+
+    def peak_rss(self) -> Optional[float]:
+        values = [s.rss_mb for s in self.samples if s.rss_mb is not None]
+        return max(values) if values else None
+
+
+def run_once(m: Measurement, work: Path) -> Sample:
+    env = {**os.environ, **m.env}
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    out_path, err_path = work / "out" / f"{m.key}.out", work / "out" / f"{m.key}.err"
+    out_path.parent.mkdir(exist_ok=True)
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(m.argv, cwd=work, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    # ru_maxrss: KiB on Linux, bytes on macOS; for wait4 it is the largest single process of the tree.
+    rss = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    m.stdout = out_path.read_text(errors="replace")
+    m.stderr = err_path.read_text(errors="replace")
+    if proc.returncode not in m.ok_status:
+        raise SystemExit(f"{m.label}: exit status {proc.returncode}\n{' '.join(m.argv)}\n{m.stderr[-3000:]}")
+    return Sample(wall, usage.ru_utime + usage.ru_stime, rss, proc.returncode)
+
+
+def ruff_binary() -> str:
+    try:
+        from ruff.__main__ import find_ruff_bin
+
+        return os.fsdecode(find_ruff_bin())
+    except Exception:
+        found = shutil.which("ruff")
+        if not found:
+            raise SystemExit("ruff is not installed (pip install ruff)")
+        return found
+
+
+def tool_version(argv: list[str]) -> str:
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    return " ".join(proc.stdout.split())
+
+
+def sanity_checks(c: Corpus, ruff: str) -> None:
+    """Every tool sees every file; the flake8 switch really switches the plugin."""
+    from winspawn_lint.files import discover
+    from winspawn_lint.settings import Settings
+
+    seen = sum(1 for _ in discover([str(c.work / "corpus")], Settings()))
+    if seen != len(c.files):
+        raise SystemExit(f"winspawn-lint would check {seen} of {len(c.files)} files")
+    proc = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--show-files", "corpus"],
+                          cwd=c.work, capture_output=True, text=True)
+    shown = sum(1 for line in proc.stdout.splitlines() if line.strip().endswith(".py"))
+    if shown != len(c.files):
+        raise SystemExit(f"ruff would check {shown} of {len(c.files)} files")
+    for state, expected in (("on", True), ("off", False)):
+        version = subprocess.run([PY, "-c", FLAKE8_SHIM, "--version"], capture_output=True, text=True,
+                                 env={**os.environ, "WSP_BENCH_PLUGIN": state}).stdout
+        if ("winspawn-lint" in version) is not expected:
+            raise SystemExit(f"flake8 plugin switch failed ({state}): {version}")
+    probe = FIXTURES / "wsp201_pool_map_lambda.py"
+    if probe.exists():
+        for state, expected in (("on", True), ("off", False)):
+            out = subprocess.run([PY, "-c", FLAKE8_SHIM, "--isolated", "--select", "WSP,E9", str(probe)],
+                                 capture_output=True, text=True, env={**os.environ, "WSP_BENCH_PLUGIN": state}).stdout
+            if ("WSP201" in out) is not expected:
+                raise SystemExit(f"flake8 plugin switch failed ({state}): {out!r}")
+
+
+def measurements(c: Corpus, ruff: str) -> list[Measurement]:
+    n, lines = len(c.files), c.total_lines(c.files)
+    half = c.shards[0] + c.shards[1]
+    f8n, f8lines = len(c.flake8_files), c.total_lines(c.flake8_files)
+    fixn = n + len(c.fix_extra)
+    fixlines = lines + c.total_lines(c.fix_extra)
+    wsp = [PY, "-m", "winspawn_lint", "--isolated"]
+    ruff_cmd = [ruff, "check", "--no-cache", "--isolated", "--select", "E,F", "--output-format", "concise", "corpus"]
+    f8 = [PY, "-c", FLAKE8_SHIM, "--isolated", "--benchmark"]
+    jobs = os.cpu_count() or 1
+    return [
+        Measurement("floor", "floor: read + ast.parse, 1 process", [PY, "-c", FLOOR, "lists/all.txt"], n, lines),
+        Measurement("wsp_j1", "winspawn-lint -j 1", [*wsp, "-j", "1", "corpus"], n, lines),
+        Measurement("wsp_jN", f"winspawn-lint (default -j {jobs})", [*wsp, "corpus"], n, lines),
+        Measurement("ruff", "ruff check --select E,F (default threads)", ruff_cmd, n, lines),
+        Measurement("ruff_1t", "ruff check --select E,F (1 thread)", ruff_cmd, n, lines,
+                    env={"RAYON_NUM_THREADS": "1"}),
+        Measurement("wsp_q1", "winspawn-lint -j 1, 1/4 corpus", [*wsp, "-j", "1", "corpus/q0"],
+                    len(c.shards[0]), c.total_lines(c.shards[0])),
+        Measurement("wsp_q2", "winspawn-lint -j 1, 1/2 corpus", [*wsp, "-j", "1", "corpus/q0", "corpus/q1"],
+                    len(half), c.total_lines(half)),
+        Measurement("fixcheck", f"winspawn-lint (-j {jobs}) on fix corpus", [*wsp, "fix"], fixn, fixlines),
+        Measurement("fix", f"winspawn-lint --fix --diff --unsafe-fixes (-j {jobs})",
+                    [*wsp, "--fix", "--diff", "--unsafe-fixes", "fix"], fixn, fixlines),
+        Measurement("floor_f8", "floor on the flake8 sample", [PY, "-c", FLOOR, "lists/flake8.txt"], f8n, f8lines),
+        Measurement("f8_off_j1", "flake8 -j1, plugin off", [*f8, "-j", "1", "flake8"], f8n, f8lines,
+                    env={"WSP_BENCH_PLUGIN": "off"}),
+        Measurement("f8_on_j1", "flake8 -j1, plugin on", [*f8, "-j", "1", "flake8"], f8n, f8lines,
+                    env={"WSP_BENCH_PLUGIN": "on"}),
+        Measurement("f8_off_jN", f"flake8 (default -j {jobs}), plugin off", [*f8, "flake8"], f8n, f8lines,
+                    env={"WSP_BENCH_PLUGIN": "off"}),
+        Measurement("f8_on_jN", f"flake8 (default -j {jobs}), plugin on", [*f8, "flake8"], f8n, f8lines,
+                    env={"WSP_BENCH_PLUGIN": "on"}),
+    ]
+
+
+def _run_order(ms: list[Measurement], rep: int) -> list[Measurement]:
+    # Alternate the order of the pairs compared with each other so drift in load does not favour one arm.
+    order = ms[:]
+    if rep % 2:
+        swap = {"f8_off_j1": "f8_on_j1", "f8_off_jN": "f8_on_jN", "fixcheck": "fix", "wsp_j1": "floor"}
+        index = {m.key: i for i, m in enumerate(order)}
+        for a, b in swap.items():
+            order[index[a]], order[index[b]] = order[index[b]], order[index[a]]
+    return order
+
+
+def check_outputs(ms: dict[str, Measurement], c: Corpus) -> dict[str, str]:
+    """Facts from the outputs of the last repetition: files seen, findings, fixes, errors."""
+    notes = {}
+    for key in ("floor", "floor_f8"):
+        got = ms[key].stdout.split()[0]
+        want = len(c.files) if key == "floor" else len(c.flake8_files)
+        if int(got) != want:
+            raise SystemExit(f"{key}: parsed {got} of {want} files")
+    for key in ("f8_off_j1", "f8_on_j1", "f8_off_jN", "f8_on_jN"):
+        counts = [line.split()[0] for line in ms[key].stdout.splitlines() if line.rstrip().endswith("files processed")
+                  and "total" in line]
+        if not counts or int(counts[0]) != len(c.flake8_files):
+            raise SystemExit(f"{key}: flake8 processed {counts} of {len(c.flake8_files)} files")
+    wsp_findings = sum(1 for line in ms["wsp_j1"].stdout.splitlines() if ": WSP" in line)
+    wsp_errors = sum(1 for line in ms["wsp_j1"].stderr.splitlines() if ": error:" in line)
+    notes["wsp"] = f"{wsp_findings} findings, {wsp_errors} files reported as errors"
+    f8_wsp = sum(1 for line in ms["f8_on_j1"].stdout.splitlines() if ": WSP" in line)
+    f8_off_wsp = sum(1 for line in ms["f8_off_j1"].stdout.splitlines() if ": WSP" in line)
+    notes["flake8"] = f"plugin on: {f8_wsp} WSP findings; plugin off: {f8_off_wsp}"
+    rewritten = sum(1 for line in ms["fix"].stdout.splitlines() if line.startswith("+++ "))
+    notes["fix"] = (f"{len(c.fix_extra)} fixture copies mixed in ({len(c.fix_extra) / (len(c.files) + len(c.fix_extra)):.1%}"
+                    f" of files); the diff rewrites {rewritten} files")
+    ruff_lines = sum(1 for line in ms["ruff"].stdout.splitlines() if ".py:" in line)
+    notes["ruff"] = f"{ruff_lines} E/F diagnostics"
+    return notes
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def paired(ms: dict[str, Measurement], a: str, b: str, attr: str) -> Optional[float]:
+    pairs = [(getattr(x, attr), getattr(y, attr)) for x, y in zip(ms[a].samples, ms[b].samples)]
+    ratios = [x / y for x, y in pairs if x is not None and y]
+    return statistics.median(ratios) if ratios else None
+
+
+def fmt(value: Optional[float], digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def table(ms: dict[str, Measurement]) -> list[str]:
+    rows = ["| measurement | files | lines | wall s | CPU s | wall / floor | CPU / floor | peak RSS MB |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for m in ms.values():
+        floor = "floor_f8" if m.key.startswith("f8_") or m.key == "floor_f8" else "floor"
+        if m.key in ("wsp_q1", "wsp_q2", "fixcheck", "fix"):
+            wall_ratio = cpu_ratio = None  # different file sets: see the targets below
+        else:
+            wall_ratio, cpu_ratio = paired(ms, m.key, floor, "wall"), paired(ms, m.key, floor, "cpu")
+        rows.append(f"| {m.label} | {m.files} | {m.lines:,} | {fmt(m.median('wall'))} | {fmt(m.median('cpu'))} | "
+                    f"{fmt(wall_ratio)} | {fmt(cpu_ratio)} | {fmt(m.peak_rss(), 0)} |")
+    return rows
+
+
+def verdict(value: Optional[float], limit: float) -> str:
+    if value is None:
+        return "not measured"
+    return "met" if value <= limit else "MISSED"
+
+
+def targets(ms: dict[str, Measurement]) -> list[str]:
+    out = []
+    r = paired(ms, "f8_on_j1", "f8_off_j1", "cpu")
+    rw = paired(ms, "f8_on_j1", "f8_off_j1", "wall")
+    rn = paired(ms, "f8_on_jN", "f8_off_jN", "wall")
+    out.append(f"- flake8 + plugin / flake8 alone, `-j1`: **{fmt(r, 3)}** CPU, {fmt(rw, 3)} wall "
+               f"(target ≤ 1.05: {verdict(r, 1.05)}); default jobs: {fmt(rn, 3)} wall.")
+    s_cpu, s_wall = paired(ms, "wsp_j1", "floor", "cpu"), paired(ms, "wsp_j1", "floor", "wall")
+    p_wall = paired(ms, "wsp_jN", "floor", "wall")
+    out.append(f"- winspawn-lint / parse floor: serial **{fmt(s_cpu)}** CPU ({fmt(s_wall)} wall), parallel "
+               f"**{fmt(p_wall)}** wall (target ≤ 0.5: serial {verdict(s_cpu, 0.5)}, parallel {verdict(p_wall, 0.5)}).")
+    r1 = paired(ms, "wsp_j1", "ruff_1t", "cpu")
+    rp = paired(ms, "wsp_jN", "ruff", "wall")
+    out.append(f"- winspawn-lint / ruff (stretch: < 1): serial vs ruff on 1 thread {fmt(r1)} CPU; "
+               f"parallel vs ruff default threads {fmt(rp)} wall.")
+    fx = paired(ms, "fix", "fixcheck", "wall")
+    fx2 = paired(ms, "fix", "wsp_jN", "wall")
+    out.append(f"- `--fix --diff` / check of the same corpus: **{fmt(fx)}** wall (target ≤ 1.5: {verdict(fx, 1.5)}); "
+               f"/ (2) parallel check of the plain corpus: {fmt(fx2)}.")
+    per = []
+    for key in ("wsp_q1", "wsp_q2", "wsp_j1"):
+        m = ms[key]
+        cpu = m.median("cpu")
+        per.append(f"{m.files} files, {m.lines / 1e6:.2f} M lines: {fmt(cpu)} s CPU = "
+                   f"{fmt(cpu / (m.lines / 1e6) if cpu else None)} s per M lines")
+    growth = paired(ms, "wsp_j1", "wsp_q2", "cpu")
+    line_growth = ms["wsp_j1"].lines / max(1, ms["wsp_q2"].lines)
+    ok = growth is not None and growth <= line_growth * 1.1
+    out.append(f"- scaling (`-j 1`): {'; '.join(per)}. Whole / half: time × {fmt(growth)} for lines × "
+               f"{line_growth:.2f} ({'linear: met' if ok else 'MISSED'}).")
+    rss = [ms[k].peak_rss() for k in ("wsp_j1", "wsp_jN")]
+    out.append(f"- peak RSS of the check: {fmt(rss[0], 0)} MB serial, {fmt(rss[1], 0)} MB largest process of the "
+               f"parallel run (target ≤ 200 MB: {verdict(max(r for r in rss if r is not None), 200)}); "
+               f"`--fix --diff`: {fmt(ms['fix'].peak_rss(), 0)} MB.")
+    return out
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import winspawn_lint
+
+    return [
+        f"- {os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"winspawn-lint {winspawn_lint.__version__}, {tool_version([PY, '-m', 'flake8', '--version'])}, "
+        f"{tool_version([ruff_binary(), '--version'])}",
+    ]
+
+
+def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta: dict, quick: bool,
+              previous: Path) -> str:
+    n_lines = c.total_lines(c.files)
+    lines = [
+        "# Performance",
+        "",
+        "Generated by `python benchmarks/run.py` (see its docstring for the method); rerun it to refresh this "
+        "table. Ratios are the medians of per-repetition ratios from the same run, which is what to compare: "
+        "absolute seconds depend on the machine and its load.",
+        "",
+        "## Machine and run",
+        "",
+        *machine(),
+        f"- {meta['date']}; {meta['repeat']} repetition(s){' (--quick)' if quick else ''}; "
+        f"load average {meta['load_before']} before, {meta['load_after']} after "
+        "(1/5/15 min; the machine was shared with other jobs — wall times are inflated by the load, CPU times "
+        "less so)",
+        f"- corpus: {len(c.files)} files, {n_lines:,} lines: the `.py` files of site-packages and the "
+        f"standard library{' (a seed-0 sample)' if quick else ''}; {c.excluded} of {c.candidates} files that do "
+        "not parse under this Python are left out of every measurement",
+        f"- flake8: a fixed random sample (seed 0) of {len(c.flake8_files)} of these files, "
+        f"{c.total_lines(c.flake8_files):,} lines (flake8 takes ~20× the parse floor; the full corpus would take "
+        "too long); the same sample for both arms",
+        f"- benchmark wall time: {meta['elapsed'] / 60:.0f} min",
+        "",
+        "## Results",
+        "",
+        *table(ms),
+        "",
+        "CPU s is user + system time of the process and all its workers; for parallel runs it exceeds wall "
+        "time. Peak RSS is `wait4`'s `ru_maxrss`: the largest single process of the run (for a parallel run, "
+        "the largest worker or the parent, not their sum).",
+        "",
+        "## Targets",
+        "",
+        *targets(ms),
+        "",
+        "Outputs: winspawn-lint " + notes["wsp"] + "; flake8 " + notes["flake8"] + "; ruff " + notes["ruff"]
+        + "; fix corpus: " + notes["fix"] + ".",
+        "",
+        "## How it is measured",
+        "",
+        "- The corpus is copied into a temporary directory, one numbered directory per file, so that no "
+        "tool's default excludes skip a file; the harness checks that winspawn-lint (its file discovery), "
+        "ruff (`--show-files`), flake8 (`--benchmark` file count) and the floor each see every file.",
+        "- **floor**: one `python` process that reads every file and calls `ast.parse` on it.",
+        "- **flake8 with and without the plugin**: both arms run flake8 through the same small shim "
+        "(`python -c ...`, in `benchmarks/run.py`); with `WSP_BENCH_PLUGIN=off` the shim hides the "
+        "`winspawn-lint` distribution from `importlib.metadata.distributions()`, which is where flake8 "
+        "finds plugins, so flake8 runs exactly its default plugins (pyflakes, pycodestyle, mccabe). "
+        "The harness checks the switch: `flake8 --version` lists the plugin only when on, and a hazardous "
+        "fixture gets its WSP finding only when on. The worker processes of `-j` inherit the plugin set.",
+        "- **ruff**: `ruff check --no-cache --isolated --select E,F --output-format concise` on the corpus "
+        "directory (concise output, like flake8's and ours), with its default thread count and with "
+        "`RAYON_NUM_THREADS=1`.",
+        "- **fix path**: a second copy of the corpus plus copies of the hazardous fixtures that have a "
+        "`.fixed.py` twin (about 1% of the files), checked and fixed (`--fix --diff --unsafe-fixes`, which "
+        "writes nothing) with the default job count.",
+        "- **scaling**: the corpus is shuffled (seed 0) into four equal shards; `-j 1` on 1/4, 1/2 and all.",
+        "",
+        KEEP_MARKER,
+    ]
+    text = "\n".join(lines) + "\n"
+    kept = ""
+    if previous.exists():
+        old = previous.read_text()
+        if KEEP_MARKER in old:
+            kept = old.split(KEEP_MARKER, 1)[1].lstrip("\n")
+    return text + ("\n" + kept if kept else "")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a ~2000-file sample, one repetition (smoke test)")
+    parser.add_argument("--repeat", type=int, help="repetitions (default 3; 1 with --quick)")
+    parser.add_argument("--sample", type=int, default=2000, help="corpus size with --quick (default 2000)")
+    parser.add_argument("--flake8-sample", type=int, help="files for the flake8 runs (default 1500; 300 with --quick)")
+    parser.add_argument("--output", help="the Markdown report (default: docs/performance.md; none with --quick)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary corpus directory")
+    ns = parser.parse_args(argv)
+    if not hasattr(os, "wait4"):
+        raise SystemExit("benchmarks/run.py needs a POSIX system (os.wait4)")
+    repeat = ns.repeat or (1 if ns.quick else 3)
+    flake8_sample = ns.flake8_sample or (300 if ns.quick else 1500)
+    started = time.perf_counter()
+    load_before = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    work = Path(tempfile.mkdtemp(prefix="winspawn-lint-bench-"))
+    try:
+        corpus = build_corpus(work, ns.quick, ns.sample, flake8_sample)
+        ruff = ruff_binary()
+        print(f"corpus: {len(corpus.files)} files, {corpus.total_lines(corpus.files):,} lines "
+              f"({corpus.excluded} unparsable left out); flake8 sample {len(corpus.flake8_files)}; "
+              f"work dir {work}", flush=True)
+        sanity_checks(corpus, ruff)
+        ms = {m.key: m for m in measurements(corpus, ruff)}
+        for rep in range(repeat):
+            for m in _run_order(list(ms.values()), rep):
+                sample = run_once(m, work)
+                m.samples.append(sample)
+                print(f"  [{rep + 1}/{repeat}] {m.label}: {sample.wall:.2f} s wall, {sample.cpu:.2f} s CPU, "
+                      f"{sample.rss_mb:.0f} MB", flush=True)
+            if rep == 0:
+                notes = check_outputs(ms, corpus)
+        meta = {"date": date, "repeat": repeat, "load_before": load_before,
+                "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
+                "elapsed": time.perf_counter() - started}
+        print()
+        print("\n".join(table(ms)))
+        print()
+        print("\n".join(targets(ms)))
+        output = Path(ns.output) if ns.output else (None if ns.quick else DOC)
+        if output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output))
+            print(f"\nwrote {output}")
+    finally:
+        if ns.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

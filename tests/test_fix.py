@@ -1,0 +1,246 @@
+"""``--fix``: every ``NAME.fixed.py`` is the exact output of fixing ``NAME.py``.
+
+Convention: ``NAME.fixed.py`` is what ``winspawn-lint --select WSP --fix --unsafe-fixes NAME.py``
+writes (every rule enabled, as for the fixture expectations; safe and unsafe fixes).  The fixer leaves
+comments alone, so a ``.fixed.py`` keeps the ``# error:`` comments of its original; the lint test over
+the fixtures skips ``*.fixed.py`` and this test asserts instead that re-checking a fixed file reports
+none of the fixed findings.  That each ``.fixed.py`` runs under spawn and prints what the original
+printed under fork is checked by ``tests/test_runtime.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from fixture_spec import FIXTURES_DIR, fixed_files, load_fixture
+from winspawn_lint import check_text, cli, source
+from winspawn_lint.fix import fix_text
+from winspawn_lint.rules import RULES, FixSafety
+from winspawn_lint.settings import Settings
+
+ALL = Settings(select=frozenset(RULES))
+FIXED = fixed_files()
+HELPERS = sorted(FIXTURES_DIR.glob("_*.py"))
+
+
+def _original(fixed):
+    return fixed.with_name(fixed.name[: -len(".fixed.py")] + ".py")
+
+
+def _workdir(tmp_path, original):
+    """A copy of the fixture beside the helper modules it may import (sibling-import checks need them)."""
+    for helper in HELPERS:
+        shutil.copy(helper, tmp_path / helper.name)
+    target = tmp_path / original.name
+    shutil.copy(original, target)
+    return target
+
+
+def _run_cli(args, cwd=None):
+    old = os.getcwd()
+    if cwd:
+        os.chdir(cwd)
+    try:
+        return cli.main(list(args))
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.parametrize("fixed", FIXED, ids=[p.name for p in FIXED])
+def test_fix_output_matches_fixed_file(fixed, tmp_path, capsys):
+    target = _workdir(tmp_path, _original(fixed))
+    status = _run_cli(["--select", "WSP", "--fix", "--unsafe-fixes", str(target)])
+    assert target.read_bytes() == fixed.read_bytes(), f"--fix output differs from {fixed.name}"
+    assert status == 1  # rewritten: the pre-commit contract
+
+
+@pytest.mark.parametrize("fixed", FIXED, ids=[p.name for p in FIXED])
+def test_fixed_file_compiles_rechecks_clean_and_is_stable(fixed):
+    original = _original(fixed)
+    src = source.read(str(fixed))
+    compile(src.text, str(fixed), "exec")
+    before = {code for _, code in load_fixture(original).expected}
+    after = check_text(src.text, str(fixed), ALL)
+    assert not [f for f in after if f.code in before], f"{fixed.name} still has findings: {after}"
+    again = fix_text(src.text, str(fixed), ALL, unsafe=True)
+    assert again.text == src.text, f"fixing {fixed.name} changes it again"
+
+
+@pytest.mark.parametrize("fixed", FIXED, ids=[p.name for p in FIXED])
+def test_diff_applies_with_patch(fixed, tmp_path, capsys):
+    if shutil.which("patch") is None:
+        pytest.skip("patch(1) not installed")
+    target = _workdir(tmp_path, _original(fixed))
+    before = target.read_bytes()
+    capsys.readouterr()
+    status = _run_cli(["--select", "WSP", "--diff", "--unsafe-fixes", target.name], cwd=tmp_path)
+    diff = capsys.readouterr().out
+    assert status == 1
+    assert target.read_bytes() == before, "--diff must not write"
+    (tmp_path / "fix.diff").write_text(diff, encoding="utf-8", newline="")
+    result = subprocess.run(["patch", "-p0", "--binary", "-i", "fix.diff"], cwd=tmp_path, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert target.read_bytes() == fixed.read_bytes()
+
+
+def test_crlf_fixture_stays_crlf():
+    fixed = FIXTURES_DIR / "wsp201_crlf.fixed.py"
+    data = fixed.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n") > 10, "every line of the fixed CRLF file ends in CRLF"
+    assert b"\r\n" in (FIXTURES_DIR / "wsp201_crlf.py").read_bytes()
+
+
+def test_non_ascii_columns():
+    text = (FIXTURES_DIR / "wsp201_non_ascii.py").read_text(encoding="utf-8")
+    (finding,) = [f for f in check_text(text, None, ALL) if f.code == "WSP201"]
+    line = text.splitlines()[finding.line - 1]
+    assert line[finding.col:].startswith("lambda")
+    hint = finding.fix_hint["lambda"]
+    assert hint["col"] > finding.col  # the hint is in bytes, the finding in characters
+    from winspawn_lint.fix.positions import SourcePositions
+
+    positions = SourcePositions.of(text)
+    assert positions.char_col(hint["line"], hint["col"]) == finding.col
+    assert positions.byte_col(finding.line, finding.col) == hint["col"]
+
+
+def test_file_mode_is_kept_and_second_fix_is_a_noop(tmp_path, capsys):
+    fixed = FIXTURES_DIR / "wsp101_pool_top_level.fixed.py"
+    target = _workdir(tmp_path, _original(fixed))
+    os.chmod(target, 0o751)
+    assert _run_cli(["--select", "WSP", "--fix", "--unsafe-fixes", str(target)]) == 1
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o751
+    first = target.read_bytes()
+    assert first == fixed.read_bytes()
+    assert _run_cli(["--select", "WSP", "--fix", "--unsafe-fixes", str(target)]) == 0  # clean, nothing rewritten
+    assert target.read_bytes() == first
+
+
+def test_safe_fixes_only_without_unsafe_flag(tmp_path, capsys):
+    # WSP101 is graded UNSAFE: plain --fix leaves it (and the file) alone.
+    target = _workdir(tmp_path, FIXTURES_DIR / "wsp101_pool_top_level.py")
+    before = target.read_bytes()
+    assert _run_cli(["--select", "WSP", "--fix", str(target)]) == 1
+    assert target.read_bytes() == before
+    # WSP201 without captured variables is SAFE: plain --fix applies it.
+    fixed = FIXTURES_DIR / "wsp201_dataloader_collate_lambda.fixed.py"
+    target = _workdir(tmp_path, _original(fixed))
+    _run_cli(["--select", "WSP", "--fix", str(target)])
+    assert target.read_bytes() == fixed.read_bytes()
+
+
+def test_lambda_with_captured_variables_needs_unsafe_fixes():
+    text = (FIXTURES_DIR / "wsp201_lambda_loop_variable.py").read_text(encoding="utf-8")
+    safe = fix_text(text, None, ALL, unsafe=False)
+    assert safe.text == text and "unsafe" in (safe.note or "")
+    assert fix_text(text, None, ALL, unsafe=True).text != text
+
+
+def test_unfixable_findings_leave_file_untouched_with_a_note():
+    text = (FIXTURES_DIR / "wsp103_np_load.py").read_text(encoding="utf-8")
+    outcome = fix_text(text, str(FIXTURES_DIR / "wsp103_np_load.py"), ALL, unsafe=True)
+    assert outcome.text == text
+    assert "worker" in outcome.note and [f.code for f in outcome.remaining] == ["WSP103"]
+
+
+def test_output_that_does_not_compile_is_refused(monkeypatch):
+    from winspawn_lint.fix import hoist_lambda
+
+    def broken(self, tree):
+        # An empty indent renders the function body unindented: code that does not compile.
+        return tree.with_changes(default_indent="", body=[*tree.body, *self.parse_statements(
+            tree, "def _broken():\n    return 1\n")])
+
+    monkeypatch.setattr(hoist_lambda.HoistLambda, "transform_module_impl", broken)
+    text = (FIXTURES_DIR / "wsp201_dataloader_collate_lambda.py").read_text(encoding="utf-8")
+    outcome = fix_text(text, None, ALL, unsafe=True)
+    assert outcome.text == text
+    assert "does not compile" in outcome.note
+
+
+@pytest.mark.parametrize("before, after", [
+    ('if __name__ == "main":\n    print(1)\n', 'if __name__ == "__main__":\n    print(1)\n'),
+    ("if __name__ == '__main':\n    print(1)\n", "if __name__ == '__main__':\n    print(1)\n"),
+    ('if __name__ is "__main__":\n    print(1)\n', 'if __name__ == "__main__":\n    print(1)\n'),
+    ('if __file__ == "__main__":\n    print(1)\n', 'if __name__ == "__main__":\n    print(1)\n'),
+])
+def test_repair_main_guard(before, after):
+    # The WSP102 fixtures that "do nothing" change their output once fixed (the body finally runs), so they
+    # have no .fixed.py partner for the runtime comparison; their repair is checked here.
+    assert fix_text(before, None, ALL, unsafe=True).text == after
+
+
+def test_local_def_reading_a_later_assignment_is_not_hoisted():
+    text = textwrap.dedent('''\
+        import multiprocessing
+
+
+        def main():
+            def work(x):
+                return x * factor
+
+            factor = 3
+            with multiprocessing.Pool(2) as pool:
+                print(pool.map(work, [1, 2]))
+
+
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            main()
+        ''')
+    outcome = fix_text(text, None, ALL, unsafe=True)
+    assert outcome.text == text and "after" in outcome.note
+
+
+def test_main_name_taken_picks_a_free_name():
+    text = textwrap.dedent('''\
+        import multiprocessing
+
+        main = "not a function"
+
+
+        def square(x):
+            return x * x
+
+
+        with multiprocessing.Pool(2) as pool:
+            print(pool.map(square, [1, 2]), main)
+        ''')
+    outcome = fix_text(text, None, ALL, unsafe=True)
+    assert "def main_2() -> None:" in outcome.text and "    main_2()" in outcome.text
+    assert 'main = "not a function"' in outcome.text
+    compile(outcome.text, "<fixed>", "exec")
+
+
+def test_libcst_only_imported_when_needed(tmp_path):
+    clean = FIXTURES_DIR / "wsp101_ok_pool_guarded.py"
+    code = ("import sys\nfrom winspawn_lint import cli\n"
+            f"cli.main(['--fix', '--unsafe-fixes', {str(clean)!r}])\n"
+            "assert 'libcst' not in sys.modules, 'libcst imported for a clean file'\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_codemod_runs_through_libcst_tool(tmp_path):
+    fixed = FIXTURES_DIR / "wsp201_two_lambdas.fixed.py"
+    target = _workdir(tmp_path, _original(fixed))
+    result = subprocess.run([sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format", "--hide-progress",
+                             "winspawn_lint.fix.hoist_lambda.HoistLambda", str(target)],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == fixed.read_bytes()
+
+
+def test_every_fixed_fixture_rule_grade_is_documented():
+    for code in ("WSP101", "WSP102", "WSP103", "WSP104", "WSP202", "WSP203"):
+        assert RULES[code].fix_safety is FixSafety.UNSAFE
+    for code in ("WSP105", "WSP201", "WSP204", "WSP901"):
+        assert RULES[code].fix_safety is FixSafety.SAFE

@@ -1,0 +1,139 @@
+"""The command's own worker pool is spawn-safe and stops cleanly on Ctrl-C.
+
+With 64 files or more and ``-j 2`` the command checks files in a ``ProcessPoolExecutor``.  Run with the spawn
+start method emulated (as on Windows and macOS) and with forkserver (Linux, Python >= 3.14), it must print
+exactly what the serial run prints.  Ctrl-C sent to the whole process group (as a terminal does) ends it within
+seconds, with status 130, the one line ``winspawn-lint: interrupted``, and no process left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from winspawn_lint.cli import PARALLEL_THRESHOLD
+from winspawn_lint.emulation import child_environment
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+COMMAND = [sys.executable, "-m", "winspawn_lint", "--isolated", "--extend-select", "WSP105,WSP901"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """Every fixture three times over (> 200 files, with findings of every rule), plus files that cannot be read."""
+    root = tmp_path_factory.mktemp("corpus")
+    for copy in range(3):
+        shutil.copytree(FIXTURES, root / f"copy{copy}", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "syntax_error.py").write_bytes(b"def f(:\n")
+    (root / "nul.py").write_bytes(b"\0")
+    (root / "latin1.py").write_bytes(b"x = '\xe9'\n")
+    assert sum(1 for _ in root.rglob("*.py")) >= max(100, PARALLEL_THRESHOLD)
+    return root
+
+
+@pytest.fixture(scope="module")
+def serial(corpus):
+    return run([*COMMAND, "-j", "1", "."], corpus)
+
+
+def run(command: list[str], cwd: Path, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+
+
+def test_serial_run_has_findings_and_errors(serial):
+    assert serial.returncode == 2
+    assert len(serial.stdout.splitlines()) > 100
+    assert sorted(line.split(":")[0] for line in serial.stderr.splitlines()) == ["latin1.py", "nul.py",
+                                                                                 "syntax_error.py"]
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver", "fork"])
+def test_parallel_run_prints_what_the_serial_run_prints(corpus, serial, method):
+    """`python -m winspawn_lint.spawnrun [--start-method M] -m winspawn_lint -j 2 .` == `winspawn-lint -j 1 .`"""
+    proc = run([sys.executable, "-m", "winspawn_lint.spawnrun", "--start-method", method, "-m", *COMMAND[2:],
+                "-j", "2", "."], corpus)
+    assert "Traceback" not in proc.stderr
+    assert (proc.returncode, proc.stdout, proc.stderr) == (serial.returncode, serial.stdout, serial.stderr)
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_the_emulation_reaches_the_pool(method):
+    """The start method the parallel test above runs under is the one the executor actually uses."""
+    code = ("from concurrent.futures import ProcessPoolExecutor; "
+            "print(ProcessPoolExecutor(2)._mp_context.get_start_method())")
+    proc = run([sys.executable, "-c", code], Path.cwd(), env=child_environment(method))
+    assert proc.stdout.strip() == method
+
+
+def test_parallel_diff_matches_serial(corpus):
+    """The fixer runs in the workers too (libcst imported there): same diff, same notes."""
+    serial_diff = run([*COMMAND, "--diff", "--unsafe-fixes", "-j", "1", "copy0", "copy1"], corpus)
+    proc = run([*COMMAND, "--diff", "--unsafe-fixes", "-j", "2", "copy0", "copy1"], corpus,
+               env=child_environment("spawn"))
+    assert serial_diff.stdout.count("+++ ") > 10
+    assert (proc.returncode, proc.stdout, proc.stderr) == (serial_diff.returncode, serial_diff.stdout,
+                                                           serial_diff.stderr)
+
+
+def _session(sid: int) -> list[tuple[int, str, str]]:
+    """(pid, state, command line) of every process of session *sid* (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(fields[3]) == sid:  # fields after "(comm)": state ppid pgrp session ...
+            found.append((int(entry), fields[0], cmdline))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="inspects processes through Linux /proc")
+@pytest.mark.parametrize("method", ["spawn", "forkserver", "fork"])
+def test_ctrl_c_stops_promptly_without_noise_or_orphans(tmp_path, method):
+    for copy in range(4):
+        shutil.copytree(FIXTURES, tmp_path / f"copy{copy}", ignore=shutil.ignore_patterns("__pycache__"))
+    env = child_environment(method)
+    proc = subprocess.Popen([*COMMAND, "--diff", "-j", "2", "."], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        # Interrupt once both workers run (they are the command's children running Python).
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = [p for p in _session(proc.pid) if p[0] != proc.pid and p[1] != "Z"]
+            if len(workers) >= 2:
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)  # let them get into the work
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err == "winspawn-lint: interrupted\n"
+    assert elapsed < 5, f"took {elapsed:.1f} s to stop"
+    # multiprocessing's helpers (resource tracker, forkserver) exit when their pipe from the command closes;
+    # the workers were terminated and joined.  Exited processes (state Z, waiting to be reaped) do not count.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        alive = [p for p in _session(proc.pid) if p[1] != "Z"]
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert alive == [], alive
