@@ -312,3 +312,12 @@ def test_form_feed_and_unicode_line_separators_do_not_shift_lines(tree):
     (tree / "ff.py").write_bytes(prefix + GOOD.replace(b"lambda b: b)", b"lambda b: b)  # noqa: WSP201"))
     proc = run("ff.py", cwd=tree)
     assert (proc.returncode, proc.stdout) == (0, b"")
+
+
+def test_warnings_about_the_checked_code_are_not_printed(tree):
+    """ast.parse() and the fixer's compile() warn about `"\\d"` or `x is 1`: not ours to report."""
+    (tree / "warns.py").write_bytes(b'import multiprocessing\nx = "\\d"\nif x is 1:\n    pass\nmultiprocessing.Pool(2)\n')
+    for args in ([], ["--diff", "--unsafe-fixes"], ["--fix", "--unsafe-fixes"]):
+        proc = run(*args, "warns.py", cwd=tree)
+        assert b"Warning" not in proc.stderr, (args, proc.stderr)
+        assert proc.returncode == 1

@@ -137,3 +137,35 @@ def test_ctrl_c_stops_promptly_without_noise_or_orphans(tmp_path, method):
             break
         time.sleep(0.1)
     assert alive == [], alive
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="inspects processes through Linux /proc")
+def test_a_worker_killed_is_one_error_line(tmp_path):
+    """The OOM killer (or a user) ends a worker: one line and exit 2, no traceback, nothing left running."""
+    for copy in range(4):
+        shutil.copytree(FIXTURES, tmp_path / f"copy{copy}", ignore=shutil.ignore_patterns("__pycache__"))
+    proc = subprocess.Popen([*COMMAND, "--diff", "-j", "2", "."], cwd=tmp_path, env=child_environment("spawn"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        workers: list = []
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = [p for p in _session(proc.pid) if p[0] != proc.pid and p[1] != "Z"
+                       and "resource_tracker" not in p[2]]
+            if len(workers) >= 2:
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert proc.poll() is None and workers, "the run ended before a worker could be killed"
+        os.kill(workers[0][0], signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2
+    assert err == ("winspawn-lint: a worker process died (killed, or out of memory); rerun with -j 1 to find the "
+                   "file\n")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and [p for p in _session(proc.pid) if p[1] != "Z"]:
+        time.sleep(0.1)
+    assert [p for p in _session(proc.pid) if p[1] != "Z"] == []

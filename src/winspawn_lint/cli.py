@@ -12,6 +12,7 @@ import difflib
 import os
 import signal
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -49,6 +50,15 @@ class Job:
 
 def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display: Optional[str] = None) -> FileResult:
     """Check (and fix) one file; never raises for a problem with the file itself."""
+    with warnings.catch_warnings():
+        # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
+        # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _check_file(path, job, stdin_data, display)
+
+
+def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optional[str]) -> FileResult:
     from . import source as source_module
     from .analysis.prefilter import may_have_findings
 
@@ -257,6 +267,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except OSError:
             pass
         return EXIT_FINDINGS
+    except RuntimeError as error:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if not isinstance(error, BrokenProcessPool):
+            raise
+        err.write("winspawn-lint: a worker process died (killed, or out of memory); "
+                  "rerun with -j 1 to find the file\n")
+        return EXIT_ERROR
 
 
 def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:

@@ -1,15 +1,25 @@
-"""A text scan that proves a file cannot hold a finding, so it is never parsed.
+"""A text scan that proves a file cannot hold a finding, so it is never analysed.
 
 Every finding needs one of: a worker-starting API named in the registry (its
-last name part, which also appears in any import or alias of it), a
-main-guard look-alike, ``set_start_method``, or a ``Dataset`` class.  If the
-text holds none of these words, the full pass finds nothing: a test checks
-that over every fixture and over site-packages.
+last name part, which also appears in any import or alias of it),
+``set_start_method``, a ``Dataset`` class, or -- for WSP102 alone -- a main
+guard that is not the real one.  If the text holds none of these, the full
+pass finds nothing: tests/test_prefilter.py checks that over every fixture
+and over a site-packages sample.
+
+WSP102 without any worker API needs ``__name__`` or ``__file__`` compared
+with ``==`` or ``is`` to a string (see ``guards.broken_guard``; ``!=`` matters
+only in a module that starts workers, which the words already let through).
+The real guard ``__name__ == "__main__"`` followed by ``:``, ``)``, ``and``
+or ``or`` can never be reported, so a file whose only dunder comparisons are
+real guards is rejected: most scripts and many library modules end with one.
 
 Speed matters more than elegance here (this runs on every file): one
 alternation regex over the whole text is ten times slower than ``in``
-scans, so each word is looked for with ``in`` first and confirmed as a whole
-word only when present.
+scans, so the text is scanned with ``in`` for a few "gate" substrings (the
+words that contain no other word: ``Process`` gates ``BaseProcess`` and
+``ProcessPoolExecutor``), and a word is confirmed as a whole word only when
+its gate is present.
 """
 
 from __future__ import annotations
@@ -21,31 +31,56 @@ from ..spawn_apis import Registry
 
 _ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset")
 _DUNDERS = ("__name__", "__file__")
-_COMPARISONS_AFTER = ("==", "!=", "is ", "is\t", "is(")
-_COMPARISONS_BEFORE = ("==", "!=", " is", "\tis", ")is")
+_WINDOW = 64  # characters looked at on each side of a dunder
+_SPACE = " \t\r\n\\()"  # between a dunder and its operator: blanks, line continuations, parentheses
+_IDENTIFIER_CHAR = re.compile(r"\w")
+# `__name__ == "__main__"` ending the test or one `and`/`or` operand: the real guard, never a finding.
+_REAL_GUARD = re.compile(r"""[ \t]*==[ \t]*(?:"__main__"|'__main__')[ \t]*(?::|\)|and\b|or\b)""")
 
 
 @lru_cache(maxsize=8)
-def _words(registry: Registry) -> tuple[tuple[str, "re.Pattern[str]"], ...]:
+def _gates(registry: Registry) -> tuple[tuple[str, "re.Pattern[str]"], ...]:
+    """(gate substring, whole-word pattern of every word containing it); every word has a gate."""
     words = sorted({*registry.tokens(), *_ALWAYS_WORDS})
-    return tuple((word, re.compile(r"\b" + re.escape(word) + r"\b")) for word in words)
+    gates = [word for word in words if not any(other != word and other in word for other in words)]
+    return tuple(
+        (gate, re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words if gate in w) + r")\b"))
+        for gate in gates
+    )
+
+
+def _operator_after(text: str, end: int) -> bool:
+    after = text[end: end + _WINDOW].lstrip(_SPACE)
+    if after.startswith("=="):
+        return True
+    return after.startswith("is") and not _IDENTIFIER_CHAR.match(after, 2)
+
+
+def _operator_before(text: str, start: int) -> bool:
+    before = text[max(0, start - _WINDOW): start].rstrip(_SPACE)
+    if before.endswith("=="):
+        return True
+    return before.endswith("is") and not (len(before) > 2 and _IDENTIFIER_CHAR.match(before, len(before) - 3))
 
 
 def _compares_dunder(text: str) -> bool:
-    """`__name__ == ...` or `... == __name__` (and !=, is) anywhere: a possible (broken) main guard."""
+    """`__name__`/`__file__` compared with `==`/`is` (either order) anywhere, except in the real guard."""
     for dunder in _DUNDERS:
         start = text.find(dunder)
         while start != -1:
-            after = text[start + len(dunder): start + len(dunder) + 8].lstrip(" \t")
-            before = text[max(0, start - 8): start].rstrip(" \t")
-            if after.startswith(_COMPARISONS_AFTER) or before.endswith(_COMPARISONS_BEFORE):
+            end = start + len(dunder)
+            # `cls.__name__` or `py__name__()` is no module-level name: never a guard.
+            plain = not (start and (text[start - 1] == "." or _IDENTIFIER_CHAR.match(text, start - 1))
+                         or _IDENTIFIER_CHAR.match(text, end))
+            if plain and (_operator_before(text, start) or (
+                    _operator_after(text, end) and not (dunder == "__name__" and _REAL_GUARD.match(text, end)))):
                 return True
-            start = text.find(dunder, start + 1)
+            start = text.find(dunder, end)
     return False
 
 
 def may_have_findings(text: str, registry: Registry) -> bool:
-    for word, pattern in _words(registry):
-        if word in text and pattern.search(text):
+    for gate, pattern in _gates(registry):
+        if gate in text and pattern.search(text):
             return True
     return _compares_dunder(text)
