@@ -61,6 +61,25 @@ for path in paths:
 print(len(paths), "files parsed")
 """
 
+# What the CLI would cost without reporting syntax errors in files the prefilter rejects: the public API,
+# which parses only the files the prefilter lets through.
+API_ONLY = """\
+import sys, warnings
+warnings.simplefilter("ignore")
+from winspawn_lint import check_text
+from winspawn_lint.settings import Settings
+from winspawn_lint.source import SourceError, read
+settings = Settings()
+paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
+found = 0
+for path in paths:
+    try:
+        found += len(check_text(read(path).text, path, settings))
+    except SourceError:
+        pass
+print(len(paths), "files", found, "findings")
+"""
+
 # flake8 finds plugins with importlib.metadata.distributions(); with WSP_BENCH_PLUGIN=off the shim hides
 # the winspawn-lint distribution from it, so flake8 never sees our entry point. Both arms run this same shim.
 FLAKE8_SHIM = """\
@@ -338,6 +357,8 @@ def measurements(c: Corpus, ruff: str) -> list[Measurement]:
         Measurement("floor", "floor: read + ast.parse, 1 process", [PY, "-c", FLOOR, "lists/all.txt"], n, lines),
         Measurement("wsp_j1", "winspawn-lint -j 1", [*wsp, "-j", "1", "corpus"], n, lines),
         Measurement("wsp_jN", f"winspawn-lint (default -j {jobs})", [*wsp, "corpus"], n, lines),
+        Measurement("api", "check_text() API, prefilter only, 1 process", [PY, "-c", API_ONLY, "lists/all.txt"],
+                    n, lines),
         Measurement("ruff", "ruff check --select E,F (default threads)", ruff_cmd, n, lines),
         Measurement("ruff_1t", "ruff check --select E,F (1 thread)", ruff_cmd, n, lines,
                     env={"RAYON_NUM_THREADS": "1"}),
@@ -374,9 +395,9 @@ def _run_order(ms: list[Measurement], rep: int) -> list[Measurement]:
 def check_outputs(ms: dict[str, Measurement], c: Corpus) -> dict[str, str]:
     """Facts from the outputs of the last repetition: files seen, findings, fixes, errors."""
     notes = {}
-    for key in ("floor", "floor_f8"):
+    for key in ("floor", "floor_f8", "api"):
         got = ms[key].stdout.split()[0]
-        want = len(c.files) if key == "floor" else len(c.flake8_files)
+        want = len(c.flake8_files) if key == "floor_f8" else len(c.files)
         if int(got) != want:
             raise SystemExit(f"{key}: parsed {got} of {want} files")
     for key in ("f8_off_j1", "f8_on_j1", "f8_off_jN", "f8_on_jN"):
@@ -442,6 +463,9 @@ def targets(ms: dict[str, Measurement]) -> list[str]:
     p_wall = paired(ms, "wsp_jN", "floor", "wall")
     out.append(f"- winspawn-lint / parse floor: serial **{fmt(s_cpu)}** CPU ({fmt(s_wall)} wall), parallel "
                f"**{fmt(p_wall)}** wall (target ≤ 0.5: serial {verdict(s_cpu, 0.5)}, parallel {verdict(p_wall, 0.5)}).")
+    api = paired(ms, "api", "floor", "cpu")
+    out.append(f"- the same analysis through the `check_text()` API, which parses only the files the prefilter lets "
+               f"through (the CLI also parses every other file, to report syntax errors): **{fmt(api)}** CPU / floor.")
     r1 = paired(ms, "wsp_j1", "ruff_1t", "cpu")
     rp = paired(ms, "wsp_jN", "ruff", "wall")
     out.append(f"- winspawn-lint / ruff (stretch: < 1): serial vs ruff on 1 thread {fmt(r1)} CPU; "
@@ -583,6 +607,7 @@ def main(argv: Optional[list[str]] = None) -> int:
               f"work dir {work}", flush=True)
         sanity_checks(corpus, ruff)
         ms = {m.key: m for m in measurements(corpus, ruff)}
+        output = Path(ns.output) if ns.output else (None if ns.quick else DOC)
         for rep in range(repeat):
             for m in _run_order(list(ms.values()), rep):
                 sample = run_once(m, work)
@@ -591,17 +616,17 @@ def main(argv: Optional[list[str]] = None) -> int:
                       f"{sample.rss_mb:.0f} MB", flush=True)
             if rep == 0:
                 notes = check_outputs(ms, corpus)
-        meta = {"date": date, "repeat": repeat, "load_before": load_before,
-                "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
-                "elapsed": time.perf_counter() - started}
+            meta = {"date": date, "repeat": rep + 1, "load_before": load_before,
+                    "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
+                    "elapsed": time.perf_counter() - started}
+            if output is not None:  # after every repetition, so an interrupted run still leaves a report
+                output.parent.mkdir(parents=True, exist_ok=True)
+                output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output))
         print()
         print("\n".join(table(ms)))
         print()
         print("\n".join(targets(ms)))
-        output = Path(ns.output) if ns.output else (None if ns.quick else DOC)
         if output is not None:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output))
             print(f"\nwrote {output}")
     finally:
         if ns.keep:

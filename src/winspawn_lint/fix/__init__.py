@@ -52,6 +52,27 @@ def _allowed(finding: Finding, unsafe: bool) -> bool:
 
 def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
     """Apply every allowed fix to ``text``; never returns code that does not compile."""
+    # libcst keeps LF and CRLF files byte for byte but drops a lone-CR file's last newline: fix such a file
+    # with LF endings and put its CRs back (old Mac files exist; they are valid Python).
+    if "\r" in text and "\n" not in text:
+        outcome = _fix_text(text.replace("\r", "\n"), filename, settings, unsafe)
+        if outcome.text == text.replace("\r", "\n"):
+            return FixOutcome(text, outcome.fixed, outcome.remaining, outcome.note)
+        return FixOutcome(outcome.text.replace("\n", "\r"), outcome.fixed, outcome.remaining, outcome.note)
+    if "\r" in text.replace("\r\n", ""):
+        findings = _check(text, filename, settings)
+        return FixOutcome(text, [], findings, "mixed lone-CR and LF line endings; not fixed (normalise them first)")
+    return _fix_text(text, filename, settings, unsafe)
+
+
+def _check(text: str, filename: Optional[str], settings) -> list:
+    from .. import check_text
+    from ..settings import Settings
+
+    return check_text(text, filename, settings or Settings())
+
+
+def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
     from .. import check_text
     from ..settings import Settings
 

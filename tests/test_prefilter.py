@@ -1,0 +1,167 @@
+"""The prefilter never hides a finding: whenever ``may_have_findings`` says no, the full pass finds nothing.
+
+Checked with every rule enabled and ``# noqa`` ignored, over every fixture, over
+hand-written near misses of the main guard, and over a fixed sample of the
+installed site-packages and standard library (random files, plus files with a
+main guard: the look-alikes the prefilter must tell apart).  No timing here.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sysconfig
+import warnings
+from functools import lru_cache
+
+import pytest
+
+from fixture_spec import FIXTURES_DIR, all_fixtures, load_fixture
+from winspawn_lint import check_text
+from winspawn_lint.analysis.prefilter import may_have_findings
+from winspawn_lint.rules import RULES
+from winspawn_lint.settings import Settings
+from winspawn_lint.source import SourceError, read
+from winspawn_lint.spawn_apis import from_config
+
+ALL = Settings(select=frozenset(RULES))
+SAMPLE_RANDOM = 200
+SAMPLE_GUARDED = 100
+
+
+def full_pass(text: str, filename: str, settings: Settings = ALL) -> list:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return check_text(text, filename, settings, noqa=False, prefilter=False)
+
+
+def assert_complete(text: str, filename: str, settings: Settings = ALL) -> bool:
+    """The completeness property for one text; returns the prefilter's answer."""
+    passes = may_have_findings(text, settings.registry)
+    if not passes:
+        findings = full_pass(text, filename, settings)
+        assert findings == [], f"{filename}: the prefilter rejects a file with findings: {findings}"
+    return passes
+
+
+FIXTURE_FILES = sorted(FIXTURES_DIR.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[p.name for p in FIXTURE_FILES])
+def test_fixture(path):
+    text = read(str(path)).text
+    passes = assert_complete(text, str(path))
+    if "# error:" in text:
+        assert passes, f"{path.name} expects findings but the prefilter rejects it"
+
+
+def test_every_fixture_with_expectations_passes_the_prefilter():
+    expecting = [load_fixture(p) for p in all_fixtures()]
+    expecting = [f for f in expecting if f.expected]
+    assert expecting
+    rejected = [f.name for f in expecting if not may_have_findings(read(str(f.path)).text, ALL.registry)]
+    assert rejected == []
+
+
+GUARD_LOOK_ALIKES = [
+    'if __name__ == "main":\n    print(1)\n',
+    "if __name__ == '_main_':\n    print(1)\n",
+    'if __name__ == "__main":\n    print(1)\n',
+    'if __name__ is "__main__":\n    print(1)\n',
+    'if "__main__" is __name__:\n    print(1)\n',
+    'if "__main__"is __name__:\n    print(1)\n',
+    'if __file__ == "__main__":\n    print(1)\n',
+    'if __file__ is "main":\n    print(1)\n',
+    'if (__name__) == "main":\n    print(1)\n',
+    'if (__name__\n        == "main"):\n    print(1)\n',
+    'if __name__ \\\n        == "main":\n    print(1)\n',
+    'if "main" == __name__:\n    print(1)\n',
+    'if __name__ == "__main__" "x":\n    print(1)\n',
+    'if (__name__ == "__main__"\n        "x"):\n    print(1)\n',
+    'if __name__ == "__main__" if True else "":\n    print(1)\n',
+    'if __name__ == u"main":\n    print(1)\n',
+]
+
+
+@pytest.mark.parametrize("text", GUARD_LOOK_ALIKES)
+def test_guard_look_alikes_pass_the_prefilter(text):
+    assert may_have_findings(text, ALL.registry)
+    assert_complete(text, "look_alike.py")
+
+
+REAL_GUARDS = [
+    'if __name__ == "__main__":\n    main()\n',
+    "if __name__ == '__main__':\n    main()\n",
+    'if __name__ == "__main__" and len(sys.argv) > 1:\n    main()\n',
+    'if (__name__ == "__main__"):\n    main()\n',
+    'log.info("%s", cls.__name__ == "x")\nif __name__ == "__main__":\n    main()\n',
+    'if __name__ != "__main__":\n    raise SystemExit\n',  # WSP102 only in a module that starts workers
+]
+
+
+@pytest.mark.parametrize("text", REAL_GUARDS)
+def test_real_guards_without_worker_apis_are_rejected(text):
+    assert not assert_complete(text, "script.py")
+
+
+def test_registry_extensions_pass_the_prefilter():
+    settings = Settings(select=frozenset(RULES), extra_apis=from_config([{"name": "mylib.parallel_map",
+                                                                          "payload": ["fn:0"]}]))
+    text = "from mylib import parallel_map\nparallel_map(lambda x: x, range(3))\n"
+    assert not may_have_findings(text, Settings().registry)
+    assert may_have_findings(text, settings.registry)
+    assert_complete(text, "ext.py", settings)
+
+
+def _library_files() -> list[str]:
+    paths = sysconfig.get_paths()
+    roots = sorted({paths["purelib"], paths["platlib"], paths["stdlib"]})
+    found = []
+    for root in roots:
+        for directory, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not (
+                root == paths["stdlib"] and d == "site-packages"))
+            found.extend(os.path.join(directory, name) for name in sorted(files) if name.endswith(".py"))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _sample() -> list[tuple[str, str]]:
+    """(path, text): SAMPLE_RANDOM random files, plus SAMPLE_GUARDED that compare `__name__` (seed 0)."""
+    rng = random.Random(0)
+    files = _library_files()
+    rng.shuffle(files)
+    chosen, guarded = [], []
+    for path in files[:4000]:
+        if len(chosen) >= SAMPLE_RANDOM and len(guarded) >= SAMPLE_GUARDED:
+            break
+        try:
+            text = read(path).text
+        except SourceError:
+            continue
+        if len(chosen) < SAMPLE_RANDOM:
+            chosen.append((path, text))
+        elif "__name__" in text and len(guarded) < SAMPLE_GUARDED:
+            guarded.append((path, text))
+    return chosen + guarded
+
+
+def test_library_sample():
+    sample = _sample()
+    assert len(sample) >= SAMPLE_RANDOM
+    rejected = 0
+    for path, text in sample:
+        try:
+            passes = assert_complete(text, path)
+        except SourceError:
+            continue  # does not parse under this Python: nothing to compare
+        rejected += not passes
+    assert rejected > len(sample) // 2  # most library files cannot hold a finding
+
+
+def test_sample_has_real_guards_that_are_rejected():
+    """The sample exercises the real-guard exemption (otherwise the sweep above would prove little about it)."""
+    exempted = [path for path, text in _sample()
+                if '__name__ == "__main__"' in text and not may_have_findings(text, ALL.registry)]
+    assert len(exempted) >= 10
+
