@@ -71,18 +71,27 @@ class WinspawnCodemod(VisitorBasedCodemodCommand):
 
     def partial_ref(self, tree: ast.Module) -> str:
         """How to spell ``functools.partial`` here, scheduling the import when needed."""
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.module == "functools" and node.level == 0:
-                for alias in node.names:
-                    if alias.name == "partial":
-                        return alias.asname or "partial"
-        for node in tree.body:
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name == "functools":
-                        return f"{alias.asname or 'functools'}.partial"
-        AddImportsVisitor.add_needed_import(self.context, "functools")
-        return "functools.partial"
+        spelling = existing_spelling(tree, "functools", "partial")
+        if spelling is None:
+            AddImportsVisitor.add_needed_import(self.context, "functools")
+            spelling = "functools.partial"
+        return spelling
+
+
+def existing_spelling(tree: ast.Module, module: str, name: str):
+    """How the module already spells ``module.name`` at top level (``from module import name as x`` or
+    ``import module as m``), or None when it imports neither."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == module and node.level == 0:
+            for alias in node.names:
+                if alias.name == name:
+                    return alias.asname or name
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == module:
+                    return f"{alias.asname or module}.{name}"
+    return None
 
 
 def blank_lines(count: int) -> list[cst.EmptyLine]:

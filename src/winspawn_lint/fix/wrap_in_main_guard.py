@@ -37,7 +37,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from ..analysis.guards import is_main_guard
-from ._base import WinspawnCodemod
+from ._base import WinspawnCodemod, existing_spelling
 from ._scopes import loaded_names, module_names, unique_name
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -270,20 +270,13 @@ class WrapInMainGuard(WinspawnCodemod):
         return (binds & read_by_functions) | (binds & bound_elsewhere)
 
     def _freeze_support(self, module: ast.Module) -> str:
-        for node in module.body:
-            if isinstance(node, ast.ImportFrom) and node.module == "multiprocessing" and node.level == 0:
-                for alias in node.names:
-                    if alias.name == "freeze_support":
-                        return alias.asname or "freeze_support"
-        for node in module.body:
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name == "multiprocessing":
-                        return f"{alias.asname or 'multiprocessing'}.freeze_support"
-        from libcst.codemod.visitors import AddImportsVisitor
+        spelling = existing_spelling(module, "multiprocessing", "freeze_support")
+        if spelling is None:
+            from libcst.codemod.visitors import AddImportsVisitor
 
-        AddImportsVisitor.add_needed_import(self.context, "multiprocessing", "freeze_support")
-        return "freeze_support"
+            AddImportsVisitor.add_needed_import(self.context, "multiprocessing", "freeze_support")
+            spelling = "freeze_support"
+        return spelling
 
 
 def _worker_functions(module: ast.Module) -> list[ast.AST]:
