@@ -41,6 +41,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import freeze_support
 from pathlib import Path
 from typing import Optional
 
@@ -412,8 +413,9 @@ def check_outputs(ms: dict[str, Measurement], c: Corpus) -> dict[str, str]:
     f8_off_wsp = sum(1 for line in ms["f8_off_j1"].stdout.splitlines() if ": WSP" in line)
     notes["flake8"] = f"plugin on: {f8_wsp} WSP findings; plugin off: {f8_off_wsp}"
     rewritten = sum(1 for line in ms["fix"].stdout.splitlines() if line.startswith("+++ "))
-    notes["fix"] = (f"{len(c.fix_extra)} fixture copies mixed in ({len(c.fix_extra) / (len(c.files) + len(c.fix_extra)):.1%}"
-                    f" of files); the diff rewrites {rewritten} files")
+    share = len(c.fix_extra) / (len(c.files) + len(c.fix_extra))
+    notes["fix"] = (f"{len(c.fix_extra)} fixture copies mixed in ({share:.1%} of files), "
+                    f"files the diff rewrites: {rewritten}")
     ruff_lines = sum(1 for line in ms["ruff"].stdout.splitlines() if ".py:" in line)
     notes["ruff"] = f"{ruff_lines} E/F diagnostics"
     return notes
@@ -547,6 +549,9 @@ def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta
         "## Targets",
         "",
         *targets(ms),
+        *([""] + ["Load: the 1-minute load average was above the core count during the run, so the parallel runs "
+                  "did not get every core and wall-time ratios mix in other jobs' load; the CPU ratios of the "
+                  "serial runs are the reliable ones."] if meta["load_max"] > (os.cpu_count() or 1) else []),
         "",
         "Outputs: winspawn-lint " + notes["wsp"] + "; flake8 " + notes["flake8"] + "; ruff " + notes["ruff"]
         + "; fix corpus: " + notes["fix"] + ".",
@@ -608,15 +613,17 @@ def main(argv: Optional[list[str]] = None) -> int:
         sanity_checks(corpus, ruff)
         ms = {m.key: m for m in measurements(corpus, ruff)}
         output = Path(ns.output) if ns.output else (None if ns.quick else DOC)
+        load_max = os.getloadavg()[0]
         for rep in range(repeat):
             for m in _run_order(list(ms.values()), rep):
                 sample = run_once(m, work)
                 m.samples.append(sample)
+                load_max = max(load_max, os.getloadavg()[0])
                 print(f"  [{rep + 1}/{repeat}] {m.label}: {sample.wall:.2f} s wall, {sample.cpu:.2f} s CPU, "
                       f"{sample.rss_mb:.0f} MB", flush=True)
             if rep == 0:
                 notes = check_outputs(ms, corpus)
-            meta = {"date": date, "repeat": rep + 1, "load_before": load_before,
+            meta = {"date": date, "repeat": rep + 1, "load_before": load_before, "load_max": load_max,
                     "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
                     "elapsed": time.perf_counter() - started}
             if output is not None:  # after every repetition, so an interrupted run still leaves a report
@@ -637,4 +644,5 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 if __name__ == "__main__":
+    freeze_support()
     sys.exit(main())

@@ -31,7 +31,8 @@ def corpus(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("corpus")
     for copy in range(3):
         shutil.copytree(FIXTURES, root / f"copy{copy}", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "syntax_error.py").write_bytes(b"def f(:\n")
+    # (a walk parses only the files that mention a worker API: this one does)
+    (root / "syntax_error.py").write_bytes(b"from multiprocessing import Pool\ndef f(:\n")
     (root / "nul.py").write_bytes(b"\0")
     (root / "latin1.py").write_bytes(b"x = '\xe9'\n")
     assert sum(1 for _ in root.rglob("*.py")) >= max(100, PARALLEL_THRESHOLD)
@@ -150,8 +151,8 @@ def test_a_worker_killed_is_one_error_line(tmp_path):
         deadline = time.monotonic() + 300
         workers: list = []
         while time.monotonic() < deadline and proc.poll() is None:
-            workers = [p for p in _session(proc.pid) if p[0] != proc.pid and p[1] != "Z"
-                       and "resource_tracker" not in p[2]]
+            workers = [p for p in _session(proc.pid)
+                       if p[0] != proc.pid and p[1] != "Z" and "resource_tracker" not in p[2]]
             if len(workers) >= 2:
                 break
             time.sleep(0.05)

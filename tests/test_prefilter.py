@@ -164,4 +164,3 @@ def test_sample_has_real_guards_that_are_rejected():
     exempted = [path for path, text in _sample()
                 if '__name__ == "__main__"' in text and not may_have_findings(text, ALL.registry)]
     assert len(exempted) >= 10
-

@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 from .__version__ import __version__
@@ -47,6 +47,10 @@ class Job:
     diff: bool = False
     unsafe_fixes: bool = False
     keep_lines: bool = False
+    #: parse even a file the prefilter proves clean, to report it if it does not parse. On for files named on
+    #: the command line (pre-commit names each changed file); off for files found by walking a directory, where
+    #: parsing every file would cost more than the whole check (syntax errors are your general linter's job).
+    report_unparsable: bool = True
 
 
 def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display: Optional[str] = None) -> FileResult:
@@ -69,8 +73,9 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
         src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
         text = src.text
         if not may_have_findings(text, settings.registry):
-            # No finding is possible, but a file that does not parse is still reported (exit 2).
-            source_module.parse(src, display or path)
+            # No finding is possible; a file named explicitly that does not parse is still reported (exit 2).
+            if job.report_unparsable:
+                source_module.parse(src, display or path)
             return result
         from . import check_text
 
@@ -136,12 +141,15 @@ def _ignore_sigint() -> None:
 _GC_THRESHOLD = (50_000, 20, 10)
 
 
-def _check_many(paths: list[str], job: Job, jobs: int) -> list[FileResult]:
+def _check_many(paths: list[str], job: Job, jobs: int, walked: frozenset[str] = frozenset()) -> list[FileResult]:
+    """Check files in order; those in *walked* were found by walking a directory (see Job.report_unparsable)."""
+    walk_job = replace(job, report_unparsable=False)
+    path_jobs = [walk_job if path in walked else job for path in paths]
     if jobs == 1 or len(paths) < PARALLEL_THRESHOLD:
         previous = gc.get_threshold()
         gc.set_threshold(*_GC_THRESHOLD)
         try:
-            return [check_file(path, job) for path in paths]
+            return [check_file(path, path_job) for path, path_job in zip(paths, path_jobs)]
         finally:
             gc.set_threshold(*previous)
     from concurrent.futures import ProcessPoolExecutor
@@ -156,7 +164,7 @@ def _check_many(paths: list[str], job: Job, jobs: int) -> list[FileResult]:
         # (through fork and exec), so a Ctrl-C sent to the whole process group while one is still
         # importing cannot print a traceback from it; this process gets the signal on unblocking.
         with _sigint_blocked():
-            outcomes = executor.map(check_file, paths, [job] * len(paths), chunksize=chunk)
+            outcomes = executor.map(check_file, paths, path_jobs, chunksize=chunk)
             processes = dict(executor._processes or {})
         results = list(outcomes)
     except BaseException:
@@ -295,6 +303,7 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
 
     status = EXIT_CLEAN
     targets: list[str] = []
+    walked: set[str] = set()
     results: list[FileResult] = []
     from .files import discover
 
@@ -309,8 +318,10 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
             status = EXIT_ERROR
         else:
             targets.append(path)
+            if not explicit:
+                walked.add(path)
     jobs = ns.jobs or (os.cpu_count() or 1)
-    results.extend(_check_many(targets, job, jobs))
+    results.extend(_check_many(targets, job, jobs, frozenset(walked)))
     results.sort(key=lambda r: r.path)
 
     rows: list[tuple[str, Finding]] = []
