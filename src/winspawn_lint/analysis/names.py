@@ -62,6 +62,12 @@ class Resolver:
         if isinstance(expr, ast.Call):
             func = self.qualname(expr.func, scope, depth + 1)
             if func in CONTEXT_FACTORIES:
+                # An explicit fork context never pickles for its children nor re-imports the main module
+                # (and does not exist on Windows, which is a different failure): nothing of ours applies.
+                method = expr.args[0] if expr.args else next(
+                    (k.value for k in expr.keywords if k.arg == "method"), None)
+                if isinstance(method, ast.Constant) and method.value == "fork":
+                    return None
                 return CONTEXT_FACTORIES[func]
             return None
         return None
