@@ -10,28 +10,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from samples import LAMBDA_COLLATE
+
 # The lambda collate_fn of a DataLoader in main(): WSP201 at line 7, column 55.
-GOOD = textwrap.dedent('''\
-    import torch
-    from torch.utils.data import DataLoader
-
-
-    def main():
-        ds = list(range(10))
-        loader = DataLoader(ds, num_workers=2, collate_fn=lambda b: b)
-        for batch in loader:
-            print(batch)
-
-
-    if __name__ == "__main__":
-        main()
-''').encode()
+GOOD = LAMBDA_COLLATE.encode()
 GOOD_FINDING = "good.py:7:55: WSP201 "
 NEEDS_312 = sys.version_info < (3, 12)
 

@@ -9,31 +9,18 @@ import signal
 import stat
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from samples import LAMBDA_COLLATE
+
 from winspawn_lint import cli, file_io, source
 from winspawn_lint.settings import Settings
 
 # WSP201 (a lambda collate_fn, fix: hoist it to a module-level function) in main() under a guard.
-FIXABLE = textwrap.dedent('''\
-    import torch
-    from torch.utils.data import DataLoader
-
-
-    def main():
-        ds = list(range(10))
-        loader = DataLoader(ds, num_workers=2, collate_fn=lambda b: b)
-        for batch in loader:
-            print(batch)
-
-
-    if __name__ == "__main__":
-        main()
-''')
+FIXABLE = LAMBDA_COLLATE
 TEMP_GLOB = ".winspawn-*.tmp"
 
 

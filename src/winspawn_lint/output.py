@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from .finding import Finding
 from .rules import RULES, FixSafety

@@ -17,7 +17,7 @@ from typing import Iterator, Optional
 from ...spawn_apis import (DILL, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS,
                            Unpicklable)
 from ..context import Context
-from ..index import FUNCTION_NODES, ClassInfo, Scope
+from ..index import ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
 from ..workers import Payload, function_returns
 
