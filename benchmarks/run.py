@@ -10,15 +10,16 @@ file (``corpus/q<shard>/<n>/<original name>``), so no tool's default
 excludes (``build``, ``site-packages``, ``tests``...) can skip any of them;
 the harness checks that every tool saw every file.
 
-Each measurement is a subprocess; its wall time, CPU time (user + system of
-the process and of the workers it reaped) and peak RSS (``wait4`` rusage,
-the largest single process of its tree) are recorded.  The measurements are
+Each measurement is a subprocess, started by a small launcher process that
+records its wall time, CPU time (user + system of the process and of the
+workers it reaped) and peak RSS (``getrusage(RUSAGE_CHILDREN)``: the largest
+single process of its tree).  The measurements are
 interleaved within each repetition and reported as medians; ratios are
 medians of the per-repetition ratios, so slow drift of a shared machine's
 load cancels out.  Results: a table on stdout and ``docs/performance.md``
 (the part below the "end of generated part" marker is kept across runs).
 
-POSIX only (``os.wait4``).  Needs ``flake8`` and ``ruff`` installed next to
+POSIX only (``resource``).  Needs ``flake8`` and ``ruff`` installed next to
 winspawn-lint.  ``--quick``: a ~2000-file sample, one repetition (smoke test).
 """
 
@@ -60,6 +61,20 @@ for path in paths:
     with open(path, "rb") as handle:
         ast.parse(handle.read(), path)
 print(len(paths), "files parsed")
+"""
+
+# Runs one measured command and writes its wall time, CPU time (user + system of it and every process it
+# reaped: pool workers included) and peak RSS (the largest single process) as JSON.
+LAUNCHER = """\
+import json, resource, subprocess, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+status = subprocess.call(argv)
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(report, "w") as handle:
+    json.dump({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "maxrss": usage.ru_maxrss,
+               "status": status}, handle)
 """
 
 # What the CLI would cost without reporting syntax errors in files the prefilter rejects: the public API,
@@ -304,22 +319,25 @@ def run_once(m: Measurement, work: Path) -> Sample:
     env = {**os.environ, **m.env}
     env.pop("PYTHONPROFILEIMPORTTIME", None)
     out_path, err_path = work / "out" / f"{m.key}.out", work / "out" / f"{m.key}.err"
+    report = work / "out" / f"{m.key}.json"
     out_path.parent.mkdir(exist_ok=True)
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(m.argv, cwd=work, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    # ru_maxrss: KiB on Linux, bytes on macOS; for wait4 it is the largest single process of the tree.
-    rss = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+        # Through the small launcher: on Linux a process exec'd straight from this one would start with this
+        # process's own peak RSS as its ru_maxrss.
+        proc = subprocess.run([PY, "-c", LAUNCHER, str(report), *m.argv], cwd=work, env=env, stdout=out,
+                              stderr=err, stdin=subprocess.DEVNULL, check=False)
+    if proc.returncode != 0 or not report.exists():
+        raise SystemExit(f"{m.label}: the launcher failed\n{err_path.read_text(errors='replace')[-3000:]}")
+    data = json.loads(report.read_text())
+    # ru_maxrss: KiB on Linux, bytes on macOS; the largest single process among those the launcher waited for.
+    rss = data["maxrss"] / (1024 * 1024 if sys.platform == "darwin" else 1024)
     m.stdout = out_path.read_text(errors="replace")
     m.stderr = err_path.read_text(errors="replace")
     if m.key == "plugin":
         m.reported.append(float(m.stdout.split()[-1]))
-    if proc.returncode not in m.ok_status:
-        raise SystemExit(f"{m.label}: exit status {proc.returncode}\n{' '.join(m.argv)}\n{m.stderr[-3000:]}")
-    return Sample(wall, usage.ru_utime + usage.ru_stime, rss, proc.returncode)
+    if data["status"] not in m.ok_status:
+        raise SystemExit(f"{m.label}: exit status {data['status']}\n{' '.join(m.argv)}\n{m.stderr[-3000:]}")
+    return Sample(data["wall"], data["cpu"], rss, data["status"])
 
 
 def ruff_binary() -> str:
@@ -572,8 +590,8 @@ def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta
         *table(ms),
         "",
         "CPU s is user + system time of the process and all its workers; for parallel runs it exceeds wall "
-        "time. Peak RSS is `wait4`'s `ru_maxrss`: the largest single process of the run (for a parallel run, "
-        "the largest worker or the parent, not their sum).",
+        "time. Peak RSS is `ru_maxrss` from `getrusage(RUSAGE_CHILDREN)` in a small launcher process: the "
+        "largest single process of the run (for a parallel run, the largest worker or the parent, not their sum).",
         "",
         "## Targets",
         "",
@@ -625,8 +643,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--output", help="the Markdown report (default: docs/performance.md; none with --quick)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary corpus directory")
     ns = parser.parse_args(argv)
-    if not hasattr(os, "wait4"):
-        raise SystemExit("benchmarks/run.py needs a POSIX system (os.wait4)")
+    if os.name != "posix":
+        raise SystemExit("benchmarks/run.py needs a POSIX system (resource.getrusage)")
     repeat = ns.repeat or (1 if ns.quick else 3)
     flake8_sample = ns.flake8_sample or (300 if ns.quick else 1500)
     started = time.perf_counter()
