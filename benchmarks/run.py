@@ -555,7 +555,7 @@ def machine() -> list[str]:
     return [
         f"- {os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}",
         f"- Python {platform.python_version()} ({platform.python_implementation()}), "
-        f"winspawn-lint {winspawn_lint.__version__}, {tool_version([PY, '-m', 'flake8', '--version'])}, "
+        f"winspawn-lint {winspawn_lint.__version__}, flake8 {tool_version([PY, '-m', 'flake8', '--version'])}, "
         f"{tool_version([ruff_binary(), '--version'])}",
     ]
 
