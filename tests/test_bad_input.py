@@ -229,7 +229,7 @@ def test_dangling_symlink(tree):
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="root reads a chmod 000 file anyway; test_io_error_on_read covers an unreadable file")
+                    reason="root reads a chmod 000 file anyway; test_permission_denied_in_process covers it")
 def test_unreadable_file(tree):  # pragma: no cover - runs as a normal user
     (tree / "secret.py").write_bytes(GOOD)
     (tree / "secret.py").chmod(0)
@@ -237,6 +237,29 @@ def test_unreadable_file(tree):  # pragma: no cover - runs as a normal user
         assert_one_diagnostic(run("secret.py", "good.py", cwd=tree), "secret.py", "Permission denied")
     finally:
         (tree / "secret.py").chmod(0o644)
+
+
+def test_permission_denied_in_process(tree, monkeypatch, capsys):
+    """The unreadable-file outcome where the suite runs as root (CI containers): the command is called in this
+    process, with the one file's ``open`` failing the way a chmod 000 file fails for a normal user."""
+    import builtins
+
+    from winspawn_lint import cli, source
+
+    real_open = builtins.open
+
+    def deny(path, *args, **kwargs):
+        if os.path.basename(str(path)) == "secret.py":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    (tree / "secret.py").write_bytes(GOOD)
+    monkeypatch.setattr(source, "open", deny, raising=False)
+    monkeypatch.chdir(tree)
+    status = cli.main(["--isolated", "-j", "1", "secret.py", "good.py"])
+    out, err = capsys.readouterr()
+    assert_one_diagnostic(subprocess.CompletedProcess([], status, out.encode(), err.encode()), "secret.py",
+                          "Permission denied")
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="needs Linux /proc")

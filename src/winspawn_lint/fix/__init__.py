@@ -84,18 +84,32 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False
     import libcst as cst
     from libcst.codemod import CodemodContext
 
+    # Each text is checked and parsed once: most codemods in a pass leave the text as it was.
+    checked = {text: original}
+    parsed: dict[str, cst.Module] = {}
+
+    def check(source: str) -> list:
+        if source not in checked:
+            checked[source] = check_text(source, filename, settings)
+        return checked[source]
+
+    def parse(source: str) -> cst.Module:  # libcst trees are immutable, so one can be shared by codemods
+        if source not in parsed:
+            parsed[source] = cst.parse_module(source)
+        return parsed[source]
+
     current, notes = text, []
     converged = False
     for _ in range(MAX_PASSES):
         changed = False
         for module_name, class_name, codes in CODEMODS:
-            targets = [f for f in check_text(current, filename, settings) if f.code in codes and _allowed(f, unsafe)]
+            targets = [f for f in check(current) if f.code in codes and _allowed(f, unsafe)]
             if not targets:
                 continue
             command_class = getattr(importlib.import_module(f"{__name__}.{module_name}"), class_name)
             command = command_class(CodemodContext(filename=filename), findings=targets, unsafe=unsafe)
             try:
-                new = command.transform_module(cst.parse_module(current)).code
+                new = command.transform_module(parse(current)).code
             except Exception as error:  # a codemod bug must not lose the user's file
                 notes.append(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
                 continue
@@ -118,7 +132,7 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False
     if not converged:
         return FixOutcome(text, [], original, _join(note, f"fixes did not converge in {MAX_PASSES} passes; "
                                                           "file left unchanged"))
-    remaining = check_text(current, filename, settings)
+    remaining = check(current)
     before, after = Counter(f.code for f in original), Counter(f.code for f in remaining)
     new_codes = sorted(code for code in after if after[code] > before[code])
     if new_codes:

@@ -1,6 +1,6 @@
 """What every winspawn-lint codemod shares.
 
-Each codemod is a libcst ``VisitorBasedCodemodCommand``.  Through ``--fix`` it
+Each codemod is a libcst ``CodemodCommand``.  Through ``--fix`` it
 receives the findings to fix; run on its own (``python -m libcst.tool codemod
 -x winspawn_lint.fix.hoist_lambda.HoistLambda FILE``) it finds them itself by
 checking the module with every rule enabled.
@@ -13,11 +13,11 @@ import ast
 from typing import ClassVar, Iterable, Optional, Sequence
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst.codemod import CodemodCommand, CodemodContext
 
 from ..finding import Finding
 from ..rules import RULES, FixSafety
+from .imports import add_imports
 from .positions import SourcePositions
 
 
@@ -26,8 +26,14 @@ def allowed(finding: Finding, unsafe: bool) -> bool:
     return safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE)
 
 
-class WinspawnCodemod(VisitorBasedCodemodCommand):
-    """Base: holds the findings this codemod fixes and the notes on those it could not."""
+class WinspawnCodemod(CodemodCommand):
+    """Base: holds the findings this codemod fixes and the notes on those it could not.
+
+    A plain ``CodemodCommand``, not a ``VisitorBasedCodemodCommand``: each codemod overrides
+    ``transform_module_impl`` and visits with small inner visitors, and the visitor base would scan
+    every ``visit_*``/``leave_*`` attribute for matcher decorators on each instantiation (24 ms, measured:
+    40% of ``--fix`` time before this change).
+    """
 
     CODES: ClassVar[frozenset[str]] = frozenset()
 
@@ -43,6 +49,16 @@ class WinspawnCodemod(VisitorBasedCodemodCommand):
         self.unsafe = unsafe and not safe_only
         self.notes: list[str] = []
         self.applied: list[Finding] = []
+        self._imports: list[tuple[str, Optional[str]]] = []
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        self._imports = []
+        tree = super().transform_module(tree)
+        return add_imports(tree, self._imports) if self._imports else tree
+
+    def add_import(self, module: str, name: Optional[str] = None) -> None:
+        """Schedule ``import module`` or ``from module import name`` (see :mod:`.imports`)."""
+        self._imports.append((module, name))
 
     # -- findings -------------------------------------------------------------------------------------
     def findings_for(self, text: str) -> list[Finding]:
@@ -73,7 +89,7 @@ class WinspawnCodemod(VisitorBasedCodemodCommand):
         """How to spell ``functools.partial`` here, scheduling the import when needed."""
         spelling = existing_spelling(tree, "functools", "partial")
         if spelling is None:
-            AddImportsVisitor.add_needed_import(self.context, "functools")
+            self.add_import("functools")
             spelling = "functools.partial"
         return spelling
 

@@ -272,9 +272,7 @@ class WrapInMainGuard(WinspawnCodemod):
     def _freeze_support(self, module: ast.Module) -> str:
         spelling = existing_spelling(module, "multiprocessing", "freeze_support")
         if spelling is None:
-            from libcst.codemod.visitors import AddImportsVisitor
-
-            AddImportsVisitor.add_needed_import(self.context, "multiprocessing", "freeze_support")
+            self.add_import("multiprocessing", "freeze_support")
             spelling = "freeze_support"
         return spelling
 
