@@ -371,3 +371,24 @@ def test_flake8_bad_values_are_one_line(flake8_project, cfg, names):
     assert done.stdout == ""
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and names in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("patterns", [
+    ("build", "*_pb2.py", ".venv"),
+    ("scripts/", "src/app/*_pb2.py", "a*"),
+    ("*.egg-info", "node_modules", "lib"),
+])
+def test_walk_excludes_what_is_excluded_says(tmp_path, monkeypatch, patterns):
+    # The walk matches only each entry's own name (its parents were let through); that must agree with
+    # is_excluded, which matches every part of the path, on every file of a tree.
+    from winspawn_lint.files import discover
+    from winspawn_lint.settings import Settings
+
+    names = ["src/app/train.py", "src/app/gen_pb2.py", "scripts/job.py", "build/lib/copy.py", "lib/x.py",
+             "pkg.egg-info/y.py", "node_modules/z.py", "apps/a.py", "src/aa/b.py", ".venv/c.py", "top.py"]
+    for name in names:
+        write(tmp_path / name, "x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(exclude=patterns, root=str(tmp_path))
+    walked = {path for path, _ in discover(["."], settings)}
+    assert walked == {name for name in names if not settings.is_excluded(name, below=".")}

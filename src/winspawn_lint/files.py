@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Iterator
+from typing import Iterator, Optional
 
 from .settings import Settings
 
@@ -25,25 +25,28 @@ def discover(paths: list[str], settings: Settings) -> Iterator[tuple[str, bool]]
             yield path, True
             continue
         if os.path.isdir(path):
-            found = []
+            found: list[tuple[str, str, bool]] = []
+            real_top = os.path.realpath(path)
             for root, dirs, files in os.walk(path, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if not settings.is_excluded(os.path.join(root, d), below=path))
+                # the walk never enters an excluded directory, so only each entry's own name is left to match
+                dirs[:] = sorted(d for d in dirs if not settings.is_excluded_below(os.path.join(root, d), d))
                 for name in sorted(files):
                     if not name.endswith(PYTHON_SUFFIXES):
                         continue
                     full = os.path.join(root, name)
-                    if settings.is_excluded(full, below=path) or _special(full):
+                    if settings.is_excluded_below(full, name):
                         continue
-                    found.append(full)
+                    entry = _walked_file(full, real_top, path)
+                    if entry is not None:
+                        found.append((full, *entry))
             # A file reached both directly and through a symlink is checked once, under its own name
             # (so --fix, which never writes through a symlink, can rewrite it).
             keep = set()
-            for full in sorted(found, key=os.path.islink):
-                key = os.path.realpath(full)
-                if key not in seen:
-                    seen.add(key)
+            for full, real, _ in sorted(found, key=lambda entry: entry[2]):
+                if real not in seen:
+                    seen.add(real)
                     keep.add(full)
-            for full in found:
+            for full, _, _ in found:
                 if full in keep:
                     yield _display(full), False
         else:
@@ -53,16 +56,29 @@ def discover(paths: list[str], settings: Settings) -> Iterator[tuple[str, bool]]
                 yield path, True
 
 
-def _special(path: str) -> bool:
-    """A FIFO, socket or device found by the walk: opening a FIFO would block forever, so it is skipped.
+def _walked_file(full: str, real_top: str, top: str) -> Optional[tuple[str, bool]]:
+    """(real path, is a symlink) of a file the walk found, or None for a FIFO, socket or device: opening
+    a FIFO would block forever, so it is skipped.
 
     (Named on the command line it is read: ``winspawn-lint <(cat x.py)`` passes a pipe.)  A dangling
-    symlink is not skipped here: reading it reports the error.
+    symlink is kept: reading it reports the error.  The walk follows no directory symlink, so the real
+    path of a file that is not itself a symlink is the walked directory's real path joined with the rest:
+    one ``lstat`` per file instead of ``realpath``'s one per path component.
     """
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        info = os.lstat(full)
     except OSError:
-        return False
+        return os.path.realpath(full), False
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            if not stat.S_ISREG(os.stat(full).st_mode):
+                return None
+        except OSError:
+            pass
+        return os.path.realpath(full), True
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return os.path.join(real_top, os.path.relpath(full, top)), False
 
 
 def _display(path: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from functools import lru_cache
 from typing import Optional
 
 from ..spawn_apis import CONTEXT_FACTORIES, MODULE_ALIASES
@@ -22,6 +23,8 @@ MAX_DEPTH = 8
 class Resolver:
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
+        # Every check asks for the name of the same calls: one answer per (expression, scope).
+        self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
 
     def lookup(self, name: str, scope: Scope, line: Optional[int] = None) -> Optional[Binding]:
         """The binding a use of *name* in *scope* (at *line*) most likely sees."""
@@ -43,6 +46,14 @@ class Resolver:
 
     def qualname(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[str]:
         """Dotted name an expression stands for (``torch.utils.data.DataLoader``), or None."""
+        if depth == 0:
+            key = (expr, scope)
+            if key not in self._qualnames:
+                self._qualnames[key] = self._qualname(expr, scope, 0)
+            return self._qualnames[key]
+        return self._qualname(expr, scope, depth)
+
+    def _qualname(self, expr: ast.AST, scope: Scope, depth: int) -> Optional[str]:
         if depth > MAX_DEPTH:
             return None
         if isinstance(expr, ast.Name):
@@ -52,15 +63,15 @@ class Resolver:
             if binding.kind == "import":
                 return _canonical(binding.qualname)
             if binding.kind == "assign" and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Call)):
-                return self.qualname(binding.value, binding.scope, depth + 1)
+                return self._qualname(binding.value, binding.scope, depth + 1)
             if binding.kind in ("def", "class") and binding.scope.kind == "module":
                 return f"<module>.{expr.id}"
             return None
         if isinstance(expr, ast.Attribute):
-            base = self.qualname(expr.value, scope, depth + 1)
+            base = self._qualname(expr.value, scope, depth + 1)
             return _canonical(f"{base}.{expr.attr}") if base else None
         if isinstance(expr, ast.Call):
-            func = self.qualname(expr.func, scope, depth + 1)
+            func = self._qualname(expr.func, scope, depth + 1)
             if func in CONTEXT_FACTORIES:
                 # An explicit fork context never pickles for its children nor re-imports the main module
                 # (and does not exist on Windows, which is a different failure): nothing of ours applies.
@@ -97,6 +108,7 @@ class Resolver:
         return expr, scope
 
 
+@lru_cache(maxsize=4096)
 def _canonical(name: Optional[str]) -> Optional[str]:
     if name is None:
         return None

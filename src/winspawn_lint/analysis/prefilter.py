@@ -19,7 +19,8 @@ alternation regex over the whole text is ten times slower than ``in``
 scans, so the text is scanned with ``in`` for a few "gate" substrings (the
 words that contain no other word: ``Process`` gates ``BaseProcess`` and
 ``ProcessPoolExecutor``), and a word is confirmed as a whole word only when
-its gate is present.
+its gate is present, by looking at the identifier around each place the gate occurs (a regex
+``\b(?:...)\b`` has no literal prefix to search for, so it tries every position: 1.7 ms a file).
 """
 
 from __future__ import annotations
@@ -39,14 +40,37 @@ _REAL_GUARD = re.compile(r"""[ \t]*==[ \t]*(?:"__main__"|'__main__')[ \t]*(?::|\
 
 
 @lru_cache(maxsize=8)
-def _gates(registry: Registry) -> tuple[tuple[str, "re.Pattern[str]"], ...]:
-    """(gate substring, whole-word pattern of every word containing it); every word has a gate."""
+def _gates(registry: Registry) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(gate substring, every word containing it); every word has a gate.
+
+    A word that is not all word characters (none is today: tokens are identifiers) cannot be found as an
+    identifier; it becomes a gate with no words, which its substring alone lets through.
+    """
     words = sorted({*registry.tokens(), *_ALWAYS_WORDS})
+    odd = [word for word in words if not all(_is_word_char(char) for char in word)]
+    words = [word for word in words if word not in odd]
     gates = [word for word in words if not any(other != word and other in word for other in words)]
-    return tuple(
-        (gate, re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words if gate in w) + r")\b"))
-        for gate in gates
-    )
+    return (*((gate, frozenset(w for w in words if gate in w)) for gate in gates),
+            *((word, frozenset()) for word in odd))
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what `\w` matches
+
+
+def _has_word(text: str, gate: str, words: frozenset[str]) -> bool:
+    """Whether one of *words* (each containing *gate*) occurs in *text* as a whole word."""
+    start = text.find(gate)
+    while start != -1:
+        left, right = start, start + len(gate)
+        while left and _is_word_char(text[left - 1]):
+            left -= 1
+        while right < len(text) and _is_word_char(text[right]):
+            right += 1
+        if text[left:right] in words:
+            return True
+        start = text.find(gate, right)
+    return False
 
 
 def _operator_after(text: str, end: int) -> bool:
@@ -80,7 +104,7 @@ def _compares_dunder(text: str) -> bool:
 
 
 def may_have_findings(text: str, registry: Registry) -> bool:
-    for gate, pattern in _gates(registry):
-        if gate in text and pattern.search(text):
+    for gate, words in _gates(registry):
+        if gate in text and (not words or _has_word(text, gate, words)):
             return True
     return _compares_dunder(text)
