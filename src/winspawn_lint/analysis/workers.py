@@ -104,6 +104,8 @@ class WorkerFinder:
                 return
             if api.kind == "call":
                 model.starts.append(StartEvent(api, call, site))
+            elif _never_used(call, site):
+                return  # an object nobody keeps is never started, so nothing it holds is pickled
             model.payloads.extend(self._payloads(api, api.payload, call, site))
             return
         if isinstance(call.func, ast.Attribute):
@@ -157,6 +159,32 @@ class WorkerFinder:
             if found is ABSENT or found is UNKNOWN or expr is None:
                 continue
             yield Payload(api, expr, arg, site, task)
+
+
+# Names through which a function can read its locals without naming them.
+_DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _never_used(call: ast.Call, site: Site) -> bool:
+    """The object this call builds is dropped: a bare expression statement, or a function's local variable
+    that nothing reads (``proc = Process(target=...)`` and no ``proc.start()``).  A module-level name may
+    be used by an importer, so it always counts as used."""
+    stmt = site.stmt
+    if isinstance(stmt, ast.Expr):
+        return stmt.value is call
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    scope, name = site.scope, stmt.targets[0].id
+    if scope.kind != "function" or name in scope.globals_:
+        return False
+    for node in ast.walk(scope.node):  # nested functions included: a closure may read it
+        if isinstance(node, ast.Name) and (node.id in _DYNAMIC_LOCALS or (
+                node.id == name and not isinstance(node.ctx, ast.Store))):
+            return False
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+    return True
 
 
 def resolve_callee(call: ast.Call, site: Site, index: ModuleIndex, resolver: Resolver) -> Optional[ast.AST]:
