@@ -410,3 +410,9 @@ MP_SYNC_PRIMITIVES = frozenset(
     f"multiprocessing.{name}" for name in ("Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition", "Event",
                                            "Barrier")
 )
+
+#: APIs whose start drops the arguments it was given (``Process.start()`` does ``del self._args``), so a lock
+#: created inline in them is destroyed while the spawned child is still starting (measured: the child dies
+#: in SemLock._rebuild).  A Pool or executor keeps its ``initargs`` for the workers it may start later:
+#: an inline lock there is fine (measured: the tqdm idiom ``Pool(initargs=(RLock(),), ...)`` works under spawn).
+DROPS_ARGS_AT_START = frozenset({"multiprocessing.Process", "multiprocess.Process"})

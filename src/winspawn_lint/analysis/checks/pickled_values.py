@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from ...spawn_apis import (DILL, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS,
-                           Unpicklable)
+from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE,
+                           UNPICKLABLE_CALLS, Unpicklable)
 from ..context import Context
 from ..index import ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -77,7 +77,7 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
         ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
                  what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
                       f"`Manager()` lock)")
-    elif value is item:
+    elif value is item and payload.api.key in DROPS_ARGS_AT_START:
         ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
                  what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
                       f"child opens it: keep it in a variable)")
