@@ -173,18 +173,20 @@ def test_five_megabyte_file(tree):
 def test_deep_expressions_that_parse_are_analysed(tree):
     # Just below the parser's limits: the analysis and the fixer must cope (the fixer may decline, with a note).
     depth = 2000
+    # (the loader is used: a DataLoader built and dropped starts no worker and is not reported)
     (tree / "deep.py").write_bytes(
         b"from torch.utils.data import DataLoader\n\n\ndef main(ds):\n"
-        b"    DataLoader(ds, num_workers=2, collate_fn=" + b"lambda: " * depth + b"1)\n"
+        b"    loader = DataLoader(ds, num_workers=2, collate_fn=" + b"lambda: " * depth + b"1)\n"
         b"    x = a" + b".b" * depth + b"\n    y = f" + b"()" * depth + b"\n"
         b"    z = " + b"+".join([b"1"] * depth) + b"\n"
+        b"    return list(loader)\n"
         b"\n\nif __name__ == '__main__':\n    main([])\n")
     proc = run("deep.py", cwd=tree)
     assert proc.returncode == 1 and proc.stderr == b""
-    assert lines(proc.stdout)[0].startswith("deep.py:5:46: WSP201 ")
+    assert lines(proc.stdout)[0].startswith("deep.py:5:55: WSP201 ")
     (tree / "deep_fix.py").write_bytes(
         b"from torch.utils.data import DataLoader\n\n\ndef main(ds):\n"
-        b"    DataLoader(ds, num_workers=2, collate_fn=" + b"lambda: " * 1000 + b"1)\n")
+        b"    return DataLoader(ds, num_workers=2, collate_fn=" + b"lambda: " * 1000 + b"1)\n")
     proc = run("--diff", "deep_fix.py", cwd=tree)
     assert b"Traceback" not in proc.stderr and proc.returncode in (1, 2)
 
