@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 from .__version__ import __version__
 from .finding import Finding
-from .rules import RULES, FixSafety, expand
+from .rules import RULES, expand
 from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
                        settings_from_mapping)
 
@@ -96,8 +96,7 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
 
 
 def _fixable(finding: Finding, unsafe: bool) -> bool:
-    safety = finding.rule.fix_safety
-    return safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE)
+    return finding.rule.fix_safety.applies(unsafe)
 
 
 def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None:

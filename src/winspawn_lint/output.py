@@ -11,7 +11,7 @@ import os
 from typing import Callable, Sequence, TextIO
 
 from .finding import Finding
-from .rules import RULES, FixSafety
+from .rules import RULES
 
 #: (path, finding, fixable-now) triples, sorted by path then position
 Rows = Sequence[tuple[str, Finding]]
@@ -19,10 +19,7 @@ FORMATS = ("text", "grouped", "json", "github", "sarif")
 
 
 def fix_marker(finding: Finding, unsafe: bool) -> str:
-    safety = finding.rule.fix_safety
-    if safety is FixSafety.SAFE or (safety is FixSafety.UNSAFE and unsafe):
-        return " [*]"
-    return ""
+    return " [*]" if finding.rule.fix_safety.applies(unsafe) else ""
 
 
 def text(rows: Rows, out: TextIO, **_: object) -> None:

@@ -21,6 +21,10 @@ class FixSafety(enum.Enum):
     UNSAFE = "unsafe"  # valid code, may change meaning (e.g. for a module's importers)
     NONE = "none"  # reported only
 
+    def applies(self, unsafe: bool) -> bool:
+        """Whether ``--fix`` applies this grade of fix (``unsafe``: with ``--unsafe-fixes``)."""
+        return self is FixSafety.SAFE or (unsafe and self is FixSafety.UNSAFE)
+
 
 @dataclass(frozen=True)
 class Rule:

@@ -83,8 +83,8 @@ class Settings:
 
     def is_excluded_below(self, path: str, name: str) -> bool:
         """:meth:`is_excluded` for an entry named *name* of a directory the walk already let through: only its
-        own name is left to match, and the path patterns.  (Matching every part of every path again was 30%
-        of a check's time on site-packages, measured.)"""
+        own name is left to match, and the path patterns.  (Matching every part of every path again, and a
+        ``realpath`` per file, cost 8.6 s against 7.0 s for a serial check of torch, datasets and pandas.)"""
         return self._excluded_name(name) or (bool(self._path_patterns) and self._excluded_path(self._relative(path)))
 
     def _excluded_name(self, name: str) -> bool:

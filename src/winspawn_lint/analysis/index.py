@@ -241,8 +241,8 @@ class ModuleIndex:
                 scope = site.scope.function_scope() or self.module_scope
                 scope.bind(Binding(node.target.id, "assign", site.stmt, scope, node.value))
             # ast.iter_child_nodes, inlined: this loop is the hottest of the analysis
-            for field in node._fields:
-                value = getattr(node, field, None)
+            for attribute in node._fields:
+                value = getattr(node, attribute, None)
                 if type(value) is list:
                     for child in value:
                         if isinstance(child, _INDEXED):

@@ -34,7 +34,6 @@ _ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset")
 _DUNDERS = ("__name__", "__file__")
 _WINDOW = 64  # characters looked at on each side of a dunder
 _SPACE = " \t\r\n\\()"  # between a dunder and its operator: blanks, line continuations, parentheses
-_IDENTIFIER_CHAR = re.compile(r"\w")
 # `__name__ == "__main__"` ending the test or one `and`/`or` operand: the real guard, never a finding.
 _REAL_GUARD = re.compile(r"""[ \t]*==[ \t]*(?:"__main__"|'__main__')[ \t]*(?::|\)|and\b|or\b)""")
 
@@ -47,15 +46,16 @@ def _gates(registry: Registry) -> tuple[tuple[str, frozenset[str]], ...]:
     identifier; it becomes a gate with no words, which its substring alone lets through.
     """
     words = sorted({*registry.tokens(), *_ALWAYS_WORDS})
-    odd = [word for word in words if not all(_is_word_char(char) for char in word)]
+    odd = [word for word in words if not all(_word_char_at(word, i) for i in range(len(word)))]
     words = [word for word in words if word not in odd]
     gates = [word for word in words if not any(other != word and other in word for other in words)]
     return (*((gate, frozenset(w for w in words if gate in w)) for gate in gates),
             *((word, frozenset()) for word in odd))
 
 
-def _is_word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"  # what `\w` matches
+def _word_char_at(text: str, index: int) -> bool:
+    """Whether ``text[index]`` exists and is what ``\\w`` matches."""
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 def _has_word(text: str, gate: str, words: frozenset[str]) -> bool:
@@ -63,9 +63,9 @@ def _has_word(text: str, gate: str, words: frozenset[str]) -> bool:
     start = text.find(gate)
     while start != -1:
         left, right = start, start + len(gate)
-        while left and _is_word_char(text[left - 1]):
+        while _word_char_at(text, left - 1):
             left -= 1
-        while right < len(text) and _is_word_char(text[right]):
+        while _word_char_at(text, right):
             right += 1
         if text[left:right] in words:
             return True
@@ -77,14 +77,14 @@ def _operator_after(text: str, end: int) -> bool:
     after = text[end: end + _WINDOW].lstrip(_SPACE)
     if after.startswith("=="):
         return True
-    return after.startswith("is") and not _IDENTIFIER_CHAR.match(after, 2)
+    return after.startswith("is") and not _word_char_at(after, 2)
 
 
 def _operator_before(text: str, start: int) -> bool:
     before = text[max(0, start - _WINDOW): start].rstrip(_SPACE)
     if before.endswith("=="):
         return True
-    return before.endswith("is") and not (len(before) > 2 and _IDENTIFIER_CHAR.match(before, len(before) - 3))
+    return before.endswith("is") and not _word_char_at(before, len(before) - 3)
 
 
 def _compares_dunder(text: str) -> bool:
@@ -94,8 +94,8 @@ def _compares_dunder(text: str) -> bool:
         while start != -1:
             end = start + len(dunder)
             # `cls.__name__` or `py__name__()` is no module-level name: never a guard.
-            plain = not (start and (text[start - 1] == "." or _IDENTIFIER_CHAR.match(text, start - 1))
-                         or _IDENTIFIER_CHAR.match(text, end))
+            plain = not (start and (text[start - 1] == "." or _word_char_at(text, start - 1))
+                         or _word_char_at(text, end))
             if plain and (_operator_before(text, start) or (
                     _operator_after(text, end) and not (dunder == "__name__" and _REAL_GUARD.match(text, end)))):
                 return True

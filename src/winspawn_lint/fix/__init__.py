@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..finding import Finding
-from ..rules import FixSafety
 
 MAX_PASSES = 3
 
@@ -45,9 +44,7 @@ class FixOutcome:
 
 
 def _allowed(finding: Finding, unsafe: bool) -> bool:
-    safety = finding.rule.fix_safety
-    return finding.code in FIXABLE_CODES and (
-        safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE))
+    return finding.code in FIXABLE_CODES and finding.rule.fix_safety.applies(unsafe)
 
 
 def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:

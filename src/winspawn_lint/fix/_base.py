@@ -16,14 +16,13 @@ import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 
 from ..finding import Finding
-from ..rules import RULES, FixSafety
+from ..rules import RULES
 from .imports import add_imports
 from .positions import SourcePositions
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
-    safety = finding.rule.fix_safety
-    return safety is FixSafety.SAFE or (unsafe and safety is FixSafety.UNSAFE)
+    return finding.rule.fix_safety.applies(unsafe)
 
 
 class WinspawnCodemod(CodemodCommand):
