@@ -1,4 +1,4 @@
-"""WSP2xx, WSP3xx and WSP901: what travels to workers, and whether it survives pickling.
+"""Pickled-value hazards (WSP2xx, WSP3xx, WSP901): what travels to workers, and whether it survives pickling.
 
 Under spawn every callable and object handed to a worker is pickled.  The
 standard pickler stores functions and classes *by reference* (module and
@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from ... import rules
 from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE,
                            UNPICKLABLE_CALLS, Unpicklable)
 from ..context import Context
@@ -65,7 +66,7 @@ def _pickle_payload(ctx: Context, payload: Payload, reached: set) -> None:
 
 
 def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope, report: ast.AST) -> bool:
-    """WSP302 for a multiprocessing Lock/Semaphore sent with a task, or created inline in ``Process(args=...)``."""
+    """Report (WSP302) a multiprocessing Lock/Semaphore sent with a task, or created inline in ``Process(args=...)``."""
     value, value_scope = ctx.resolver.value_of(item, scope)
     if not isinstance(value, ast.Call):
         return False
@@ -74,11 +75,11 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
         return False
     short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
     if payload.task:
-        ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
+        ctx.emit(rules.WSP302, report, role=_role(payload), api=payload.api.label,
                  what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
                       f"`Manager()` lock)")
     elif value is item and payload.api.key in DROPS_ARGS_AT_START:
-        ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
+        ctx.emit(rules.WSP302, report, role=_role(payload), api=payload.api.label,
                  what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
                       f"child opens it: keep it in a variable)")
     return True
@@ -108,8 +109,8 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         return
     value, value_scope = ctx.resolver.value_of(expr, scope)
     if isinstance(value, ast.Lambda):
-        code = "WSP202" if in_partial else "WSP201"
-        ctx.emit(code, report, role=role, api=api, what="a lambda inside `functools.partial`",
+        rule = rules.WSP202 if in_partial else rules.WSP201
+        ctx.emit(rule, report, role=role, api=api, what="a lambda inside `functools.partial`",
                  fix_hint={"lambda": _span(value)})
         return
     if _is_partial(ctx, value, value_scope):
@@ -122,10 +123,10 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and is_local_definition(binding):
             if binding.kind == "def":
-                ctx.emit("WSP202", report, role=role, api=api, what=f"`{value.id}`",
+                ctx.emit(rules.WSP202, report, role=role, api=api, what=f"`{value.id}`",
                          fix_hint={"def": _span(binding.node)})
             else:
-                ctx.emit("WSP203", report, role=role, api=api, cls=value.id)
+                ctx.emit(rules.WSP203, report, role=role, api=api, cls=value.id)
         return
     if isinstance(value, ast.Attribute):
         # A bound method pickles its instance.
@@ -140,16 +141,16 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         return
     value, value_scope = ctx.resolver.value_of(expr, scope)
     if isinstance(value, ast.Lambda):
-        ctx.emit("WSP201", report, role=role, api=api, fix_hint={"lambda": _span(value)})
+        ctx.emit(rules.WSP201, report, role=role, api=api, fix_hint={"lambda": _span(value)})
         return
     unpicklable = _unpicklable(ctx, value, value_scope)
     if unpicklable is not None:
-        ctx.emit("WSP302", report, role=role, api=api, what=unpicklable.what)
+        ctx.emit(rules.WSP302, report, role=role, api=api, what=unpicklable.what)
         return
     if isinstance(value, ast.Name):
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and is_local_definition(binding):
-            ctx.emit("WSP202", report, role=role, api=api, what=f"`{value.id}`", fix_hint={"def": _span(binding.node)})
+            ctx.emit(rules.WSP202, report, role=role, api=api, what=f"`{value.id}`", fix_hint={"def": _span(binding.node)})
         return
     if _is_partial(ctx, value, value_scope):
         _callable(ctx, value, value_scope, report, role, api, reached, False, depth + 1)
@@ -163,7 +164,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             return
         name = ctx.resolver.qualname(value.func, value_scope)
         if name in EAGER_HANDLE_CLASSES:
-            ctx.emit("WSP302", report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
+            ctx.emit(rules.WSP302, report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
                      + EAGER_HANDLE_CLASSES[name])
             return
         binding = ctx.resolver.definition(value.func, value_scope)
@@ -174,7 +175,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                 _object(ctx, returned, function_scope, report, role, api, reached, depth + 1)
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):
-                ctx.emit("WSP203", report, role=role, api=api, cls=binding.name)
+                ctx.emit(rules.WSP203, report, role=role, api=api, cls=binding.name)
                 return
             info = ctx.index.classes.get(binding.node)
             if info is not None and not _has_state_hook(ctx, info):
@@ -196,19 +197,19 @@ def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str) -
 
 
 def _stored_callable(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str) -> None:
-    """WSP204 for lambdas and local functions inside a value that becomes an attribute."""
+    """Report (WSP204) lambdas and local functions inside a value that becomes an attribute."""
     for node in _shallow_walk(expr):
         if isinstance(node, ast.Lambda):
-            ctx.emit("WSP204", node, what="a lambda", owner=owner.strip("`"), api=api,
+            ctx.emit(rules.WSP204, node, what="a lambda", owner=owner.strip("`"), api=api,
                      fix_hint={"lambda": _span(node)})
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             binding = ctx.resolver.definition(node, scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                ctx.emit("WSP204", node, what=f"local function `{node.id}`", owner=owner.strip("`"), api=api)
+                ctx.emit(rules.WSP204, node, what=f"local function `{node.id}`", owner=owner.strip("`"), api=api)
             elif binding is None:
                 value, _ = ctx.resolver.value_of(node, scope)
                 if isinstance(value, ast.Lambda):
-                    ctx.emit("WSP204", node, what="a lambda", owner=owner.strip("`"), api=api,
+                    ctx.emit(rules.WSP204, node, what="a lambda", owner=owner.strip("`"), api=api,
                              fix_hint={"lambda": _span(value)})
 
 
@@ -250,7 +251,7 @@ def _has_state_hook(ctx: Context, info: ClassInfo) -> bool:
 
 
 def _class_instance(ctx: Context, info: ClassInfo, report: ast.AST, role: str, api: str, reached: set) -> None:
-    """WSP301/WSP204 for what ``__init__`` stores on an instance that travels to workers."""
+    """Report (WSP301/WSP204) what ``__init__`` stores on an instance that travels to workers."""
     if info.node in reached:
         return
     reached.add(info.node)
@@ -267,16 +268,16 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
                 continue
             unpicklable = _unpicklable(ctx, value, method_scope) or _npz_archive(ctx, current, attr, value, method_scope)
             if unpicklable is not None:
-                ctx.emit("WSP301", stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
+                ctx.emit(rules.WSP301, stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
                 continue
             for node in _shallow_walk(value):
                 if isinstance(node, ast.Lambda):
-                    ctx.emit("WSP204", node, what="a lambda", owner=owner, api=via.replace(" by ", "", 1) or "workers",
+                    ctx.emit(rules.WSP204, node, what="a lambda", owner=owner, api=via.replace(" by ", "", 1) or "workers",
                              fix_hint={"lambda": _span(node)})
                 elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                     binding = ctx.resolver.definition(node, method_scope)
                     if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                        ctx.emit("WSP204", node, what=f"local function `{node.id}`", owner=owner,
+                        ctx.emit(rules.WSP204, node, what=f"local function `{node.id}`", owner=owner,
                                  api=via.replace(" by ", "", 1) or "workers")
 
 
@@ -318,25 +319,25 @@ def _dill_payload(ctx: Context, payload: Payload) -> None:
     if payload.arg.kind == "callable":
         function_node = None
         if isinstance(value, ast.Lambda):
-            ctx.emit("WSP901", payload.expr, what="a lambda", api=api, fix_hint={"lambda": _span(value)})
+            ctx.emit(rules.WSP901, payload.expr, what="a lambda", api=api, fix_hint={"lambda": _span(value)})
             function_node = value
         elif isinstance(value, ast.Name):
             binding = ctx.resolver.definition(value, value_scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                ctx.emit("WSP901", payload.expr, what=f"local function `{value.id}`", api=api)
+                ctx.emit(rules.WSP901, payload.expr, what=f"local function `{value.id}`", api=api)
                 function_node = binding.node
         if function_node is not None:
             for binding in _free_names(ctx, function_node):
                 found = _unpicklable(ctx, binding.value, binding.scope) if binding.value is not None else None
                 if found is not None and not found.dill_ok:
-                    ctx.emit("WSP302", payload.expr, role=f"a value captured by {_role(payload)}", api=api,
+                    ctx.emit(rules.WSP302, payload.expr, role=f"a value captured by {_role(payload)}", api=api,
                              what=f"`{binding.name}` ({found.what})")
     elif payload.arg.kind in ("args", "kwargs"):
         items, items_scope = _items(ctx, payload.expr, scope)
         for item in items:
             found = _unpicklable(ctx, item, items_scope)
             if found is not None and not found.dill_ok:
-                ctx.emit("WSP302", item, role=_role(payload), api=api, what=found.what)
+                ctx.emit(rules.WSP302, item, role=_role(payload), api=api, what=found.what)
 
 
 def _free_names(ctx: Context, function: ast.AST) -> list:
