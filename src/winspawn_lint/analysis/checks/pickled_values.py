@@ -150,7 +150,8 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
     if isinstance(value, ast.Name):
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and is_local_definition(binding):
-            ctx.emit(rules.WSP202, report, role=role, api=api, what=f"`{value.id}`", fix_hint={"def": _span(binding.node)})
+            ctx.emit(rules.WSP202, report, role=role, api=api, what=f"`{value.id}`",
+                     fix_hint={"def": _span(binding.node)})
         return
     if _is_partial(ctx, value, value_scope):
         _callable(ctx, value, value_scope, report, role, api, reached, False, depth + 1)
@@ -164,8 +165,8 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             return
         name = ctx.resolver.qualname(value.func, value_scope)
         if name in EAGER_HANDLE_CLASSES:
-            ctx.emit(rules.WSP302, report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
-                     + EAGER_HANDLE_CLASSES[name])
+            ctx.emit(rules.WSP302, report, role=role, api=api,
+                     what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds " + EAGER_HANDLE_CLASSES[name])
             return
         binding = ctx.resolver.definition(value.func, value_scope)
         if binding is not None and binding.kind == "def" and depth < 3:
@@ -272,8 +273,8 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
                 continue
             for node in _shallow_walk(value):
                 if isinstance(node, ast.Lambda):
-                    ctx.emit(rules.WSP204, node, what="a lambda", owner=owner, api=via.replace(" by ", "", 1) or "workers",
-                             fix_hint={"lambda": _span(node)})
+                    ctx.emit(rules.WSP204, node, what="a lambda", owner=owner,
+                             api=via.replace(" by ", "", 1) or "workers", fix_hint={"lambda": _span(node)})
                 elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                     binding = ctx.resolver.definition(node, method_scope)
                     if binding is not None and binding.kind == "def" and is_local_definition(binding):
