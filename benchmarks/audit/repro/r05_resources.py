@@ -5,7 +5,7 @@ Cases: open_file, thread_lock, lmdb_env, h5py_file, generator: the resource is c
 __init__ and kept on self; library_lmdb: a library-style class (LSUN shape) opens lmdb in
 __init__ and the script hands the instance to the loader; getstate: open file plus __getstate__
 dropping it; lazy: handle set to None in __init__, opened in __getitem__; closed: file opened in a
-with-block in __init__ and closed; pil_image: a PIL.Image.open(...) result kept on self.
+with-block in __init__ and closed; memmap: np.load(mmap_mode="r") kept on self; pil_image: a PIL.Image.open(...) result kept on self.
 All use DataLoader(num_workers=2).
 """
 import os
@@ -20,6 +20,7 @@ TXT = os.path.join(TMP, "audit11_r05.txt")
 LMDB_DIR = os.path.join(TMP, "audit11_r05.lmdb")
 H5 = os.path.join(TMP, "audit11_r05.h5")
 PNG = os.path.join(TMP, "audit11_r05.png")
+NPY = os.path.join(TMP, "audit11_r05.npy")
 
 
 def make_files():
@@ -37,6 +38,7 @@ def make_files():
         f["x"] = np.arange(8)
     from PIL import Image
     Image.new("RGB", (4, 4)).save(PNG)
+    np.save(NPY, np.arange(8))
 
 
 class Resource(Dataset):
@@ -58,6 +60,9 @@ class Resource(Dataset):
         elif kind == "closed":
             with open(TXT) as fh:
                 self.lines = fh.read().split()
+        elif kind == "memmap":
+            import numpy as np
+            self.handle = np.load(NPY, mmap_mode="r")
         elif kind == "pil_image":
             from PIL import Image
             self.handle = Image.open(PNG)

@@ -22,7 +22,7 @@ CASES = [
     ("r03_compose_lambda.py", ["local", "main_level", "attr", "target", "workers0", "module_fn"]),
     ("r04_local_class.py", ["local_dataset", "local_from_factory", "nested_in_class"]),
     ("r05_resources.py", ["open_file", "thread_lock", "lmdb_env", "h5py_file", "generator", "library_lmdb",
-                          "getstate", "lazy", "closed", "pil_image"]),
+                          "getstate", "lazy", "closed", "memmap", "pil_image"]),
     ("r06_lru_closure.py", ["hazard", "module_fn"]),
     ("r07_unguarded.py", ["loop", "call", "pool", "guarded"]),
     ("r08_start_method.py", ["import_time", "guarded", "in_main_force"]),
