@@ -6,7 +6,7 @@ joblib = joblib.Parallel(n_jobs=2)(delayed(lambda)(...)).
 """
 import sys
 
-from joblib.externals import cloudpickle
+import cloudpickle  # what joblib (>= 1.5) and detectron2 use
 from torch.utils.data import DataLoader, Dataset
 
 
