@@ -79,8 +79,14 @@ def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float, jobs: 
     proc = subprocess.run(cmd, cwd=corpus / repo, capture_output=True, text=True, timeout=timeout)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"linter failed on {repo} (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
-    return [Finding(repo, f["path"].replace("\\", "/").removeprefix("./"), int(f["line"]), f["code"], f["message"])
-            for f in json.loads(proc.stdout or "[]")]
+    root = (corpus / repo).resolve()
+    findings = []
+    for f in json.loads(proc.stdout or "[]"):
+        path = Path(f["path"])
+        if path.is_absolute():
+            path = path.resolve().relative_to(root)
+        findings.append(Finding(repo, path.as_posix().removeprefix("./"), int(f["line"]), f["code"], f["message"]))
+    return findings
 
 
 def score(labels: list[Label], findings: list[Finding], tolerance: int, lenient_location: bool = False) -> dict:
@@ -132,8 +138,16 @@ def score(labels: list[Label], findings: list[Finding], tolerance: int, lenient_
     tp_all = sum(1 for lab in hazards if lab in matched)
     found_all = sum(tp_by_code.values())
     fp_all = len(false_positives)
+    per_repo = {}
+    fp_by_repo = Counter(f.repo for f, _ in false_positives)
+    for repo in sorted({lab.repo for lab in labels}):
+        n = sum(1 for lab in hazards if lab.repo == repo)
+        tp = sum(1 for lab in hazards if lab.repo == repo and lab in matched)
+        per_repo[repo] = {"labels": n, "true_positives": tp, "false_positives": fp_by_repo[repo],
+                          "recall": tp / n if n else None}
     return {
         "labels": len(labels), "hazards": len(hazards), "safe": len(labels) - len(hazards),
+        "per_repo": per_repo,
         "true_positives": tp_all, "false_positives": fp_all,
         "recall": tp_all / len(hazards) if hazards else None,
         "precision": found_all / (found_all + fp_all) if found_all + fp_all else None,
@@ -193,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{fmt(row['recall']):>7} {fmt(row['precision']):>9}")
     print(f"{'overall':<8} {result['hazards']:>6} {result['true_positives']:>4} {result['false_positives']:>4} "
           f"{fmt(result['recall']):>7} {fmt(result['precision']):>9}")
+    print("\nper repository (hazard labels, found, false positives, recall):")
+    for repo, row in result["per_repo"].items():
+        print(f"  {repo:<22} {row['labels']:>4} {row['true_positives']:>4} {row['false_positives']:>4} {fmt(row['recall']):>6}")
     print(f"\nmisses ({len(result['misses'])}; * = reported with the right code at a use line instead):")
     for lab in result["misses"]:
         star = "*" if lab in result["found_at_use_site"] else " "
