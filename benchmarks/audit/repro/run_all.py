@@ -34,6 +34,7 @@ CASES = [
     ("r14_partial_itemgetter.py", ["partial_module", "itemgetter", "partial_local"]),
     ("r15_spawn_process.py", ["module_fn", "local_fn", "process_lambda"]),
     ("r16_cloudpickle_wrapper.py", ["wrapper", "joblib"]),
+    ("r17_trainer_attrs.py", ["metrics_lambda", "local_collator", "bound_method"]),
 ]
 
 
