@@ -1,0 +1,165 @@
+"""WSP206: a function or class defined in a notebook reaches a worker that pickles with the standard pickler.
+
+In a Jupyter kernel the notebook's code runs in ``__main__``, a module with
+neither ``__file__`` nor ``__spec__``.  The standard pickler stores a
+function or class by reference (``__main__.f``); a spawned or forkserver
+worker starts a fresh interpreter, cannot rebuild that ``__main__``, and
+fails with ``AttributeError: Can't get attribute 'f' on <module '__main__'>``
+(a ``Pool`` then hangs, a ``DataLoader`` reports its worker exited).  Under
+fork the child inherits the kernel's memory and everything works.  A
+function imported from a ``.py`` module pickles by reference to that module,
+which the worker imports: that is the fix.  dill (``datasets``) and
+cloudpickle (joblib's loky) ship ``__main__`` definitions by value, so their
+workers are not concerned.
+
+The worker model (:mod:`..workers`) says what reaches workers; this check
+only asks, for each value, whether it names a notebook-level definition.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from ... import rules
+from ...spawn_apis import PICKLE, SET_START_METHOD
+from ..context import Context
+from ..index import Binding, Scope
+from ..names import MAX_DEPTH, is_local_definition
+from ..workers import Payload, function_returns, instance_class
+from .pickled_values import _items, _role
+
+
+def check(ctx: Context) -> None:
+    if not ctx.notebook or rules.WSP206.code not in ctx.enabled or _forks_everywhere(ctx):
+        return
+    for payload in ctx.model.payloads:
+        if payload.api.pickler != PICKLE or _explicit_fork(ctx, payload):
+            continue
+        for binding, how in _definitions(ctx, payload):
+            # `where` is the worker call's module line; the notebook front end says it as "cell N, line L".
+            role = _role(payload) + (f" ({how})" if how else "")
+            ctx.emit(rules.WSP206, _name_span(binding.node), what=_kind(binding), api=payload.api.label, role=role,
+                     where=getattr(payload.site.stmt, "lineno", 0))
+
+
+def _definitions(ctx: Context, payload: Payload) -> Iterator[tuple[Binding, str]]:
+    """(notebook-level def/class, how it travels if not itself) for everything this payload pickles by reference."""
+    scope = payload.site.scope
+    if payload.arg.kind == "callable":
+        yield from _callable(ctx, payload.expr, scope, 0)
+    elif payload.arg.kind in ("args", "kwargs") and not payload.arg.rest:
+        items, items_scope = _items(ctx, payload.expr, scope)
+        for item in items:
+            yield from _object(ctx, item, items_scope, 0)
+    else:
+        yield from _object(ctx, payload.expr, scope, 0)
+
+
+def _kind(binding: Binding) -> str:
+    return f"{'class' if binding.kind == 'class' else 'function'} `{binding.name}`"
+
+
+def _notebook_level(binding: Optional[Binding]) -> bool:
+    return binding is not None and binding.kind in ("def", "class") and not is_local_definition(binding) \
+        and binding.scope.kind == "module"
+
+
+def _callable(ctx: Context, expr: ast.expr, scope: Scope, depth: int) -> Iterator[tuple[Binding, str]]:
+    if depth > MAX_DEPTH:
+        return
+    value, value_scope = ctx.resolver.value_of(expr, scope)
+    if isinstance(value, ast.Name):
+        binding = ctx.resolver.definition(value, value_scope)
+        if _notebook_level(binding):
+            yield binding, ""
+        return
+    if isinstance(value, ast.Call) and ctx.resolver.qualname(value.func, value_scope) == "functools.partial":
+        if value.args:
+            yield from _callable(ctx, value.args[0], value_scope, depth + 1)
+        for extra in [*value.args[1:], *(k.value for k in value.keywords)]:
+            yield from _object(ctx, extra, value_scope, depth + 1)
+        return
+    if isinstance(value, ast.Attribute):  # a bound method pickles its instance, and so its class
+        info = instance_class(value.value, value_scope, ctx.index, ctx.resolver)
+        if info is not None and info.scope.kind == "module":
+            binding = _class_binding(ctx, info.node)
+            if binding is not None:
+                yield binding, f"its method `{value.attr}`"
+        return
+    yield from _object(ctx, expr, scope, depth + 1)
+
+
+def _object(ctx: Context, expr: ast.expr, scope: Scope, depth: int) -> Iterator[tuple[Binding, str]]:
+    if depth > MAX_DEPTH:
+        return
+    value, value_scope = ctx.resolver.value_of(expr, scope)
+    if isinstance(value, ast.Name):
+        binding = ctx.resolver.definition(value, value_scope)
+        if _notebook_level(binding):
+            yield binding, ""
+        return
+    if not isinstance(value, ast.Call):
+        return
+    if ctx.resolver.qualname(value.func, value_scope) == "functools.partial":
+        yield from _callable(ctx, value, value_scope, depth + 1)
+        return
+    binding = ctx.resolver.definition(value.func, value_scope)
+    if _notebook_level(binding) and binding.kind == "class":
+        yield binding, "an instance of it"
+    elif _notebook_level(binding) and binding.kind == "def" and depth < 3:
+        # A factory: what its `return` statements build travels.
+        function_scope = ctx.index.scope_of.get(binding.node)
+        for returned in function_returns(binding.node):
+            yield from _object(ctx, returned, function_scope, depth + 1)
+
+
+def _class_binding(ctx: Context, node: ast.ClassDef) -> Optional[Binding]:
+    for binding in ctx.index.module_scope.bindings.get(node.name, ()):
+        if binding.node is node:
+            return binding
+    return None
+
+
+def _name_span(node: ast.AST) -> ast.AST:
+    """The ``def name``/``class name`` part of a definition (decorators and body left out)."""
+    keyword = "class " if isinstance(node, ast.ClassDef) else "async def " if isinstance(node, ast.AsyncFunctionDef) \
+        else "def "
+    span = ast.Name(id=node.name)
+    span.lineno = span.end_lineno = node.lineno
+    span.col_offset = node.col_offset
+    span.end_col_offset = node.col_offset + len(keyword) + len(node.name)
+    return span
+
+
+def _forks_everywhere(ctx: Context) -> bool:
+    """``set_start_method("fork")`` in the notebook: children inherit the kernel, definitions need no pickling."""
+    for call, site in ctx.index.calls:
+        if ctx.resolver.qualname(call.func, site.scope) in SET_START_METHOD:
+            method = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "method"), None)
+            if isinstance(method, ast.Constant) and method.value == "fork":
+                return True
+    return False
+
+
+def _explicit_fork(ctx: Context, payload: Payload) -> bool:
+    """``DataLoader(..., multiprocessing_context="fork")`` (on the call, or on the object a method belongs to)."""
+    calls = []
+    stmt_calls = [node for node in ast.walk(payload.site.stmt) if isinstance(node, ast.Call)]
+    for call in stmt_calls:
+        if any(arg is payload.expr or _contains(arg, payload.expr) for arg in [*call.args, *(k.value for k in call.keywords)]):
+            calls.append(call)
+            if isinstance(call.func, ast.Attribute):
+                found = ctx.finder.api_object(call.func.value, payload.site.scope)
+                if found is not None:
+                    calls.append(found[1])
+    for call in calls:
+        for keyword in call.keywords:
+            if keyword.arg == "multiprocessing_context" and isinstance(keyword.value, ast.Constant) \
+                    and keyword.value.value == "fork":
+                return True
+    return False
+
+
+def _contains(tree: ast.AST, node: ast.AST) -> bool:
+    return any(child is node for child in ast.walk(tree))

@@ -1,0 +1,75 @@
+"""Each notebook fixture runs in a real Jupyter kernel under emulated spawn and under fork, as declared.
+
+The kernel (ipykernel, driven by nbclient) gets the emulation through its environment
+(:func:`winspawn_lint.emulation.child_environment`): spawn becomes the default start method of the
+kernel and of every worker it starts, as on Windows and macOS.  The kernel's ``__main__`` has no
+``__file__``: this is the state in which a notebook's own definitions cannot reach spawned workers.
+A ``hang`` is a cell that does not finish within HANG_TIMEOUT seconds; the kernel, and with it its
+workers, is then shut down.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from notebook_spec import NOTEBOOKS_DIR, all_notebooks, load_notebook_fixture
+
+pytestmark = pytest.mark.runtime
+
+HANG_TIMEOUT = 10
+CELL_TIMEOUT = 45
+
+
+class Run:
+    def __init__(self, method: str, status: str, error: str, stdout: str) -> None:
+        self.method, self.status, self.error, self.stdout = method, status, error, stdout
+
+    def describe(self) -> str:
+        return f"[{self.method}] {self.status}\n--- error ---\n{self.error[-3000:]}\n--- stdout ---\n{self.stdout}"
+
+
+def run_notebook(path, method: str, timeout: float) -> Run:
+    """Execute every cell of the notebook at *path* in a fresh kernel whose default start method is *method*."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    from winspawn_lint.emulation import child_environment
+
+    nb = nbformat.read(str(path), as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    status, error = "ok", ""
+    try:
+        client.execute(env=child_environment(method))
+    except CellTimeoutError as exc:
+        status, error = "hang", str(exc)
+    except CellExecutionError as exc:
+        status, error = "crash", str(exc)
+    except DeadKernelError as exc:
+        status, error = "crash", f"DeadKernelError: {exc}"
+    stdout = "".join(output.get("text", "") for cell in nb.cells for output in cell.get("outputs", [])
+                     if output.get("name") == "stdout")
+    return Run(method, status, error, stdout)
+
+
+def check(outcome, run: Run, name: str) -> None:
+    where = f"{name}: declared '{run.method}: {outcome}'"
+    if outcome.kind == "crash":
+        assert run.status == "crash", f"{where}\n{run.describe()}"
+        assert any(text in run.error for text in outcome.names), f"{where}\n{run.describe()}"
+    else:
+        assert run.status == outcome.kind, f"{where}\n{run.describe()}"
+
+
+@pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: p.stem)
+def test_notebook_runtime_outcome(path):
+    fixture = load_notebook_fixture(path)
+    spawn = run_notebook(path, "spawn", HANG_TIMEOUT if fixture.spawn.kind == "hang" else CELL_TIMEOUT)
+    fork = run_notebook(path, "fork", HANG_TIMEOUT if fixture.fork.kind == "hang" else CELL_TIMEOUT)
+    check(fixture.spawn, spawn, path.name)
+    check(fixture.fork, fork, path.name)
+    if fixture.spawn.kind == "ok" and fixture.fork.kind == "ok":
+        assert spawn.stdout == fork.stdout, f"{path.name}: stdout differs\n{spawn.describe()}\n{fork.describe()}"
+    if fixture.fork.kind == "ok":
+        assert fork.stdout, f"{path.name}: printed nothing under fork\n{fork.describe()}"
