@@ -399,7 +399,7 @@ def cell_diff(notebook: Notebook, changed: dict[int, str], path: str) -> list[st
         after = changed[number].splitlines(keepends=True)
         name = f"{path}:cell {number}"
         for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
-            out.append(line if line.endswith("\n") else line + "\n")
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return out
 
 
