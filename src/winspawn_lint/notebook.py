@@ -86,8 +86,9 @@ def _source_text(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
-def loads(raw: str) -> Notebook:
-    """Parse a notebook's text; raises :class:`SourceError` (one line) if it is not an nbformat-4 notebook."""
+def loads(raw: str, check_syntax: bool = True) -> Notebook:
+    """Parse a notebook's text; raises :class:`SourceError` (one line) if it is not an nbformat-4 notebook,
+    or (with *check_syntax*) if a code cell is not valid Python."""
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as error:
@@ -122,11 +123,12 @@ def loads(raw: str) -> Notebook:
             line += 1
             notebook.line_map[line] = (number, cell_line)
     notebook.module = "".join(parts)
-    _check_cells(notebook)
+    if check_syntax:
+        check_cells(notebook)
     return notebook
 
 
-def _check_cells(notebook: Notebook) -> None:
+def check_cells(notebook: Notebook) -> None:
     """Each cell runs on its own in the kernel, so each must parse on its own: say which one does not."""
     import ast
 
@@ -410,10 +412,13 @@ def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename
     from .analysis.prefilter import may_have_findings
 
     src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
-    notebook = loads(src.text)
+    notebook = loads(src.text, check_syntax=False)
     settings = job.settings
     if not may_have_findings(notebook.module, settings.registry):
+        if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
+            check_cells(notebook)
         return
+    check_cells(notebook)
     name = filename or (path if is_notebook(path) else "notebook.ipynb")
     findings = check_text(notebook.module, name, settings, prefilter=False)
     result.findings = to_cells(notebook, findings)
