@@ -408,8 +408,9 @@ def cell_diff(notebook: Notebook, changed: dict[int, str], path: str) -> list[st
 # -- the command-line glue -------------------------------------------------------------------------------
 def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename: Optional[str]) -> None:
     """Check (and fix) one notebook, filling ``result`` (a :class:`winspawn_lint.cli.FileResult`)."""
-    from . import check_text, source as source_module
+    from . import source as source_module
     from .analysis.prefilter import may_have_findings
+    from .pipeline import check
 
     src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
     notebook = loads(src.text, check_syntax=False)
@@ -420,7 +421,7 @@ def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename
         return
     check_cells(notebook)
     name = filename or (path if is_notebook(path) else "notebook.ipynb")
-    findings = check_text(notebook.module, name, settings, prefilter=False)
+    findings = check(notebook.module, name, settings, prefilter=False).findings
     result.findings = to_cells(notebook, findings)
     if job.keep_lines:
         result.lines = notebook.cell_lines()
@@ -429,8 +430,8 @@ def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename
 
 
 def _fix(path: str, name: str, src, notebook: Notebook, result, job, from_stdin: bool) -> None:
-    from . import check_text
     from .fix import fix_text
+    from .pipeline import check
 
     outcome = fix_text(notebook.module, name, job.settings, unsafe=job.unsafe_fixes)
     result.fix_note = outcome.note
@@ -451,7 +452,7 @@ def _fix(path: str, name: str, src, notebook: Notebook, result, job, from_stdin:
     # What remains is placed in the fixed notebook: its module is the fixer's output with the cells re-masked.
     fixed_notebook = loads(new_raw)
     left = outcome.remaining if fixed_notebook.module == outcome.text \
-        else check_text(fixed_notebook.module, name, job.settings, prefilter=False)
+        else check(fixed_notebook.module, name, job.settings, prefilter=False).findings
     remaining = to_cells(fixed_notebook, [f for f in left if f.code in job.settings.enabled_for(name)])
     if job.diff:
         result.findings = remaining
