@@ -10,7 +10,7 @@ fork the child inherits the kernel's memory and everything works.  A
 function imported from a ``.py`` module pickles by reference to that module,
 which the worker imports: that is the fix.  dill (``datasets``) and
 cloudpickle (joblib's loky) ship ``__main__`` definitions by value, so their
-workers are not concerned.
+workers are not concerned; joblib with ``backend="multiprocessing"`` is.
 
 The worker model (:mod:`..workers`) says what reaches workers; this check
 only asks, for each value, whether it names a notebook-level definition.
@@ -37,10 +37,50 @@ def check(ctx: Context) -> None:
         if payload.api.pickler != PICKLE or _explicit_fork(ctx, payload):
             continue
         for binding, how in _definitions(ctx, payload):
-            # `where` is the worker call's module line; the notebook front end says it as "cell N, line L".
-            role = _role(payload) + (f" ({how})" if how else "")
-            ctx.emit(rules.WSP206, _name_span(binding.node), what=_kind(binding), api=payload.api.label, role=role,
-                     where=getattr(payload.site.stmt, "lineno", 0))
+            _emit(ctx, binding, how, payload.api.label, _role(payload), payload.site.stmt)
+    _joblib_multiprocessing(ctx)
+
+
+def _emit(ctx: Context, binding: Binding, how: str, api: str, role: str, stmt: ast.stmt) -> None:
+    # `where` is the worker call's module line; the notebook front end says it as "cell N, line L".
+    ctx.emit(rules.WSP206, _name_span(binding.node), what=_kind(binding), api=api,
+             role=role + (f" ({how})" if how else ""), where=getattr(stmt, "lineno", 0))
+
+
+_JOBLIB_PARALLEL = frozenset({"joblib.Parallel", "joblib.parallel.Parallel"})
+_JOBLIB_DELAYED = frozenset({"joblib.delayed", "joblib.parallel.delayed"})
+
+
+def _joblib_multiprocessing(ctx: Context) -> None:
+    """``Parallel(n_jobs=2, backend="multiprocessing")(delayed(f)(x) for x in xs)``: joblib's multiprocessing
+    backend pickles ``f`` with the standard pickler (measured: the cell hangs under spawn); its default
+    backend, loky, ships it with cloudpickle and is not concerned."""
+    for call, site in ctx.index.calls:
+        parallel, parallel_scope = ctx.resolver.value_of(call.func, site.scope)
+        if not (isinstance(parallel, ast.Call)
+                and ctx.resolver.qualname(parallel.func, parallel_scope) in _JOBLIB_PARALLEL
+                and _keyword_is(parallel, "backend", "multiprocessing") and _has_workers(parallel)):
+            continue
+        for node in [n for arg in call.args for n in ast.walk(arg)]:
+            # `delayed(f)(args)`: f is the task's function, the args travel with it
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)
+                    and ctx.resolver.qualname(node.func.func, site.scope) in _JOBLIB_DELAYED and node.func.args):
+                continue
+            found = [*_callable(ctx, node.func.args[0], site.scope, 0),
+                     *(item for arg in node.args for item in _object(ctx, arg, site.scope, 0))]
+            for binding, how in found:
+                _emit(ctx, binding, how, '`joblib.Parallel(backend="multiprocessing")`', "a task", site.stmt)
+
+
+def _keyword_is(call: ast.Call, name: str, value: object) -> bool:
+    return any(k.arg == name and isinstance(k.value, ast.Constant) and k.value.value == value for k in call.keywords)
+
+
+def _has_workers(parallel: ast.Call) -> bool:
+    """``n_jobs`` given and not 1 (joblib runs the tasks in the kernel when it is 1 or absent)."""
+    n_jobs = parallel.args[0] if parallel.args else next((k.value for k in parallel.keywords if k.arg == "n_jobs"),
+                                                          None)
+    return n_jobs is not None and not (isinstance(n_jobs, ast.Constant) and n_jobs.value in (1, None))
 
 
 def _definitions(ctx: Context, payload: Payload) -> Iterator[tuple[Binding, str]]:
