@@ -10,8 +10,11 @@ workers, is then shut down.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from fixture_spec import OK
 from notebook_spec import NOTEBOOKS_DIR, all_notebooks, load_notebook_fixture
 
 pytestmark = pytest.mark.runtime
@@ -62,7 +65,8 @@ def check(outcome, run: Run, name: str) -> None:
         assert run.status == outcome.kind, f"{where}\n{run.describe()}"
 
 
-@pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in all_notebooks() if not p.name.endswith(".fixed.ipynb")],
+                         ids=lambda p: p.stem)
 def test_notebook_runtime_outcome(path):
     fixture = load_notebook_fixture(path)
     spawn = run_notebook(path, "spawn", HANG_TIMEOUT if fixture.spawn.kind == "hang" else CELL_TIMEOUT)
@@ -73,3 +77,21 @@ def test_notebook_runtime_outcome(path):
         assert spawn.stdout == fork.stdout, f"{path.name}: stdout differs\n{spawn.describe()}\n{fork.describe()}"
     if fixture.fork.kind == "ok":
         assert fork.stdout, f"{path.name}: printed nothing under fork\n{fork.describe()}"
+
+
+# `%time` prints how long it took: not part of what a notebook computes.
+_TIMING = re.compile(r"^(CPU times|Wall time):.*\n", re.M)
+
+
+@pytest.mark.parametrize("path", [p for p in all_notebooks() if p.name.endswith(".fixed.ipynb")],
+                         ids=lambda p: p.name[: -len(".ipynb")])
+def test_fixed_notebook_runs_under_spawn(path):
+    """``NAME.fixed.ipynb`` (the output of ``--fix``, with ``NAME_defs.py`` beside it when definitions were moved)
+    runs under spawn and prints what ``NAME.ipynb`` printed under fork."""
+    original = path.with_name(path.name[: -len(".fixed.ipynb")] + ".ipynb")
+    fixture = load_notebook_fixture(original)
+    fixed = run_notebook(path, "spawn", CELL_TIMEOUT)
+    check(OK, fixed, f"{path.name} (fixed)")
+    reference = run_notebook(original, "fork", HANG_TIMEOUT if fixture.fork.kind == "hang" else CELL_TIMEOUT)
+    check(fixture.fork, reference, f"{original.name} (reference)")
+    assert _TIMING.sub("", fixed.stdout) == _TIMING.sub("", reference.stdout), f"{fixed.describe()}\n{reference.describe()}"

@@ -135,6 +135,49 @@ def test_fix_rewrites_only_the_edited_cell_sources(tmp_path):
     assert target.read_text(encoding="utf-8") == fixed
 
 
+FIXED = sorted(NOTEBOOKS_DIR.glob("*.fixed.ipynb"))
+
+
+@pytest.mark.parametrize("fixed", FIXED, ids=[p.name[: -len(".fixed.ipynb")] for p in FIXED])
+def test_fix_output_is_the_fixed_notebook_and_its_module(tmp_path, fixed):
+    """``--fix --unsafe-fixes`` turns NAME.ipynb into NAME.fixed.ipynb, and writes NAME_defs.py when it moves
+    definitions out of the notebook (WSP206); a second run changes nothing."""
+    stem = fixed.name[: -len(".fixed.ipynb")]
+    shutil.copy(NOTEBOOKS_DIR / f"{stem}.ipynb", tmp_path / f"{stem}.ipynb")
+    shutil.copy(NOTEBOOKS_DIR / "_nb_helpers.py", tmp_path / "_nb_helpers.py")
+    proc = run("--select", "ALL", "--fix", "--unsafe-fixes", f"{stem}.ipynb", cwd=tmp_path)
+    assert proc.stderr.endswith("winspawn-lint: rewrote 1 file\n"), proc.stderr
+    assert (tmp_path / f"{stem}.ipynb").read_text(encoding="utf-8") == fixed.read_text(encoding="utf-8")
+    module = NOTEBOOKS_DIR / f"{stem}_defs.py"
+    created = tmp_path / f"{stem}_defs.py"
+    assert created.exists() == module.exists()
+    if module.exists():
+        assert created.read_text(encoding="utf-8") == module.read_text(encoding="utf-8")
+    again = run("--select", "ALL", "--fix", "--unsafe-fixes", f"{stem}.ipynb", cwd=tmp_path)
+    assert "rewrote" not in again.stderr and again.stdout == ""
+
+
+def test_definitions_that_read_notebook_variables_stay(tmp_path):
+    source = ["import multiprocessing\n", "factor = 3\n", "\n", "def scale(x):\n", "    return x * factor\n",
+              "\n", "with multiprocessing.Pool(2) as pool:\n", "    print(pool.map(scale, range(3)))\n"]
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                           "source": source}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(notebook, indent=1) + "\n"
+    (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
+    proc = run("--fix", "--unsafe-fixes", "nb.ipynb", cwd=tmp_path)
+    assert "definitions not moved: they read notebook variables" in proc.stderr
+    assert "nb.ipynb:cell 1:4:1: WSP206" in proc.stdout and proc.returncode == 1
+    assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == text and not (tmp_path / "nb_defs.py").exists()
+
+
+def test_an_existing_module_is_never_replaced(tmp_path):
+    shutil.copy(NOTEBOOKS_DIR / "wsp206_pool_function.ipynb", tmp_path / "nb.ipynb")
+    (tmp_path / "nb_defs.py").write_text("# mine\n", encoding="utf-8")
+    proc = run("--fix", "--unsafe-fixes", "nb.ipynb", cwd=tmp_path)
+    assert "definitions not moved: nb_defs.py exists" in proc.stderr
+    assert (tmp_path / "nb_defs.py").read_text(encoding="utf-8") == "# mine\n"
+
+
 def test_diff_shows_the_changed_cells():
     proc = run("--select", "ALL", "--diff", "wsp901_datasets_lambda.ipynb")
     assert proc.stdout.startswith("--- wsp901_datasets_lambda.ipynb:cell 3\n+++ wsp901_datasets_lambda.ipynb:cell 3\n")

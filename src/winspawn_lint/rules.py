@@ -139,7 +139,7 @@ WSP206 = Rule(
     "the kernel's `__main__`, where a spawned worker cannot find it; move it into a `.py` module next to the "
     "notebook and import it",
     True,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "A function or class defined in a notebook reaches a worker that pickles with the standard pickler.",
 )
 
