@@ -183,23 +183,14 @@ def _forks_everywhere(ctx: Context) -> bool:
 
 
 def _explicit_fork(ctx: Context, payload: Payload) -> bool:
-    """``DataLoader(..., multiprocessing_context="fork")`` (on the call, or on the object a method belongs to)."""
+    """``DataLoader(..., multiprocessing_context="fork")``: on the call that sends the value, or on the object
+    whose method does (``loader`` built with it)."""
     calls = []
-    stmt_calls = [node for node in ast.walk(payload.site.stmt) if isinstance(node, ast.Call)]
-    for call in stmt_calls:
-        if any(arg is payload.expr or _contains(arg, payload.expr) for arg in [*call.args, *(k.value for k in call.keywords)]):
+    for call in (node for node in ast.walk(payload.site.stmt) if isinstance(node, ast.Call)):
+        if any(node is payload.expr for arg in [*call.args, *(k.value for k in call.keywords)] for node in ast.walk(arg)):
             calls.append(call)
-            if isinstance(call.func, ast.Attribute):
-                found = ctx.finder.api_object(call.func.value, payload.site.scope)
-                if found is not None:
-                    calls.append(found[1])
-    for call in calls:
-        for keyword in call.keywords:
-            if keyword.arg == "multiprocessing_context" and isinstance(keyword.value, ast.Constant) \
-                    and keyword.value.value == "fork":
-                return True
-    return False
-
-
-def _contains(tree: ast.AST, node: ast.AST) -> bool:
-    return any(child is node for child in ast.walk(tree))
+            found = ctx.finder.api_object(call.func.value, payload.site.scope) \
+                if isinstance(call.func, ast.Attribute) else None
+            if found is not None:
+                calls.append(found[1])
+    return any(_keyword_is(call, "multiprocessing_context", "fork") for call in calls)
