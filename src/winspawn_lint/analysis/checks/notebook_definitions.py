@@ -22,7 +22,7 @@ import ast
 from typing import Iterator, Optional
 
 from ... import rules
-from ...spawn_apis import PICKLE, SET_START_METHOD
+from ...spawn_apis import CONTEXT_FACTORIES, PICKLE, SET_START_METHOD
 from ..context import Context
 from ..index import Binding, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -177,7 +177,7 @@ def _forks_everywhere(ctx: Context) -> bool:
     for call, site in ctx.index.calls:
         if ctx.resolver.qualname(call.func, site.scope) in SET_START_METHOD:
             method = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "method"), None)
-            if isinstance(method, ast.Constant) and method.value == "fork":
+            if method is not None and _is_fork(ctx, method, site.scope):
                 return True
     return False
 
@@ -193,4 +193,20 @@ def _explicit_fork(ctx: Context, payload: Payload) -> bool:
                 if isinstance(call.func, ast.Attribute) else None
             if found is not None:
                 calls.append(found[1])
-    return any(_keyword_is(call, "multiprocessing_context", "fork") for call in calls)
+    return any(keyword.arg in _CONTEXT_KEYWORDS and _is_fork(ctx, keyword.value, payload.site.scope)
+               for call in calls for keyword in call.keywords)
+
+
+#: where a worker API takes its multiprocessing context: DataLoader, ProcessPoolExecutor
+_CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context"})
+
+
+def _is_fork(ctx: Context, expr: ast.expr, scope: Scope) -> bool:
+    """``"fork"`` or ``get_context("fork")`` (through a variable too)."""
+    value, value_scope = ctx.resolver.value_of(expr, scope)
+    if isinstance(value, ast.Constant):
+        return value.value == "fork"
+    if isinstance(value, ast.Call) and ctx.resolver.qualname(value.func, value_scope) in CONTEXT_FACTORIES:
+        method = value.args[0] if value.args else next((k.value for k in value.keywords if k.arg == "method"), None)
+        return isinstance(method, ast.Constant) and method.value == "fork"
+    return False
