@@ -20,7 +20,8 @@ not a magic (``(a\\n % b)`` is Python) and is left alone.
 ``--fix`` runs the ordinary fixer (:func:`winspawn_lint.fix.fix_text`) on
 the module, splits its output back into cells at the marker lines, puts the
 masked lines back, and rewrites only the ``source`` of the cells that
-changed.  The notebook is re-serialised with the indentation, key order,
+changed.  With ``--unsafe-fixes`` the definitions WSP206 reports first move
+into a new module next to the notebook (:func:`plan_move`).  The notebook is re-serialised with the indentation, key order,
 ``ensure_ascii`` and trailing newline it had; if the file's own formatting
 cannot be reproduced exactly, it is not rewritten.
 """
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from .finding import Finding
-from .source import SourceError
+from .source import SourceError, split_lines
 
 SUFFIX = ".ipynb"
 
@@ -78,7 +79,7 @@ class Notebook:
 
     def cell_lines(self) -> dict[int, list[str]]:
         """Cell number -> the cell's original source lines (for showing a finding in context)."""
-        return {number: _source_text(self.data["cells"][index]).splitlines() for number, index in self.code_cells}
+        return {number: split_lines(_source_text(self.data["cells"][index])) for number, index in self.code_cells}
 
 
 def _source_text(cell: dict) -> str:
@@ -152,7 +153,7 @@ def check_cells(notebook: Notebook) -> None:
 # -- masking IPython syntax ----------------------------------------------------------------------------
 def _mask(text: str, store: dict[int, list[str]]) -> list[str]:
     """The cell's lines with IPython syntax replaced by tagged Python of the same indentation."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if not lines:
         return []
     first = lines[0].lstrip()
@@ -617,8 +618,12 @@ def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[O
             new_lines[start - 1] = f"from {module_name} import {', '.join(names)}"
     notebook_module = "\n".join(line for line in new_lines if line is not None)
     module_text = "".join(parts)
-    compile(module_text, module_name + ".py", "exec", dont_inherit=True)
-    compile(notebook_module, path, "exec", dont_inherit=True)
+    try:
+        compile(module_text, module_name + ".py", "exec", dont_inherit=True)
+        # a notebook may `await` at the top level (IPython runs such cells as coroutines)
+        compile(notebook_module, path, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        return None, f"definitions not moved: the result would not compile ({error.msg})"
     return Move(module_name, module_text, notebook_module, names), None
 
 
