@@ -132,6 +132,17 @@ WSP204 = Rule(
     "An object sent to workers keeps a lambda or local function in an attribute.",
 )
 
+WSP206 = Rule(
+    "WSP206",
+    "notebook-definition-to-worker",
+    "{what}, defined in the notebook, reaches {api} as {role} in {where}, which pickles it by reference to "
+    "the kernel's `__main__`, where a spawned worker cannot find it; move it into a `.py` module next to the "
+    "notebook and import it",
+    True,
+    FixSafety.UNSAFE,
+    "A function or class defined in a notebook reaches a worker that pickles with the standard pickler.",
+)
+
 WSP301 = Rule(
     "WSP301",
     "unpicklable-attribute",
