@@ -93,6 +93,26 @@ WSP105 = Rule(
     "The main guard does not begin with `multiprocessing.freeze_support()`.",
 )
 
+WSP106 = Rule(
+    "WSP106",
+    "definition-under-main-guard",
+    "{role} of {api} is {what}, defined under `if __name__ == \"__main__\":` (line {line}); a spawned worker "
+    "re-imports this module as `__mp_main__`, where `{name}` does not exist: define it at module level",
+    True,
+    FixSafety.UNSAFE,
+    "A function or class that a worker needs is defined inside the main guard.",
+)
+
+WSP107 = Rule(
+    "WSP107",
+    "global-assigned-at-run-time",
+    "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, line {line}), which a "
+    "spawned worker's re-import of this module never runs: it sees {seen}; pass the value as an argument",
+    True,
+    FixSafety.NONE,
+    "A worker reads a global that only the parent assigns, under the main guard or through `global`.",
+)
+
 WSP201 = Rule(
     "WSP201",
     "lambda-to-worker",
@@ -171,6 +191,17 @@ WSP901 = Rule(
     False,
     FixSafety.SAFE,
     "A lambda or closure given to `datasets` `.map/.filter(num_proc>1)` (portability).",
+)
+
+
+WSP902 = Rule(
+    "WSP902",
+    "dataloader-workers-restarted-per-epoch",
+    "`DataLoader` with workers iterated in a loop (line {line}) without `persistent_workers=True`: every "
+    "iteration starts new workers, and each spawned worker re-imports this module again",
+    False,
+    FixSafety.NONE,
+    "A `DataLoader` with workers and no `persistent_workers=True` is iterated once per epoch (performance).",
 )
 
 # Every Rule defined above, in catalogue order; a rule is named by its own code, so a check that emits

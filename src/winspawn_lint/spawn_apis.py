@@ -190,6 +190,18 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         required_keyword="num_proc",
     ),
     SpawnAPI(
+        "datasets.Dataset.save_to_disk",
+        (),
+        "`save_to_disk/push_to_hub(num_proc=...)`",
+        kind="call",
+        # datasets 5.x shards with `multiprocess.get_context("spawn").Pool(num_proc)` for any num_proc >= 1,
+        # on every OS: a fresh interpreter re-imports the main module even on Linux (measured).
+        count=_NUM_PROC_NONE,
+        pickler=DILL,
+        method_names=("save_to_disk", "push_to_hub"),
+        required_keyword="num_proc",
+    ),
+    SpawnAPI(
         "datasets.load_dataset",
         ("datasets.load_dataset",),
         "`load_dataset(num_proc=...)`",
@@ -397,6 +409,28 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "pymysql.connect": Unpicklable("a database connection", False),
     "sqlalchemy.create_engine": Unpicklable("a database engine", False),
     "redis.Redis": Unpicklable("a Redis client", False),
+    # TypeError: cannot pickle 'SSLContext' object, under fork too when pickled (measured: pickle, dill)
+    "ssl.create_default_context": Unpicklable("an `ssl.SSLContext`", False),
+    "ssl.SSLContext": Unpicklable("an `ssl.SSLContext`", False),
+    "http.client.HTTPSConnection": Unpicklable("an HTTPS connection (it holds an `ssl.SSLContext`)", False),
+    "urllib3.PoolManager": Unpicklable("a `urllib3.PoolManager` (it holds a lock)", True),
+    # Handlers hold an RLock: "cannot pickle '_thread.RLock' object"; dill pickles them (measured).  Loggers
+    # from `getLogger` pickle by name (3.7+), whatever handlers they have: not listed.
+    "logging.FileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.StreamHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.handlers.RotatingFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.handlers.TimedRotatingFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.handlers.WatchedFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "threading.local": Unpicklable("a `threading.local`", False),
+    "mmap.mmap": Unpicklable("an `mmap.mmap`", False),
+    "importlib.import_module": Unpicklable("a module object", True),
+}
+MODULE_OBJECT = Unpicklable("a module object", True)
+#: Values that pickle with the plain pickler but not through a torch worker: torch's reductions share the
+#: generator's state tensor, and spawned DataLoader workers die rebuilding it ("unable to resize file
+#: <filename not specified>", then "DataLoader worker exited unexpectedly"); fine under fork (measured).
+TORCH_SHARED_STATE: Mapping[str, Unpicklable] = {
+    "torch.Generator": Unpicklable("a `torch.Generator` (spawned workers cannot rebuild its shared state)", True),
 }
 GENERATOR = Unpicklable("a generator", False)
 

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..finding import Finding
 from ..settings import Settings
-from .checks import import_time, notebook_definitions, pickled_values
+from .checks import import_time, notebook_definitions, pickled_values, reimport
 from .context import Context
 from .index import ModuleIndex
 from .inference import Inference
@@ -21,7 +21,7 @@ from .positions import Positions
 from .values import Values
 from .workers import WorkerFinder
 
-CHECKS = (import_time.check, pickled_values.check, notebook_definitions.check)
+CHECKS = (import_time.check, pickled_values.check, notebook_definitions.check, reimport.check)
 #: A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
 NOTEBOOK_CHECKS = (pickled_values.check, notebook_definitions.check)
 
