@@ -261,6 +261,9 @@ BAD = [
     ('spawn-api = [{ name = "a.b", payload = 3 }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", payload = ["fn:x"] }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", method-payload = { run = 3 } }]', ".spawn-api[0].method-payload"),
+    ('target-platforms = ["windows", "bsd"]', ".target-platforms"),
+    ("target-platforms = []", ".target-platforms"),
+    ('target-version = "python3"', ".target-version"),
     ("[tool.winspawn-lint.typo]", "'typo'"),
     ('select = ["WSP2"', "pyproject.toml"),  # not TOML
 ]
@@ -363,6 +366,8 @@ def test_flake8_selection_without_select_on_the_command_line(flake8_project, cfg
         ("winspawn-spawn-apis =\n    {name = \"a.b\", bogus = 1}", "winspawn-spawn-apis[0]: unknown key 'bogus'"),
         ("winspawn-spawn-apis =\n    {name = \"a.b\"", "winspawn-spawn-apis: not a TOML inline table"),
         ("winspawn-spawn-apis = :n_jobs", "winspawn-spawn-apis[0].name"),
+        ("winspawn-target-platforms = windows,bsd", "winspawn-target-platforms"),
+        ("winspawn-target-version = 2.7", "winspawn-target-version"),
     ],
 )
 def test_flake8_bad_values_are_one_line(flake8_project, cfg, names):
@@ -392,3 +397,15 @@ def test_walk_excludes_what_is_excluded_says(tmp_path, monkeypatch, patterns):
     settings = Settings(exclude=patterns, root=str(tmp_path))
     walked = {path for path, _ in discover(["."], settings)}
     assert walked == {name for name in names if not settings.is_excluded(name, below=".")}
+
+
+@pytest.mark.parametrize("platforms, version, expected", [
+    (("windows", "macos", "linux"), None, {"windows", "macos", "linux>=3.14"}),
+    (("linux",), (3, 11), {"linux>=3.14", "linux<=3.13"}),
+    (("linux",), (3, 14), {"linux>=3.14"}),
+    (("macos",), (3, 9), {"macos"}),
+])
+def test_target_platforms_name_the_platforms_kept(platforms, version, expected):
+    from winspawn_lint.settings import Settings
+
+    assert Settings(target_platforms=platforms, target_version=version).platforms == expected

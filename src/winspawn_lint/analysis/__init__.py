@@ -41,4 +41,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
                   enabled if enabled is not None else settings.enabled_for(filename), notebook=notebook)
     for check in NOTEBOOK_CHECKS if notebook else CHECKS:
         check(ctx)
-    return sorted(ctx.findings.values(), key=Finding.sort_key)
+    targets = settings.platforms
+    # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
+    kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]
+    return sorted(kept, key=Finding.sort_key)

@@ -33,10 +33,12 @@ _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 def check(ctx: Context) -> None:
     reached: set[ast.ClassDef] = set()
     for payload in ctx.model.payloads:
+        ctx.worker = (payload.api, payload.method, payload.task or payload.api.payload_with_tasks)
         if payload.api.pickler == PICKLE:
             _pickle_payload(ctx, payload, reached)
         elif payload.api.pickler == DILL:
             _dill_payload(ctx, payload)
+    ctx.worker = None
     _library_datasets(ctx, reached)
 
 

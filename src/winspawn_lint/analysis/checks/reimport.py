@@ -42,7 +42,9 @@ def check(ctx: Context) -> None:
     payloads = [p for p in ctx.model.payloads if p.api.pickler == PICKLE and p.api.reimports_main]
     if rules.WSP106 in wanted and places.guarded:
         for payload in payloads:
+            ctx.worker = (payload.api, payload.method, False)  # a spawned worker lacks the name; fork has it
             _guarded_definitions(ctx, places, payload)
+        ctx.worker = None
     if rules.WSP107 in wanted and places.assigned_at_run_time:
         _run_time_globals(ctx, places, payloads)
     if rules.WSP902 in wanted:
@@ -186,10 +188,10 @@ def _only_guarded(ctx: Context, places: _Places, binding: Optional[Binding]) -> 
 
 # -- WSP107 -------------------------------------------------------------------------------------------
 def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) -> None:
-    entries: dict[ast.AST, str] = {}  # function run in a worker -> how messages name it
+    entries: dict[ast.AST, tuple[str, Payload]] = {}  # function run in a worker -> its name, how it gets there
     for payload in payloads:
         for function, label in _worker_functions(ctx, payload):
-            entries.setdefault(function, label)
+            entries.setdefault(function, (label, payload))
     if not entries:
         return
     # Every function that may run in a worker: a global it assigns is set up by the worker itself.
@@ -199,7 +201,8 @@ def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) ->
             all_callables.extend(f for f, _ in _worker_functions(ctx, payload))
     in_workers = places.closure([*entries, *all_callables])
     module = ctx.index.module_scope
-    for entry, label in entries.items():
+    for entry, (label, payload) in entries.items():
+        ctx.worker = (payload.api, payload.method, False)  # only a re-import misses the assignment
         for function in sorted(places.closure([entry]), key=lambda f: getattr(f, "lineno", 0)):
             scope = ctx.index.scope_of.get(function)
             if scope is None:
@@ -217,6 +220,7 @@ def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) ->
                 place = f"in `{owner.name}()`" if owner is not None else 'under `if __name__ == "__main__":`'
                 seen = "its import-time value" if early else "no such name (`NameError`)"
                 ctx.emit(rules.WSP107, name, name=name.id, worker=label, where=place, line=where.line, seen=seen)
+    ctx.worker = None
 
 
 def _worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str]]:
@@ -293,7 +297,9 @@ def _per_epoch_workers(ctx: Context) -> None:
         outer = _enclosing_loop(parents[root], report)
         if outer is None or _within(ctor, outer):
             continue  # iterated once, or a new loader every epoch (persistence would not help)
+        ctx.worker = (api, ctx.finder.explicit_method(ctor, ctor_scope), False)
         ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=outer.lineno)
+        ctx.worker = None
 
 
 def _unwrap(ctx: Context, iterable: ast.expr, scope: Scope) -> ast.expr:
