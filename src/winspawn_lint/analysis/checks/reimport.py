@@ -36,8 +36,10 @@ _ITER_WRAPPERS = frozenset({"enumerate", "iter", "tqdm", "reversed", "zip"})
 
 def check(ctx: Context) -> None:
     wanted = {rule for rule in (rules.WSP106, rules.WSP107, rules.WSP902) if rule.code in ctx.enabled}
-    if not wanted:
-        return
+    if rules.WSP902 in wanted:
+        _per_epoch_workers(ctx)
+    if not (wanted & {rules.WSP106, rules.WSP107}) or not ctx.index.main_guards:
+        return  # both are about what only the guard (or what it calls) defines or assigns
     places = _Places(ctx)
     payloads = [p for p in ctx.model.payloads if p.api.pickler == PICKLE and p.api.reimports_main]
     if rules.WSP106 in wanted and places.guarded:
@@ -47,8 +49,6 @@ def check(ctx: Context) -> None:
         ctx.worker = None
     if rules.WSP107 in wanted and places.assigned_at_run_time:
         _run_time_globals(ctx, places, payloads)
-    if rules.WSP902 in wanted:
-        _per_epoch_workers(ctx)
 
 
 class _Places:
@@ -231,24 +231,19 @@ def _worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str
         if not value.args:
             return []
         value, value_scope = ctx.resolver.value_of(value.args[0], value_scope)
-    out = []
-    if isinstance(value, ast.Name):
+    if isinstance(value, ast.Name):  # a function
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and binding.scope is ctx.index.module_scope:
-            out.append((binding.node, f"`{binding.name}`"))
-        elif binding is not None and binding.kind == "class" and payload.arg.kind != "callable":
-            return []
-    if payload.arg.kind == "callable" and isinstance(value, ast.Attribute):
+            return [(binding.node, f"`{binding.name}`")]
+    elif isinstance(value, ast.Attribute) and payload.arg.kind == "callable":  # a bound method
         info = instance_class(value.value, value_scope, ctx.index, ctx.resolver)
         if info is not None and value.attr in info.methods:
-            out.append((info.methods[value.attr], f"`{info.node.name}.{value.attr}`"))
-    if payload.arg.kind != "callable" or isinstance(value, ast.Call):
-        info = instance_class(value, value_scope, ctx.index, ctx.resolver) if isinstance(value, ast.Call) else None
+            return [(info.methods[value.attr], f"`{info.node.name}.{value.attr}`")]
+    elif isinstance(value, ast.Call):  # an instance: what a worker calls on it
+        info = instance_class(value, value_scope, ctx.index, ctx.resolver)
         if info is not None:
-            for method in _WORKER_METHODS:
-                if method in info.methods:
-                    out.append((info.methods[method], f"`{info.node.name}.{method}`"))
-    return out
+            return [(info.methods[m], f"`{info.node.name}.{m}`") for m in _WORKER_METHODS if m in info.methods]
+    return []
 
 
 def _global_reads(ctx: Context, function: ast.AST, scope: Scope) -> Iterator[ast.Name]:
