@@ -57,8 +57,11 @@ class _Places:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.guarded: set[ast.stmt] = set()
+        #: the guard's `else:`, which runs exactly where the guard does not: in the workers' re-import
+        self.guard_else: set[ast.stmt] = set()
         for guard in ctx.index.main_guards:
             self.guarded.update(_statements(guard.body))
+            self.guard_else.update(_statements(guard.orelse))
         self.import_time: set[ast.stmt] = set(_statements(ctx.index.tree.body)) - self.guarded
         # function node -> the statements of its own body (not of nested defs)
         self.owner: dict[ast.stmt, ast.AST] = {}
@@ -209,7 +212,10 @@ def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) ->
                 continue
             for name in _global_reads(ctx, function, scope):
                 bindings = module.bindings.get(name.id, ())
-                if not bindings or any(places.owner.get(b.node) in in_workers for b in bindings):
+                # silent when the worker side assigns it itself: in code that runs in workers, or in the
+                # guard's `else:` (the value the author chose for importers, workers included)
+                if not bindings or any(places.owner.get(b.node) in in_workers or b.node in places.guard_else
+                                       for b in bindings):
                     continue
                 late = [b for b in bindings if places.run_time(b)]
                 if not late:
