@@ -261,6 +261,7 @@ BAD = [
     ('spawn-api = [{ name = "a.b", payload = 3 }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", payload = ["fn:x"] }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", method-payload = { run = 3 } }]', ".spawn-api[0].method-payload"),
+    ('spawn-api = [{ name = "a.b", context = "thread" }]', ".spawn-api[0].context"),
     ('target-platforms = ["windows", "bsd"]', ".target-platforms"),
     ("target-platforms = []", ".target-platforms"),
     ('target-version = "python3"', ".target-version"),
@@ -409,3 +410,16 @@ def test_target_platforms_name_the_platforms_kept(platforms, version, expected):
     from winspawn_lint.settings import Settings
 
     assert Settings(target_platforms=platforms, target_version=version).platforms == expected
+
+
+def test_spawn_api_context_decides_where_it_breaks():
+    from winspawn_lint import check_text
+    from winspawn_lint.settings import settings_from_mapping
+
+    code = "import mylib\n\nmylib.run_all(work, n_jobs=4)\n"
+    for context, platforms in (("default", ("windows", "macos", "linux>=3.14")), ("multiprocess", ("windows",)),
+                               ("spawn", ("windows", "macos", "linux>=3.14", "linux<=3.13"))):
+        settings = settings_from_mapping({"spawn-api": [{"name": "mylib.run_all", "workers": "n_jobs",
+                                                         "context": context}]})
+        (finding,) = check_text(code, "train.py", settings)
+        assert (finding.code, finding.platforms) == ("WSP101", platforms)

@@ -370,7 +370,7 @@ class Registry:
 DEFAULT_REGISTRY = Registry(BUILTIN_APIS)
 
 _CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-position", "no-workers",
-                "payload", "pickler", "method-payload"}
+                "payload", "pickler", "method-payload", "context"}
 
 
 def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") -> tuple[SpawnAPI, ...]:
@@ -396,6 +396,9 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
         pickler = entry.get("pickler", PICKLE)
         if pickler not in (PICKLE, DILL, CLOUDPICKLE):
             raise ValueError(f"{place}.pickler: expected 'pickle', 'dill' or 'cloudpickle', got {pickler!r}")
+        context = entry.get("context", "default")
+        if context not in CONTEXTS:
+            raise ValueError(f"{place}.context: expected one of {', '.join(map(repr, CONTEXTS))}, got {context!r}")
         for key in ("payload", "start-methods", "no-workers"):
             if key in entry and not isinstance(entry[key], list):
                 raise ValueError(f"{place}.{key}: expected an array, got {entry[key]!r}")
@@ -426,6 +429,7 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
             SpawnAPI(
                 key=names[0], names=tuple(names), label=f"`{entry.get('label', names[0])}`", kind=kind,
                 start_methods=starts, count=count, payload=payload, method_payload=method_payload, pickler=pickler,
+                context=context,
             )
         )
     return tuple(apis)
