@@ -67,6 +67,19 @@ def test_text(project, capsys):
     assert lines[0].endswith("use a module-level function [Windows, macOS, Linux]")
 
 
+def test_an_explicit_context_breaks_on_every_platform(project, capsys):
+    # get_context("spawn") and DataLoader(multiprocessing_context="spawn") spawn on Linux <= 3.13 too
+    (project / "pkg" / "explicit.py").write_text(
+        "import multiprocessing\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'ctx = multiprocessing.get_context("spawn")\n\n\ndef main():\n'
+        "    ctx.Process(target=lambda: 0).start()\n"
+        '    multiprocessing.get_context("forkserver").Process(target=lambda: 0).start()\n'
+        '    loader = DataLoader(torch.arange(4), num_workers=2, collate_fn=lambda b: b, multiprocessing_context="spawn")\n'
+        "    print(list(loader))\n", encoding="utf-8")
+    status, out, _ = run(capsys, "pkg/explicit.py")
+    assert status == 1 and [line.rsplit(" [", 1)[1] for line in out.splitlines()] == ["Windows, macOS, Linux]"] * 3
+
+
 def test_text_suffix_names_the_platforms_and_target_platforms_filters(project, capsys):
     def check(path: str, config: str) -> tuple[int, str]:
         (project / "pyproject.toml").write_text("[tool.winspawn-lint]\n" + config, encoding="utf-8")
