@@ -280,6 +280,8 @@ def _is_global(name: str, scope: Scope) -> bool:
 def _per_epoch_workers(ctx: Context) -> None:
     parents: dict[ast.AST, dict[ast.AST, ast.AST]] = {}
     for iterable, report, site in ctx.index.iterations:
+        if site.import_time:
+            continue  # WSP101: under spawn this loop never gets to a second epoch
         loader = _unwrap(ctx, iterable, site.scope)
         found = ctx.finder.api_object(loader, site.scope)
         if found is None or found[0].key != _DATALOADER:
