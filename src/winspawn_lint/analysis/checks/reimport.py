@@ -254,17 +254,22 @@ def _worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str
 
 def _global_reads(ctx: Context, function: ast.AST, scope: Scope) -> Iterator[ast.Name]:
     """First read of each module-level name in a function's own body (nested defs are separate functions)."""
-    seen: set[str] = set()
-    stack = list(function.body)
+    nodes, stack = [], list(function.body)
     while stack:
         node = stack.pop(0)
-        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
+        if not isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+            nodes.append(node)
+            stack.extend(ast.iter_child_nodes(node))
+    # Names a comprehension or lambda of the body binds (`x for x in rows`, `lambda item: ...`) are theirs,
+    # not globals; counting every such name as local only makes the check quieter.
+    inner = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    inner |= {n.arg for n in nodes if isinstance(n, ast.arg)}
+    seen: set[str] = set()
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
             seen.add(node.id)
-            if _is_global(node.id, scope):
+            if (node.id not in inner or node.id in scope.globals_) and _is_global(node.id, scope):
                 yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _is_global(name: str, scope: Scope) -> bool:
