@@ -217,10 +217,11 @@ def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) ->
                 if not bindings or any(places.owner.get(b.node) in in_workers or b.node in places.guard_else
                                        for b in bindings):
                     continue
-                late = [b for b in bindings if places.run_time(b)]
+                early = [b for b in bindings if b.node in places.import_time]
+                # `import numpy as np` again under the guard rebinds the module the worker already imported
+                late = [b for b in bindings if places.run_time(b) and not (early and b.kind == "import")]
                 if not late:
                     continue
-                early = [b for b in bindings if b.node in places.import_time]
                 where = late[0]
                 owner = places.owner.get(where.node)
                 place = f"in `{owner.name}()`" if owner is not None else 'under `if __name__ == "__main__":`'
