@@ -107,6 +107,7 @@ def test_json_fields(tree):
     assert data == [{
         "path": str(tree / "hazard.py"), "line": 8, "col": 8, "end_line": 8, "end_col": 31, "code": "WSP101",
         "name": "unguarded-process-start", "message": data[0]["message"], "fix_safety": "unsafe",
+        "platforms": ["windows", "macos", "linux>=3.14"],
     }]
     assert "import time" in data[0]["message"]
 

@@ -261,6 +261,10 @@ BAD = [
     ('spawn-api = [{ name = "a.b", payload = 3 }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", payload = ["fn:x"] }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", method-payload = { run = 3 } }]', ".spawn-api[0].method-payload"),
+    ('spawn-api = [{ name = "a.b", context = "thread" }]', ".spawn-api[0].context"),
+    ('target-platforms = ["windows", "bsd"]', ".target-platforms"),
+    ("target-platforms = []", ".target-platforms"),
+    ('target-version = "python3"', ".target-version"),
     ("[tool.winspawn-lint.typo]", "'typo'"),
     ('select = ["WSP2"', "pyproject.toml"),  # not TOML
 ]
@@ -363,6 +367,8 @@ def test_flake8_selection_without_select_on_the_command_line(flake8_project, cfg
         ("winspawn-spawn-apis =\n    {name = \"a.b\", bogus = 1}", "winspawn-spawn-apis[0]: unknown key 'bogus'"),
         ("winspawn-spawn-apis =\n    {name = \"a.b\"", "winspawn-spawn-apis: not a TOML inline table"),
         ("winspawn-spawn-apis = :n_jobs", "winspawn-spawn-apis[0].name"),
+        ("winspawn-target-platforms = windows,bsd", "winspawn-target-platforms"),
+        ("winspawn-target-version = 2.7", "winspawn-target-version"),
     ],
 )
 def test_flake8_bad_values_are_one_line(flake8_project, cfg, names):
@@ -392,3 +398,28 @@ def test_walk_excludes_what_is_excluded_says(tmp_path, monkeypatch, patterns):
     settings = Settings(exclude=patterns, root=str(tmp_path))
     walked = {path for path, _ in discover(["."], settings)}
     assert walked == {name for name in names if not settings.is_excluded(name, below=".")}
+
+
+@pytest.mark.parametrize("platforms, version, expected", [
+    (("windows", "macos", "linux"), None, {"windows", "macos", "linux>=3.14"}),
+    (("linux",), (3, 11), {"linux>=3.14", "linux<=3.13"}),
+    (("linux",), (3, 14), {"linux>=3.14"}),
+    (("macos",), (3, 9), {"macos"}),
+])
+def test_target_platforms_name_the_platforms_kept(platforms, version, expected):
+    from winspawn_lint.settings import Settings
+
+    assert Settings(target_platforms=platforms, target_version=version).platforms == expected
+
+
+def test_spawn_api_context_decides_where_it_breaks():
+    from winspawn_lint import check_text
+    from winspawn_lint.settings import settings_from_mapping
+
+    code = "import mylib\n\nmylib.run_all(work, n_jobs=4)\n"
+    for context, platforms in (("default", ("windows", "macos", "linux>=3.14")), ("multiprocess", ("windows",)),
+                               ("spawn", ("windows", "macos", "linux>=3.14", "linux<=3.13"))):
+        settings = settings_from_mapping({"spawn-api": [{"name": "mylib.run_all", "workers": "n_jobs",
+                                                         "context": context}]})
+        (finding,) = check_text(code, "train.py", settings)
+        assert (finding.code, finding.platforms) == ("WSP101", platforms)

@@ -22,7 +22,7 @@ from winspawn_lint import RULES, Settings, check_text
 ROOT = Path(__file__).resolve().parent.parent
 RULE_DOCS = ROOT / "src" / "winspawn_lint" / "rule_docs"
 DOCS = ROOT / "docs"
-SECTIONS = ["What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Options", "References"]
+SECTIONS = ["What it does", "Why is this bad?", "Where it breaks", "Example", "Use instead", "Fix safety", "Options", "References"]
 ALL_RULES = Settings(select=frozenset(RULES))
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
 FIX_GRADE = {"safe": "**safe**", "unsafe": "**unsafe**", "none": "**no fix**"}

@@ -63,7 +63,48 @@ def test_text(project, capsys):
     lines = out.splitlines()
     assert [int(line.split(":")[1]) for line in lines] == list(LAMBDA_LINES)
     assert lines[0].startswith("pkg/mod.py:6:24: WSP201 lambda passed as `func` to `multiprocessing.Pool`")
+    # Pool.map pickles its tasks under every start method: the suffix says where it breaks
+    assert lines[0].endswith("use a module-level function [Windows, macOS, Linux]")
 
+
+def test_an_explicit_context_breaks_on_every_platform(project, capsys):
+    # get_context("spawn") and DataLoader(multiprocessing_context="spawn") spawn on Linux <= 3.13 too
+    (project / "pkg" / "explicit.py").write_text(
+        "import multiprocessing\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'ctx = multiprocessing.get_context("spawn")\n\n\ndef main():\n'
+        "    ctx.Process(target=lambda: 0).start()\n"
+        '    multiprocessing.get_context("forkserver").Process(target=lambda: 0).start()\n'
+        '    loader = DataLoader(torch.arange(4), num_workers=2, collate_fn=lambda b: b, multiprocessing_context="spawn")\n'
+        "    print(list(loader))\n", encoding="utf-8")
+    status, out, _ = run(capsys, "pkg/explicit.py")
+    assert status == 1 and [line.rsplit(" [", 1)[1] for line in out.splitlines()] == ["Windows, macOS, Linux]"] * 3
+
+
+def test_text_suffix_names_the_platforms_and_target_platforms_filters(project, capsys):
+    def check(path: str, config: str) -> tuple[int, str]:
+        (project / "pyproject.toml").write_text("[tool.winspawn-lint]\n" + config, encoding="utf-8")
+        status = cli.main([path])
+        return status, capsys.readouterr().out
+
+    (project / "pkg" / "guarded.py").write_text(
+        "import multiprocessing\n\n"
+        'if __name__ == "__main__":\n'
+        "    def double(x):\n        return x * 2\n\n"
+        "    multiprocessing.Process(target=double, args=(1,)).start()\n"
+        "    multiprocessing.Process(target=lambda: None).start()\n",
+        encoding="utf-8")
+    status, out = check("pkg/guarded.py", "")
+    # a Process target is pickled only by spawn (Windows, macOS) and forkserver (Linux from 3.14)
+    assert status == 1
+    assert [line.rsplit(" [", 1)[1] for line in out.splitlines()] == ["Windows, macOS, Linux ≥3.14]"] * 2
+    status, out = check("pkg/guarded.py", 'target-platforms = ["linux"]\ntarget-version = "py311"\n')
+    assert status == 1 and out.count(" WSP") == 2  # Linux with Python 3.14 breaks too
+
+    (project / "pkg" / "dill.py").write_text(
+        "from datasets import Dataset\n\nDataset.from_dict({}).map(abs, num_proc=2)\n", encoding="utf-8")
+    status, out = check("pkg/dill.py", 'target-platforms = ["windows"]\n')
+    assert " WSP101 " in out and out.rstrip().endswith("[Windows]")  # datasets forks on Linux and macOS
+    assert check("pkg/dill.py", 'target-platforms = ["linux", "macos"]\n') == (0, "")
 
 def test_json_fields(project, capsys):
     status, out, _ = run(capsys, "--format", "json", "pkg")
@@ -71,7 +112,9 @@ def test_json_fields(project, capsys):
     data = json.loads(out)
     assert [item["line"] for item in data] == list(LAMBDA_LINES)
     first = data[0]
-    assert set(first) == {"path", "line", "col", "end_line", "end_col", "code", "name", "message", "fix_safety"}
+    assert set(first) == {"path", "line", "col", "end_line", "end_col", "code", "name", "message", "fix_safety",
+                          "platforms"}
+    assert first["platforms"] == ["windows", "macos", "linux>=3.14", "linux<=3.13"]
     assert first["path"] == "pkg/mod.py"
     assert (first["line"], first["col"], first["end_line"], first["end_col"]) == (6, 24, 6, 35)  # 1-based
     assert (first["code"], first["name"], first["fix_safety"]) == ("WSP201", "lambda-to-worker", "safe")
@@ -206,6 +249,8 @@ def test_sarif_validates_against_the_official_schema(project, capsys, sarif_vali
     _assert_valid(sarif_validator, document)
     assert document["version"] == "2.1.0"
     assert len(document["runs"][0]["results"]) == len(LAMBDA_LINES)
+    assert document["runs"][0]["results"][0]["properties"]["platforms"] == [
+        "windows", "macos", "linux>=3.14", "linux<=3.13"]
 
 
 def test_sarif_without_results_is_valid(project, capsys, sarif_validator):

@@ -13,6 +13,10 @@ The switch must reach every process, including the children the stdlib starts
 with ``sys.executable``; so it is carried by the environment variable
 ``WINSPAWN_START_METHOD`` and applied by the ``sitecustomize`` module in
 ``_emulation/``, which :func:`child_environment` puts on ``PYTHONPATH``.
+Emulated ``forkserver`` is this interpreter's forkserver: from Python 3.14 (and 3.13.8) its server imports
+the main module once and workers inherit it; earlier, the preload of ``__main__`` never took effect
+(CPython gh-126631) and each worker re-imports it, as under spawn.
+
 ``multiprocess`` (the dill-based fork of multiprocessing that ``datasets``
 uses) has its own context module; it is patched when it is first imported, so
 processes that never use it pay nothing.

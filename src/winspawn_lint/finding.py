@@ -28,6 +28,8 @@ class Finding:
     fix_hint: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     #: in a notebook: the cell (1-based, every cell counted, as ruff counts); ``line`` is then the line in it
     cell: Optional[int] = None
+    #: where it breaks: ids of :data:`.spawn_apis.PLATFORMS` (None: not platform-specific, or unknown)
+    platforms: Optional[tuple[str, ...]] = field(default=None, compare=False, hash=False)
 
     @property
     def rule(self) -> Rule:
@@ -43,6 +45,14 @@ class Finding:
             return self.rule.message.format_map(_Defaults(self.args))
         except (KeyError, IndexError, ValueError):  # a malformed template must not crash a run
             return self.rule.summary
+
+    @property
+    def platform_suffix(self) -> str:
+        """`` [Windows, macOS, Linux ≥3.14]``, or '' when the finding is not platform-specific."""
+        from .spawn_apis import platform_suffix
+
+        suffix = platform_suffix(self.platforms)
+        return " " + suffix if suffix else ""
 
     def sort_key(self) -> tuple[int, int, int, str]:
         return (self.cell or 0, self.line, self.col, self.code)

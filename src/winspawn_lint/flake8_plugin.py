@@ -41,12 +41,22 @@ class Plugin:
             "commas or newlines, or one TOML inline table per line with the keys of [tool.winspawn-lint] "
             "spawn-api (data, never imported)",
         )
+        manager.add_option(
+            "--winspawn-target-platforms", default="windows,macos,linux", parse_from_config=True,
+            help="winspawn-lint: where the code runs (windows, macos, linux, comma-separated); findings that cannot "
+            "break on any of them are dropped (default: %(default)s)",
+        )
+        manager.add_option(
+            "--winspawn-target-version", default="", parse_from_config=True,
+            help="winspawn-lint: the oldest Python the code supports (py311 or 3.11); older than 3.14 makes "
+            "'linux' include Linux's fork default",
+        )
         manager.extend_default_ignore(sorted(code for code, rule in RULES.items() if not rule.default))
 
     @staticmethod
     def parse_options(options: Any) -> None:
         global _SETTINGS
-        from .settings import UNRESOLVED_POLICIES, Settings
+        from .settings import UNRESOLVED_POLICIES, Settings, parse_platforms, parse_version
 
         # flake8 checks `choices` on the command line but not in setup.cfg/tox.ini/.flake8.
         policy = getattr(options, "winspawn_unresolved_workers", "assume-workers")
@@ -57,7 +67,14 @@ class Plugin:
             extra = _spawn_apis(str(getattr(options, "winspawn_spawn_apis", "") or ""))
         except ValueError as error:
             _config_error(str(error))
-        _SETTINGS = Settings(select=frozenset(RULES), unresolved_workers=policy, extra_apis=extra)
+        try:
+            platforms = parse_platforms(str(getattr(options, "winspawn_target_platforms", "") or "windows,macos,linux"))
+            version_text = str(getattr(options, "winspawn_target_version", "") or "").strip()
+            version = parse_version(version_text) if version_text else None
+        except ValueError as error:
+            _config_error(f"winspawn-{error}")
+        _SETTINGS = Settings(select=frozenset(RULES), unresolved_workers=policy, extra_apis=extra,
+                             target_platforms=platforms, target_version=version)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from .pipeline import check

@@ -30,13 +30,14 @@ def place(path: str, f: Finding) -> str:
 
 def text(rows: Rows, out: TextIO, **_: object) -> None:
     for path, f in rows:
-        out.write(f"{place(path, f)}: {f.code} {f.message}\n")
+        out.write(f"{place(path, f)}: {f.code} {f.message}{f.platform_suffix}\n")
 
 
 def _json_row(path: str, f: Finding) -> dict:
     row = {
         "path": path, "line": f.line, "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
         "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.rule.fix_safety.value,
+        "platforms": list(f.platforms) if f.platforms is not None else None,
     }
     if f.cell is not None:  # a notebook: lines count within this cell
         row["cell"] = f.cell

@@ -19,6 +19,11 @@ timeout=90, cwd=None, args=())`` runs a script in a fresh interpreter under the
 given start method and returns a :class:`winspawn_lint.emulation.RunResult`
 (``returncode``, ``stdout``, ``stderr``, ``timed_out``, ``describe()``).
 
+``forkserver`` is the interpreter's own: its workers import the script as ``__mp_main__`` and get their
+work by pickling, as on Linux with Python 3.14.  From 3.14 (and 3.13.8) the server imports the script once
+and workers are forked from it; before, each forkserver worker re-imports it as a spawned one does
+(CPython gh-126631).
+
 This module is imported in every pytest session of everyone who installs
 winspawn-lint, so it imports nothing at module level beyond ``os``; the
 emulation machinery is loaded only when the option is used.

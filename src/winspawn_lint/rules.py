@@ -13,6 +13,8 @@ import enum
 from dataclasses import dataclass
 from importlib import resources
 
+from .spawn_apis import NOT_FORK, SPAWN_ONLY, UNKNOWN, WINDOWS_ONLY
+
 
 class FixSafety(enum.Enum):
     """How far ``--fix`` may go for a rule (ruff's model)."""
@@ -34,6 +36,9 @@ class Rule:
     default: bool
     fix_safety: FixSafety
     summary: str
+    #: under which start methods the hazard strikes (see :func:`.spawn_apis.breaks_on`); a finding may
+    #: narrow or widen it (a task sent to a running pool is pickled under fork too)
+    breaks: str = NOT_FORK
 
     @property
     def family(self) -> str:
@@ -71,6 +76,7 @@ WSP103 = Rule(
     True,
     FixSafety.UNSAFE,
     "Model or data loading at import time in a module whose workers re-import it.",
+    breaks=SPAWN_ONLY,
 )
 
 WSP104 = Rule(
@@ -91,6 +97,27 @@ WSP105 = Rule(
     False,
     FixSafety.SAFE,
     "The main guard does not begin with `multiprocessing.freeze_support()`.",
+    breaks=WINDOWS_ONLY,
+)
+
+WSP106 = Rule(
+    "WSP106",
+    "definition-under-main-guard",
+    "{role} of {api} is {what}, defined under `if __name__ == \"__main__\":` (line {line}); a spawned worker "
+    "re-imports this module as `__mp_main__`, where `{name}` does not exist: define it at module level",
+    True,
+    FixSafety.UNSAFE,
+    "A function or class that a worker needs is defined inside the main guard.",
+)
+
+WSP107 = Rule(
+    "WSP107",
+    "global-assigned-at-run-time",
+    "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, line {line}), which a "
+    "spawned worker's re-import of this module never runs: it sees {seen}; pass the value as an argument",
+    True,
+    FixSafety.NONE,
+    "A worker reads a global that only the parent assigns, under the main guard or through `global`.",
 )
 
 WSP201 = Rule(
@@ -171,6 +198,19 @@ WSP901 = Rule(
     False,
     FixSafety.SAFE,
     "A lambda or closure given to `datasets` `.map/.filter(num_proc>1)` (portability).",
+    breaks=UNKNOWN,
+)
+
+
+WSP902 = Rule(
+    "WSP902",
+    "dataloader-workers-restarted-per-epoch",
+    "`DataLoader` with workers iterated in a loop (line {line}) without `persistent_workers=True`: every "
+    "iteration starts new workers, and each spawned worker re-imports this module again",
+    False,
+    FixSafety.NONE,
+    "A `DataLoader` with workers and no `persistent_workers=True` is iterated once per epoch (performance).",
+    breaks=SPAWN_ONLY,
 )
 
 # Every Rule defined above, in catalogue order; a rule is named by its own code, so a check that emits

@@ -138,6 +138,8 @@ def document(rows: Sequence[tuple[str, Finding]], root: Optional[str] = None) ->
                 }
             }],
             "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+            # where it breaks: ids of winspawn_lint.spawn_apis.PLATFORMS (absent: not platform-specific)
+            **({"properties": {"platforms": list(f.platforms)}} if f.platforms is not None else {}),
         })
     return {
         "$schema": SCHEMA,

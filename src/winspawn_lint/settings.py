@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from .rules import DEFAULT_SELECT, RULES, expand
-from .spawn_apis import BUILTIN_APIS, Registry, SpawnAPI, from_config
+from .spawn_apis import BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, WINDOWS, Registry, SpawnAPI, from_config
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -26,6 +26,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
+TARGET_PLATFORMS = ("windows", "macos", "linux")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".env", "env", "__pycache__",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages",
@@ -47,10 +48,29 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     root: Optional[str] = None  # where the config file was found; patterns are relative to it
+    #: where the code runs: findings that cannot break on any of these are dropped
+    target_platforms: tuple[str, ...] = TARGET_PLATFORMS
+    #: the oldest Python the code supports, e.g. (3, 11); None: Linux means Python >= 3.14 (forkserver)
+    target_version: Optional[tuple[int, int]] = None
 
     @cached_property
     def registry(self) -> Registry:
         return Registry((*self.extra_apis, *BUILTIN_APIS))
+
+    @cached_property
+    def platforms(self) -> frozenset[str]:
+        """The platform ids (:data:`.spawn_apis.PLATFORMS`) of ``target-platforms`` and ``target-version``."""
+        out = set()
+        for name in self.target_platforms:
+            if name == "windows":
+                out.add(WINDOWS)
+            elif name == "macos":
+                out.add(MACOS)
+            elif name == "linux":
+                out.add(LINUX_314)
+                if self.target_version is not None and self.target_version < (3, 14):
+                    out.add(LINUX_313)  # it also runs where Linux still forks
+        return frozenset(out)
 
     @property
     def assume_workers(self) -> bool:
@@ -128,7 +148,7 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-         "unresolved-workers", "spawn-api"}
+         "unresolved-workers", "spawn-api", "target-platforms", "target-version"}
 
 
 def find_config(start: str) -> Optional[Path]:
@@ -210,12 +230,37 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    platforms = table.get("target-platforms", list(base.target_platforms))
+    try:
+        target_platforms = parse_platforms(platforms)
+        target_version = parse_version(table["target-version"]) if "target-version" in table else base.target_version
+    except ValueError as error:
+        raise ConfigError(f"{where}.{error}") from None
     return replace(
-        base, select=selection, unresolved_workers=policy, extra_apis=(*base.extra_apis, *extra),
+        base, select=selection, unresolved_workers=policy, target_platforms=target_platforms,
+        target_version=target_version, extra_apis=(*base.extra_apis, *extra),
         exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
         per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root,
     )
+
+
+def parse_platforms(value: Any) -> tuple[str, ...]:
+    """``target-platforms``: a list (or comma-separated string) of windows, macos, linux."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or not value or \
+            not set(v.lower() for v in value) <= set(TARGET_PLATFORMS):
+        raise ValueError(f"target-platforms: expected a list of {', '.join(TARGET_PLATFORMS)}, got {value!r}")
+    return tuple(dict.fromkeys(v.lower() for v in value))
+
+
+def parse_version(value: Any) -> tuple[int, int]:
+    """``target-version``: ``py311`` (ruff's spelling) or ``3.11``."""
+    match = re.fullmatch(r"(?:py3(\d+)|3\.(\d+))", str(value).strip()) if isinstance(value, str) else None
+    if match is None:
+        raise ValueError(f"target-version: expected e.g. 'py311' or '3.11', got {value!r}")
+    return 3, int(match[1] or match[2])
 
 
 ALL_CODES = frozenset(RULES)

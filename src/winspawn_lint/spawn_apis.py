@@ -15,6 +15,62 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+# -- the platform model: which start method a worker API uses where ---------------------------------------
+#: Platforms a finding can break on.  Linux is split by Python version: 3.14 made forkserver its default.
+WINDOWS, MACOS, LINUX_314, LINUX_313 = "windows", "macos", "linux>=3.14", "linux<=3.13"
+PLATFORMS = (WINDOWS, MACOS, LINUX_314, LINUX_313)
+PLATFORM_LABELS = {WINDOWS: "Windows", MACOS: "macOS", LINUX_314: "Linux ≥3.14", LINUX_313: "Linux ≤3.13"}
+
+#: Start method per platform, by the context a worker API takes its processes from.
+CONTEXTS: Mapping[str, Mapping[str, str]] = {
+    # multiprocessing's default context (torch.multiprocessing, DataLoader, ProcessPoolExecutor share it):
+    # spawn on Windows and on macOS since 3.8, forkserver on Linux since 3.14, fork before.
+    "default": {WINDOWS: "spawn", MACOS: "spawn", LINUX_314: "forkserver", LINUX_313: "fork"},
+    # multiprocess (dill; datasets' `num_proc`) keeps fork as its default on macOS and on Linux 3.14
+    # (multiprocess 0.70.19 context.py: "_concrete_contexts['fork']) #FIXME: spawn"); Windows has only spawn.
+    "multiprocess": {WINDOWS: "spawn", MACOS: "fork", LINUX_314: "fork", LINUX_313: "fork"},
+    # torch.multiprocessing.spawn, get_context("spawn"), datasets' save_to_disk/push_to_hub: spawn everywhere
+    "spawn": {WINDOWS: "spawn", MACOS: "spawn", LINUX_314: "spawn", LINUX_313: "spawn"},
+}
+
+#: When a hazard strikes, by start method (a rule's ``breaks``, or a finding's own)
+NOT_FORK = "not-fork"  # pickling at process start, or the main module's re-import: spawn and forkserver
+SPAWN_ONLY = "spawn"  # a cost paid per spawned worker (forkserver imports the script once, in its server)
+EVERYWHERE = "everywhere"  # e.g. a task sent to a running pool: pickled under every start method
+WINDOWS_ONLY = "windows"  # frozen Windows executables
+UNKNOWN = "unknown"  # portability notes: nothing breaks as written
+
+
+def start_methods(context: str, explicit: "str | None" = None) -> Mapping[str, str]:
+    """Start method per platform for a worker API's context, or an explicit ``get_context(method)``."""
+    if explicit in ("spawn", "forkserver", "fork"):
+        return {platform: explicit for platform in PLATFORMS}
+    return CONTEXTS.get(context, CONTEXTS["default"])
+
+
+def breaks_on(condition: str, methods: Mapping[str, str]) -> "tuple[str, ...] | None":
+    """The platforms where a hazard of this kind breaks, given the start method used on each (None: unknown)."""
+    if condition == UNKNOWN:
+        return None
+    if condition == EVERYWHERE:
+        return PLATFORMS
+    if condition == WINDOWS_ONLY:
+        return (WINDOWS,)
+    if condition == SPAWN_ONLY:
+        return tuple(p for p in PLATFORMS if methods[p] == "spawn")
+    return tuple(p for p in PLATFORMS if methods[p] != "fork")
+
+
+def platform_suffix(platforms: "tuple[str, ...] | None") -> str:
+    """``[Windows, macOS, Linux ≥3.14]``; both Linux versions read as ``Linux``; '' when unknown."""
+    if not platforms:
+        return ""
+    labels = [PLATFORM_LABELS[p] for p in PLATFORMS if p in platforms]
+    if LINUX_314 in platforms and LINUX_313 in platforms:
+        labels = [label for label in labels if not label.startswith("Linux")] + ["Linux"]
+    return "[" + ", ".join(labels) + "]"
+
+
 PICKLE = "pickle"
 DILL = "dill"
 CLOUDPICKLE = "cloudpickle"
@@ -76,6 +132,11 @@ class SpawnAPI:
     required_keyword: str | None = None
     #: its start methods train a model: heavy work as well as a worker start (WSP103)
     training: bool = False
+    #: where its processes come from: a key of :data:`CONTEXTS`
+    context: str = "default"
+    #: its payload travels with every job, pickled under fork too (measured: datasets' `map(num_proc=...)`
+    #: fails on a captured sqlite connection under fork as under spawn)
+    payload_with_tasks: bool = False
 
 
 _FN = Arg("func", 0, kind="callable")
@@ -126,6 +187,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         payload=(Arg("initializer", 1, kind="callable"), Arg("initargs", 2, kind="args")),
         method_payload=_POOL_METHODS,
         pickler=DILL,
+        context="multiprocess",
     ),
     SpawnAPI(
         "multiprocessing.Process",
@@ -143,6 +205,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         start_methods=("start",),
         payload=(Arg("target", 1, kind="callable"), Arg("args", 3, kind="args"), Arg("kwargs", 4, kind="kwargs")),
         pickler=DILL,
+        context="multiprocess",
     ),
     SpawnAPI(
         "concurrent.futures.ProcessPoolExecutor",
@@ -163,6 +226,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="call",
         count=WorkerCount("nprocs", 2),
         payload=(Arg("fn", 0, kind="callable"), Arg("args", 1, kind="args")),
+        context="spawn",
     ),
     SpawnAPI(
         "torch.utils.data.DataLoader",
@@ -188,6 +252,21 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         pickler=DILL,
         method_names=("map", "filter"),
         required_keyword="num_proc",
+        context="multiprocess",
+        payload_with_tasks=True,
+    ),
+    SpawnAPI(
+        "datasets.Dataset.save_to_disk",
+        (),
+        "`save_to_disk/push_to_hub(num_proc=...)`",
+        kind="call",
+        # datasets 5.x shards with `multiprocess.get_context("spawn").Pool(num_proc)` for any num_proc >= 1,
+        # on every OS: a fresh interpreter re-imports the main module even on Linux (measured).
+        count=_NUM_PROC_NONE,
+        pickler=DILL,
+        method_names=("save_to_disk", "push_to_hub"),
+        required_keyword="num_proc",
+        context="spawn",
     ),
     SpawnAPI(
         "datasets.load_dataset",
@@ -196,6 +275,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="call",
         count=_NUM_PROC_NONE,
         pickler=DILL,
+        context="multiprocess",
     ),
     SpawnAPI(
         "transformers.Trainer",
@@ -215,6 +295,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="call",  # it maps the dataset with `dataset_num_proc` workers in its constructor
         count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None, 1), via=(Arg("args", 1), "dataset_num_proc")),
         pickler=DILL,
+        context="multiprocess",
     ),
     SpawnAPI(
         "lightning.Trainer",
@@ -289,7 +370,7 @@ class Registry:
 DEFAULT_REGISTRY = Registry(BUILTIN_APIS)
 
 _CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-position", "no-workers",
-                "payload", "pickler", "method-payload"}
+                "payload", "pickler", "method-payload", "context"}
 
 
 def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") -> tuple[SpawnAPI, ...]:
@@ -315,6 +396,9 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
         pickler = entry.get("pickler", PICKLE)
         if pickler not in (PICKLE, DILL, CLOUDPICKLE):
             raise ValueError(f"{place}.pickler: expected 'pickle', 'dill' or 'cloudpickle', got {pickler!r}")
+        context = entry.get("context", "default")
+        if context not in CONTEXTS:
+            raise ValueError(f"{place}.context: expected one of {', '.join(map(repr, CONTEXTS))}, got {context!r}")
         for key in ("payload", "start-methods", "no-workers"):
             if key in entry and not isinstance(entry[key], list):
                 raise ValueError(f"{place}.{key}: expected an array, got {entry[key]!r}")
@@ -345,6 +429,7 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
             SpawnAPI(
                 key=names[0], names=tuple(names), label=f"`{entry.get('label', names[0])}`", kind=kind,
                 start_methods=starts, count=count, payload=payload, method_payload=method_payload, pickler=pickler,
+                context=context,
             )
         )
     return tuple(apis)
@@ -397,6 +482,28 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "pymysql.connect": Unpicklable("a database connection", False),
     "sqlalchemy.create_engine": Unpicklable("a database engine", False),
     "redis.Redis": Unpicklable("a Redis client", False),
+    # TypeError: cannot pickle 'SSLContext' object, under fork too when pickled (measured: pickle, dill)
+    "ssl.create_default_context": Unpicklable("an `ssl.SSLContext`", False),
+    "ssl.SSLContext": Unpicklable("an `ssl.SSLContext`", False),
+    "http.client.HTTPSConnection": Unpicklable("an HTTPS connection (it holds an `ssl.SSLContext`)", False),
+    "urllib3.PoolManager": Unpicklable("a `urllib3.PoolManager` (it holds a lock)", True),
+    # Handlers hold an RLock: "cannot pickle '_thread.RLock' object"; dill pickles them (measured).  Loggers
+    # from `getLogger` pickle by name (3.7+), whatever handlers they have: not listed.
+    "logging.FileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.StreamHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.handlers.RotatingFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.handlers.TimedRotatingFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "logging.handlers.WatchedFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "threading.local": Unpicklable("a `threading.local`", False),
+    "mmap.mmap": Unpicklable("an `mmap.mmap`", False),
+    "importlib.import_module": Unpicklable("a module object", True),
+}
+MODULE_OBJECT = Unpicklable("a module object", True)
+#: Values that pickle with the plain pickler but not through a torch worker: torch's reductions share the
+#: generator's state tensor, and spawned DataLoader workers die rebuilding it ("unable to resize file
+#: <filename not specified>", then "DataLoader worker exited unexpectedly"); fine under fork (measured).
+TORCH_SHARED_STATE: Mapping[str, Unpicklable] = {
+    "torch.Generator": Unpicklable("a `torch.Generator` (spawned workers cannot rebuild its shared state)", True),
 }
 GENERATOR = Unpicklable("a generator", False)
 

@@ -2,7 +2,9 @@
 
 The script runs in a fresh interpreter whose default start method (and that of
 every process it starts) is ``spawn`` or ``forkserver``; see
-``winspawn_lint.emulation``.  Exit status is the script's own.
+``winspawn_lint.emulation``.  Exit status is the script's own.  ``--mp-start-method`` (the pytest
+plugin's spelling) and ``--start-method`` are the same option; ``forkserver`` is Linux's default from
+Python 3.14, where the server imports the script once (see the pytest plugin's notes).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import sys
 
 from .emulation import METHODS, child_environment
 
+_METHOD_FLAGS = ("--start-method", "--mp-start-method")
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
@@ -22,11 +26,12 @@ def main(argv: list[str] | None = None) -> int:
         description="Run a Python script with 'spawn' (or 'forkserver') as the default "
         "multiprocessing start method, for multiprocessing, torch.multiprocessing and multiprocess.",
     )
-    parser.add_argument("--start-method", choices=METHODS, default="spawn")
+    parser.add_argument("--start-method", "--mp-start-method", dest="start_method", choices=METHODS, default="spawn",
+                        help="spawn (Windows, macOS), forkserver (Linux from Python 3.14) or fork (default: spawn)")
     argv = list(sys.argv[1:] if argv is None else argv)
     # Everything from the script (or `-m module`) on belongs to the target, as with `python` itself.
     split = next((i for i, a in enumerate(argv) if a == "-m" or not a.startswith("-")), len(argv))
-    if split > 0 and argv[split - 1] == "--start-method" and split < len(argv) and argv[split] != "-m":
+    if split > 0 and argv[split - 1] in _METHOD_FLAGS and split < len(argv) and argv[split] != "-m":
         split = next((i for i, a in enumerate(argv) if i > split and (a == "-m" or not a.startswith("-"))),
                      len(argv))
     ns = parser.parse_args(argv[:split])

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..finding import Finding
 from ..settings import Settings
-from .checks import import_time, notebook_definitions, pickled_values
+from .checks import import_time, notebook_definitions, pickled_values, reimport
 from .context import Context
 from .index import ModuleIndex
 from .inference import Inference
@@ -21,7 +21,7 @@ from .positions import Positions
 from .values import Values
 from .workers import WorkerFinder
 
-CHECKS = (import_time.check, pickled_values.check, notebook_definitions.check)
+CHECKS = (import_time.check, pickled_values.check, notebook_definitions.check, reimport.check)
 #: A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
 NOTEBOOK_CHECKS = (pickled_values.check, notebook_definitions.check)
 
@@ -41,4 +41,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
                   enabled if enabled is not None else settings.enabled_for(filename), notebook=notebook)
     for check in NOTEBOOK_CHECKS if notebook else CHECKS:
         check(ctx)
-    return sorted(ctx.findings.values(), key=Finding.sort_key)
+    targets = settings.platforms
+    # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
+    kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]
+    return sorted(kept, key=Finding.sort_key)

@@ -8,7 +8,8 @@ from typing import Any, Optional
 
 from ..finding import Finding
 from ..rules import Rule
-from ..spawn_apis import Registry
+from ..spawn_apis import (CONTEXTS, EVERYWHERE, PLATFORMS, UNKNOWN, Registry, SpawnAPI, breaks_on,
+                          start_methods)
 from .index import ModuleIndex
 from .names import Resolver
 from .positions import Positions
@@ -30,9 +31,12 @@ class Context:
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
     #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.notebook``): it runs in a kernel
     notebook: bool = False
+    #: the worker API (and explicit start method, and whether it is a task) the findings being emitted are
+    #: about; None: the module's worker starts as a whole.  Set by a check around its emits.
+    worker: Optional[tuple[SpawnAPI, Optional[str], bool]] = None
 
     def emit(self, rule: Rule, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
-             **args: Any) -> None:
+             breaks: Optional[str] = None, **args: Any) -> None:
         code = rule.code
         if code not in self.enabled:
             return
@@ -45,7 +49,21 @@ class Context:
         key = (code, line, col)
         if key not in self.findings:
             self.findings[key] = Finding(code, line, col, end_line, end_col,
-                                         {k: str(v) for k, v in args.items()}, fix_hint or {})
+                                         {k: str(v) for k, v in args.items()}, fix_hint or {},
+                                         platforms=self.platforms(breaks or rule.breaks))
+
+    def platforms(self, condition: str) -> Optional[tuple[str, ...]]:
+        """Where a hazard of this kind breaks, for the current worker or else any worker this module starts."""
+        if condition == UNKNOWN:
+            return None
+        if self.worker is not None:
+            api, explicit, task = self.worker
+            return breaks_on(EVERYWHERE if task else condition, start_methods(api.context, explicit))
+        found: set[str] = set()
+        starts = [e for e in self.model.starts if e.api.reimports_main]
+        for methods in [start_methods(e.api.context, e.method) for e in starts] or [CONTEXTS["default"]]:
+            found.update(breaks_on(condition, methods) or ())
+        return tuple(p for p in PLATFORMS if p in found)
 
     @property
     def starts_workers(self) -> bool:

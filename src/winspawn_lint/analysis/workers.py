@@ -10,12 +10,15 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from ..spawn_apis import ABSENT, Arg, Registry, SpawnAPI
+from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, Arg, Registry, SpawnAPI
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
 
 _ITERATING_BUILTINS = frozenset({"iter", "list", "next", "tuple", "enumerate", "sorted", "zip", "set", "sum", "any", "all"})
+#: keywords that choose the context of a worker API's processes (DataLoader, ProcessPoolExecutor)
+_CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context"})
+_START_METHODS = frozenset({"spawn", "forkserver", "fork"})
 _ITER_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "reversed"})
 
 
@@ -26,6 +29,8 @@ class StartEvent:
     api: SpawnAPI
     node: ast.AST  # what to report
     site: Site
+    #: the start method of an explicit context (``get_context("spawn").Pool``), None: the API's own
+    method: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +43,7 @@ class Payload:
     site: Site
     #: sent with a task to a running worker (``pool.map`` …), not when the worker is spawned
     task: bool = False
+    method: Optional[str] = None  # as for StartEvent
 
 
 @dataclass(eq=False)
@@ -102,11 +108,12 @@ class WorkerFinder:
             if not self._active(api, call, scope):
                 model.idle_calls.append(call)
                 return
+            method = self.explicit_method(call, scope)
             if api.kind == "call":
-                model.starts.append(StartEvent(api, call, site))
+                model.starts.append(StartEvent(api, call, site, method))
             elif _never_used(call, site):
                 return  # an object nobody keeps is never started, so nothing it holds is pickled
-            model.payloads.extend(self._payloads(api, api.payload, call, site))
+            model.payloads.extend(self._payloads(api, api.payload, call, site, method=method))
             return
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
@@ -123,11 +130,12 @@ class WorkerFinder:
                 obj_api, ctor, ctor_scope = found
                 if not self._active(obj_api, ctor, ctor_scope):
                     return
+                explicit = self.explicit_method(ctor, ctor_scope)
                 if method in obj_api.start_methods:
-                    model.starts.append(StartEvent(obj_api, call, site))
+                    model.starts.append(StartEvent(obj_api, call, site, explicit))
                 if method in obj_api.method_payload:
                     model.payloads.extend(self._payloads(obj_api, obj_api.method_payload[method], call, site,
-                                                         task=True))
+                                                         task=True, method=explicit))
             return
         if name in {f"builtins.{b}" for b in _ITERATING_BUILTINS}:
             for arg in call.args:
@@ -145,20 +153,35 @@ class WorkerFinder:
         if found is not None:
             api, ctor, ctor_scope = found
             if "__iter__" in api.start_methods and self._active(api, ctor, ctor_scope):
-                model.starts.append(StartEvent(api, report, site))
+                model.starts.append(StartEvent(api, report, site, self.explicit_method(ctor, ctor_scope)))
 
     def _payloads(self, api: SpawnAPI, args: tuple[Arg, ...], call: ast.Call, site: Site,
-                  task: bool = False) -> Iterator[Payload]:
+                  task: bool = False, method: Optional[str] = None) -> Iterator[Payload]:
         for arg in args:
             if arg.rest and arg.position is not None:
                 for value in call.args[arg.position:]:
                     if not isinstance(value, ast.Starred):
-                        yield Payload(api, value, Arg(None, None, kind="object", rest=True), site, task)
+                        yield Payload(api, value, Arg(None, None, kind="object", rest=True), site, task, method)
                 continue
             found, expr = self.values.argument(call, arg, site.scope)
             if found is ABSENT or found is UNKNOWN or expr is None:
                 continue
-            yield Payload(api, expr, arg, site, task)
+            yield Payload(api, expr, arg, site, task, method)
+
+    def explicit_method(self, call: ast.Call, scope: Scope) -> Optional[str]:
+        """The start method a call names itself: ``get_context("spawn").Pool(...)``, ``ctx.Process(...)`` with
+        ``ctx = get_context("spawn")``, ``DataLoader(multiprocessing_context="spawn")``; None for the default."""
+        contexts = [k.value for k in call.keywords if k.arg in _CONTEXT_KEYWORDS]
+        if isinstance(call.func, ast.Attribute):
+            contexts.append(call.func.value)
+        for expr in contexts:
+            value, value_scope = self.resolver.value_of(expr, scope)
+            if isinstance(value, ast.Call) and self.resolver.qualname(value.func, value_scope) in CONTEXT_FACTORIES:
+                value = value.args[0] if value.args else next(
+                    (k.value for k in value.keywords if k.arg == "method"), None)
+            if isinstance(value, ast.Constant) and value.value in _START_METHODS:
+                return value.value
+        return None
 
 
 # Names through which a function can read its locals without naming them.

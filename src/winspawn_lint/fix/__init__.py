@@ -1,6 +1,7 @@
 """``--fix``: rewrite flagged code with libcst codemods, one per transform.
 
 * :mod:`.repair_main_guard` — WSP102 (a typo'd or inverted main guard, fixed in place);
+* :mod:`.hoist_guarded_def` — WSP106 (a definition workers need, out of the main guard);
 * :mod:`.hoist_local_def` — WSP202/WSP203 (and the local functions of WSP204/WSP901);
 * :mod:`.hoist_lambda` — WSP201/WSP204/WSP901 (and ``partial(lambda ...)`` of WSP202);
 * :mod:`.wrap_in_main_guard` — WSP101/WSP103/WSP104, and WSP105's ``freeze_support()``.
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..finding import Finding
+from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
 from .repair_main_guard import RepairMainGuard
@@ -29,7 +31,7 @@ MAX_PASSES = 3
 
 # In the order they run: the guard first (other fixes rely on it), then the hoisting of definitions out of
 # functions, then moving module-level statements under the guard.
-CODEMODS = (RepairMainGuard, HoistLocalDef, HoistLambda, WrapInMainGuard)
+CODEMODS = (RepairMainGuard, HoistGuardedDef, HoistLocalDef, HoistLambda, WrapInMainGuard)
 FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from ... import rules
-from ...spawn_apis import FREEZE_SUPPORT, SET_START_METHOD
+from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
 from ..context import Context
-from ..guards import broken_guard, exits_unless_main
+from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
 from ..index import ModuleIndex, Site
 from ..names import Resolver
 from ..workers import resolve_callee
@@ -165,6 +165,7 @@ def check(ctx: Context) -> None:
     # WSP101: starts at import time.
     reported_lines: set[int] = set()
     for event in ctx.model.starts:
+        ctx.worker = (event.api, event.method, False)
         line = getattr(event.node, "lineno", 0)
         if event.site.import_time and event.api.reimports_main and line not in reported_lines:
             reported_lines.add(line)  # `next(iter(loader))` is one start, not two
@@ -172,6 +173,7 @@ def check(ctx: Context) -> None:
                      what=event.api.label)
             if event.api.training:
                 ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})")
+    ctx.worker = None
 
     for call, site in index.calls:
         if not site.import_time:
@@ -199,7 +201,9 @@ def check(ctx: Context) -> None:
         problem = broken_guard(node.test)
         if problem:
             why, effect = problem
-            ctx.emit(rules.WSP102, node, line_only=True, why=why, effect=effect)
+            # a body that never runs is a bug under every start method
+            ctx.emit(rules.WSP102, node, line_only=True, why=why, effect=effect,
+                     breaks=EVERYWHERE if effect == NEVER_RUNS else None)
         elif starts and exits_unless_main(node):
             ctx.emit(rules.WSP102, node, line_only=True, why="exits unless `__name__ == \"__main__\"`",
                      effect="also stops every spawned worker, which imports this module as `__mp_main__`")

@@ -15,8 +15,8 @@ import ast
 from typing import Iterator, Optional
 
 from ... import rules
-from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE,
-                           UNPICKLABLE_CALLS, Unpicklable)
+from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
+                           MP_SYNC_PRIMITIVES, PICKLE, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, Unpicklable)
 from ..context import Context
 from ..index import ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -33,10 +33,12 @@ _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 def check(ctx: Context) -> None:
     reached: set[ast.ClassDef] = set()
     for payload in ctx.model.payloads:
+        ctx.worker = (payload.api, payload.method, payload.task or payload.api.payload_with_tasks)
         if payload.api.pickler == PICKLE:
             _pickle_payload(ctx, payload, reached)
         elif payload.api.pickler == DILL:
             _dill_payload(ctx, payload)
+    ctx.worker = None
     _library_datasets(ctx, reached)
 
 
@@ -267,7 +269,8 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
         for attr, value, stmt, method_scope in current.self_assignments.get("__init__", ()):
             if method_scope is None:
                 continue
-            unpicklable = _unpicklable(ctx, value, method_scope) or _npz_archive(ctx, current, attr, value, method_scope)
+            unpicklable = (_unpicklable(ctx, value, method_scope, torch_worker="`DataLoader`" in via)
+                           or _npz_archive(ctx, current, attr, value, method_scope))
             if unpicklable is not None:
                 ctx.emit(rules.WSP301, stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
                 continue
@@ -294,15 +297,25 @@ def _npz_archive(ctx: Context, info: ClassInfo, attr: str, value: ast.expr, scop
     return None
 
 
-def _unpicklable(ctx: Context, expr: Optional[ast.AST], scope: Scope) -> Optional[Unpicklable]:
+def _unpicklable(ctx: Context, expr: Optional[ast.AST], scope: Scope,
+                 torch_worker: bool = False) -> Optional[Unpicklable]:
+    """What makes this value unpicklable; *torch_worker*: it travels to a DataLoader worker (torch's reductions)."""
     value, value_scope = ctx.resolver.value_of(expr, scope) if expr is not None else (None, scope)
     if isinstance(value, ast.GeneratorExp):
         return GENERATOR
+    if isinstance(value, ast.Name):
+        binding = ctx.resolver.lookup(value.id, value_scope, getattr(value, "lineno", None))
+        # `import numpy as np` binds a module; `from x import y` may bind anything
+        if binding is not None and binding.kind == "import" and isinstance(binding.node, ast.Import):
+            return MODULE_OBJECT
+        return None
     if not isinstance(value, ast.Call):
         return None
     name = ctx.resolver.qualname(value.func, value_scope)
     if name in UNPICKLABLE_CALLS:
         return UNPICKLABLE_CALLS[name]
+    if torch_worker and name in TORCH_SHARED_STATE:
+        return TORCH_SHARED_STATE[name]
     if name == "numpy.load" and value.args and isinstance(value.args[0], ast.Constant) \
             and str(value.args[0].value).endswith(".npz"):
         return Unpicklable("an open `.npz` archive (`np.load` keeps the zip file open)", False)
