@@ -263,6 +263,95 @@ EAGER_HANDLE_CLASSES: Mapping[str, str] = {
 }
 
 
+@dataclass(frozen=True)
+class Keeper:
+    """A constructor whose result keeps some of its arguments: they travel to workers wherever it goes.
+
+    ``torchvision.transforms.Compose([...])`` keeps its list, ``ImageFolder(root, transform=t)`` keeps ``t``,
+    ``Subset(ds, idx)`` keeps ``ds``.  Only arguments the library really stores are listed: ``ImageFolder``'s
+    ``is_valid_file`` is used in ``__init__`` and dropped, so a lambda there never travels.
+    """
+
+    names: tuple[str, ...]  # qualified names; one ending in "." covers every callable under that prefix
+    keywords: tuple[str, ...] = ()
+    positions: tuple[int, ...] = ()
+    every: bool = False  # every argument is kept
+    #: a transform or a wrapper: what it keeps is said to be stored on the dataset that holds it
+    transparent: bool = False
+
+
+_TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
+
+KEEPERS: tuple[Keeper, ...] = (
+    Keeper(("torchvision.transforms.",), every=True, transparent=True),
+    Keeper(("torch.utils.data.ConcatDataset", "torch.utils.data.ChainDataset", "torch.utils.data.Subset",
+            "torch.utils.data.StackDataset", "torch.utils.data.random_split", "torch.utils.data.dataset."),
+           every=True, transparent=True),
+    Keeper(("torchvision.datasets.ImageFolder", "torchvision.datasets.folder.ImageFolder"),
+           keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 2, 3)),
+    Keeper(("torchvision.datasets.DatasetFolder", "torchvision.datasets.folder.DatasetFolder"),
+           keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 3, 4)),
+    Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
+)
+
+#: Keywords by which a dataset class this analysis cannot see (imported from elsewhere) is given callables
+#: that it keeps: by convention every ``Dataset`` stores its ``transform``.
+DATASET_TRANSFORM_KEYWORDS = frozenset(_TRANSFORM_KEYWORDS)
+
+
+def keeper(name: str | None) -> Keeper | None:
+    """The :class:`Keeper` entry for a qualified name (an exact name before the longest prefix)."""
+    if not name:
+        return None
+    best, best_length = None, -1
+    for entry in KEEPERS:
+        for candidate in entry.names:
+            if name == candidate:
+                return entry
+            if candidate.endswith(".") and name.startswith(candidate) and len(candidate) > best_length:
+                best, best_length = entry, len(candidate)
+    return best
+
+
+#: Heavy work that each spawned worker repeats when it re-imports a module that does it at import time.
+HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
+    "torch.load", "torch.hub.load", "torch.jit.load", "torch.hub.load_state_dict_from_url",
+    "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile",
+    "datasets.load_dataset", "datasets.load_from_disk",
+    "joblib.load", "pickle.load", "safetensors.torch.load_file", "safetensors.numpy.load_file",
+    "transformers.pipeline", "sentence_transformers.SentenceTransformer", "timm.create_model",
+    "tensorflow.keras.models.load_model", "keras.models.load_model", "keras.saving.load_model",
+    "scipy.io.loadmat", "spacy.load", "open_clip.create_model_and_transforms", "whisper.load_model",
+)} | {
+    # Not heavy but worse: a worker that re-joins the process group at import blocks in the rendezvous.
+    "torch.distributed.init_process_group": " (joining the process group)",
+    "deepspeed.init_distributed": " (joining the process group)",
+}
+HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
+HEAVY_METHODS = frozenset({"from_pretrained"})
+#: Calls that are heavy only with a keyword set to a true constant: (qualified name or prefix ending in ".",
+#: keyword).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import.
+HEAVY_WITH_KEYWORD: tuple[tuple[str, str], ...] = (("torchvision.datasets.", "download"),)
+
+
+def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
+    """Why a call of *name* is heavy (a suffix for the message, possibly empty), or None.
+
+    *keywords*: (keyword, constant value or None) of the call, for the keyword-gated entries.
+    """
+    if not name:
+        return None
+    if name in HEAVY_CALLS:
+        return HEAVY_CALLS[name]
+    if name.startswith(HEAVY_PREFIXES):
+        return ""
+    for pattern, keyword in HEAVY_WITH_KEYWORD:
+        if name == pattern or (pattern.endswith(".") and name.startswith(pattern)):
+            if any(k == keyword and v is True for k, v in keywords):
+                return f" (with `{keyword}=True`)"
+    return None
+
+
 class Registry:
     """Lookup tables built once from a sequence of :class:`SpawnAPI`."""
 

@@ -14,6 +14,7 @@ from ..finding import Finding
 from ..settings import Settings
 from .checks import import_time, pickled_values
 from .context import Context
+from .flow import Flow
 from .index import ModuleIndex
 from .inference import Inference
 from .names import Resolver
@@ -32,10 +33,11 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     inference = Inference(filename, index)
     values = Values(resolver, inference.constant)
     registry = settings.registry
-    finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers)
+    flow = Flow(index, resolver)
+    finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
-                  enabled if enabled is not None else settings.enabled_for(filename))
+                  enabled if enabled is not None else settings.enabled_for(filename), flow)
     for check in CHECKS:
         check(ctx)
     return sorted(ctx.findings.values(), key=Finding.sort_key)

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from ..finding import Finding
 from ..spawn_apis import Registry
+from .flow import Flow
 from .index import ModuleIndex
 from .names import Resolver
 from .positions import Positions
@@ -26,6 +27,7 @@ class Context:
     positions: Positions
     filename: Optional[str]
     enabled: frozenset[str]
+    flow: Optional[Flow] = None
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
 
     def emit(self, code: str, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..spawn_apis import ABSENT, Arg, Registry, SpawnAPI
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
+
+if TYPE_CHECKING:
+    from .flow import Flow
 
 _ITERATING_BUILTINS = frozenset({"iter", "list", "next", "tuple", "enumerate", "sorted", "zip", "set", "sum", "any", "all"})
 _ITER_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "reversed"})
@@ -50,12 +53,13 @@ class WorkerModel:
 
 class WorkerFinder:
     def __init__(self, index: ModuleIndex, resolver: Resolver, values: Values, registry: Registry,
-                 assume_workers: bool = True) -> None:
+                 assume_workers: bool = True, flow: Optional["Flow"] = None) -> None:
         self.index = index
         self.resolver = resolver
         self.values = values
         self.registry = registry
         self.assume_workers = assume_workers
+        self.flow = flow
 
     def _active(self, api: SpawnAPI, call: ast.Call, scope: Scope) -> bool:
         state = self.values.workers(api, call, scope)
@@ -74,10 +78,17 @@ class WorkerFinder:
     def api_object(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[tuple[SpawnAPI, ast.Call, Scope]]:
         """The worker API whose constructor produced this value (``loader`` → its ``DataLoader(...)``).
 
-        Follows simple assignments, and one or two levels of factory functions of this module
-        (``loader = make_loader()`` where ``make_loader`` returns a ``DataLoader``).
+        Follows simple assignments, one or two levels of factory functions of this module
+        (``loader = make_loader()`` where ``make_loader`` returns a ``DataLoader``), and parameters back to
+        the arguments of their function's calls in this module (``train(loader)``).
         """
         expr, scope = self.resolver.value_of(expr, scope)
+        if isinstance(expr, ast.Name) and self.flow is not None and depth < 2:
+            for argument, argument_scope in self.flow.arguments(expr, scope):
+                found = self.api_object(argument, argument_scope, depth + 1)
+                if found is not None:
+                    return found
+            return None
         if not isinstance(expr, ast.Call):
             return None
         name = self.resolver.qualname(expr.func, scope)

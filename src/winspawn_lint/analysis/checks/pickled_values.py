@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE,
-                           UNPICKLABLE_CALLS, Unpicklable)
+from ...spawn_apis import (DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR,
+                           MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
 from ..context import Context
 from ..index import ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -107,6 +107,12 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
     if depth > MAX_DEPTH:
         return
     value, value_scope = ctx.resolver.value_of(expr, scope)
+    arguments = _parameter_arguments(ctx, value, value_scope, depth)
+    if arguments is not None:
+        for argument, argument_scope in arguments:
+            _callable(ctx, argument, argument_scope, argument, role, _located(api, report), reached, in_partial,
+                      depth + _PARAMETER_STEP)
+        return
     if isinstance(value, ast.Lambda):
         code = "WSP202" if in_partial else "WSP201"
         ctx.emit(code, report, role=role, api=api, what="a lambda inside `functools.partial`",
@@ -138,7 +144,13 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             depth: int) -> None:
     if depth > MAX_DEPTH:
         return
-    value, value_scope = ctx.resolver.value_of(expr, scope)
+    value, value_scope = _value(ctx, expr, scope)
+    arguments = _parameter_arguments(ctx, value, value_scope, depth)
+    if arguments is not None:
+        for argument, argument_scope in arguments:
+            _object(ctx, argument, argument_scope, argument, role, _located(api, report), reached,
+                    depth + _PARAMETER_STEP)
+        return
     if isinstance(value, ast.Lambda):
         ctx.emit("WSP201", report, role=role, api=api, fix_hint={"lambda": _span(value)})
         return
@@ -166,6 +178,19 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             ctx.emit("WSP302", report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
                      + EAGER_HANDLE_CLASSES[name])
             return
+        kept = keeper(name)
+        if kept is not None:
+            # A torchvision dataset, a transform, or a wrapper (`Subset`, `ConcatDataset`, `random_split`):
+            # what it keeps travels with it.
+            owner = None if kept.transparent else _short_name(name)
+            for argument in _kept_arguments(kept, value):
+                if owner is None:
+                    _object(ctx, argument, value_scope, report, role, api, reached, depth + 1)
+                else:
+                    _stored(ctx, argument, value_scope, owner, _located(api, argument), reached, depth + 1)
+            if isinstance(expr, ast.Name):
+                _in_place_transforms(ctx, expr, scope, api, reached)
+            return
         binding = ctx.resolver.definition(value.func, value_scope)
         if binding is not None and binding.kind == "def" and depth < 3:
             # A factory: what its `return` statements build travels too.
@@ -180,36 +205,155 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             if info is not None and not _has_state_hook(ctx, info):
                 # Callables given to the constructor usually end up as attributes.
                 for arg in [*value.args, *(k.value for k in value.keywords)]:
-                    _stored_callable(ctx, arg, value_scope, f"`{info.node.name}`", api)
+                    _stored(ctx, arg, value_scope, info.node.name, api, reached, depth + 1)
                 _class_instance(ctx, info, report, role, api, reached)
+        elif binding is None and name and not name.startswith("builtins.") and depth == 0:
+            # A dataset class this module cannot see (imported): by convention it keeps its transforms.
+            for keyword in value.keywords:
+                if keyword.arg in DATASET_TRANSFORM_KEYWORDS:
+                    _stored(ctx, keyword.value, value_scope, _short_name(name), _located(api, keyword.value),
+                            reached, depth + 1)
         if isinstance(expr, ast.Name):
-            _in_place_transforms(ctx, expr, scope, api)
+            _in_place_transforms(ctx, expr, scope, api, reached)
 
 
-def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str) -> None:
-    """`ds.set_transform(fn)` on the same variable, in the same scope."""
+#: Depth spent by following a parameter to its callers' arguments: two levels of calls within MAX_DEPTH.
+_PARAMETER_STEP = 3
+
+
+def _value(ctx: Context, expr: ast.AST, scope: Scope) -> tuple[ast.AST, Scope]:
+    """``value_of``, and ``a, b = random_split(...)``: each name stands for what the call returns."""
+    value, value_scope = ctx.resolver.value_of(expr, scope)
+    if isinstance(value, ast.Name):
+        binding = ctx.resolver.lookup(value.id, value_scope, getattr(value, "lineno", None))
+        stmt = binding.node if binding is not None and binding.kind == "other" else None
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List))
+                and isinstance(stmt.value, ast.Call) and keeper(ctx.resolver.qualname(stmt.value.func, binding.scope))):
+            return stmt.value, binding.scope
+    return value, value_scope
+
+
+def _parameter_arguments(ctx: Context, value: ast.AST, scope: Scope, depth: int) -> Optional[list]:
+    """For a parameter of a function of this module: its callers' arguments (None: not a parameter)."""
+    if ctx.flow is None or not isinstance(value, ast.Name) or depth + _PARAMETER_STEP > MAX_DEPTH:
+        return None
+    binding = ctx.resolver.lookup(value.id, scope, getattr(value, "lineno", None))
+    if binding is None or binding.kind != "param":
+        return None
+    return ctx.flow.arguments(value, scope)
+
+
+def _located(api: str, report: ast.AST) -> str:
+    """*api* with the line it is on, for a finding reported away from it (once: the innermost hop wins)."""
+    line = getattr(report, "lineno", None)
+    return api if line is None or " at line " in api else f"{api} at line {line}"
+
+
+def _short_name(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _kept_arguments(kept: Keeper, call: ast.Call) -> list[ast.expr]:
+    if kept.every:
+        return [*(a.value if isinstance(a, ast.Starred) else a for a in call.args), *(k.value for k in call.keywords)]
+    out = [k.value for k in call.keywords if k.arg in kept.keywords]
+    for position in kept.positions:
+        if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            out.append(call.args[position])
+    return out
+
+
+def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str, reached: set) -> None:
+    """`ds.set_transform(fn)` and `ds.transform = fn` on the same variable, in the same scope."""
     for call, site in ctx.index.calls:
         func = call.func
         if (isinstance(func, ast.Attribute) and func.attr == "set_transform" and isinstance(func.value, ast.Name)
                 and func.value.id == name.id and site.scope is scope and call.args):
             _callable(ctx, call.args[0], scope, call.args[0], "the dataset's transform", api, set(), False, 1)
+    if scope.kind == "function":
+        for node in ast.walk(scope.node):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if (isinstance(target, ast.Attribute) and target.attr in DATASET_TRANSFORM_KEYWORDS
+                        and isinstance(target.value, ast.Name) and target.value.id == name.id):
+                    _stored(ctx, node.value, scope, name.id, _located(api, node.value), reached, 1)
 
 
-def _stored_callable(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str) -> None:
-    """WSP204 for lambdas and local functions inside a value that becomes an attribute."""
-    for node in _shallow_walk(expr):
-        if isinstance(node, ast.Lambda):
-            ctx.emit("WSP204", node, what="a lambda", owner=owner.strip("`"), api=api,
-                     fix_hint={"lambda": _span(node)})
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            binding = ctx.resolver.definition(node, scope)
-            if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                ctx.emit("WSP204", node, what=f"local function `{node.id}`", owner=owner.strip("`"), api=api)
-            elif binding is None:
-                value, _ = ctx.resolver.value_of(node, scope)
-                if isinstance(value, ast.Lambda):
-                    ctx.emit("WSP204", node, what="a lambda", owner=owner.strip("`"), api=api,
-                             fix_hint={"lambda": _span(value)})
+def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, reached: set, depth: int) -> None:
+    """WSP204 for the lambdas and local functions inside a value that *owner* keeps as an attribute.
+
+    Follows variables, containers, transforms and wrappers of the registry (``Compose([...])``,
+    ``transforms.Lambda(...)``), ``functools.partial``, factory functions of this module (their ``return``), and
+    parameters back to their callers.  Other calls: a class of this module keeps its arguments (and is checked
+    like any instance that travels); a builtin or a method call may consume them (``sorted(key=...)``,
+    ``ds.map(fn)``), so nothing is said; another library's callable is assumed to keep them.
+    """
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(expr, ast.Lambda):
+        ctx.emit("WSP204", expr, what="a lambda", owner=owner, api=api, fix_hint={"lambda": _span(expr)})
+        return
+    if isinstance(expr, ast.Name):
+        if not isinstance(expr.ctx, ast.Load):
+            return
+        binding = ctx.resolver.definition(expr, scope)
+        if binding is not None:
+            if binding.kind == "def" and is_local_definition(binding):
+                ctx.emit("WSP204", expr, what=f"local function `{expr.id}`", owner=owner, api=api)
+            return
+        arguments = _parameter_arguments(ctx, expr, scope, depth)
+        if arguments is not None:
+            for argument, argument_scope in arguments:
+                _stored(ctx, argument, argument_scope, owner, api, reached, depth + _PARAMETER_STEP)
+            return
+        value, value_scope = _value(ctx, expr, scope)
+        if value is not expr:
+            _stored(ctx, value, value_scope, owner, api, reached, depth + 1)
+        return
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        for element in expr.elts:
+            _stored(ctx, element.value if isinstance(element, ast.Starred) else element, scope, owner, api, reached,
+                    depth + 1)
+        return
+    if isinstance(expr, ast.Dict):
+        for element in expr.values:
+            _stored(ctx, element, scope, owner, api, reached, depth + 1)
+        return
+    if isinstance(expr, (ast.IfExp, ast.BoolOp)):
+        for element in ([expr.body, expr.orelse] if isinstance(expr, ast.IfExp) else expr.values):
+            _stored(ctx, element, scope, owner, api, reached, depth + 1)
+        return
+    if not isinstance(expr, ast.Call):
+        return
+    name = ctx.resolver.qualname(expr.func, scope)
+    kept = keeper(name)
+    if kept is not None:
+        inner = owner if kept.transparent else _short_name(name)
+        for argument in _kept_arguments(kept, expr):
+            _stored(ctx, argument, scope, inner, api, reached, depth + 1)
+        return
+    if not _is_partial(ctx, expr, scope) and (
+            (name is None and not isinstance(expr.func, ast.Name)) or (name or "").startswith("builtins.")):
+        return  # a method or a builtin (`ds.map(fn)`, `sorted(key=fn)`): it may well consume what it is given
+    binding = ctx.resolver.definition(expr.func, scope)
+    if binding is not None and binding.kind == "def":
+        # A factory of this module: what it returns is what is kept.
+        function_scope = ctx.index.scope_of.get(binding.node)
+        for returned in function_returns(binding.node):
+            _stored(ctx, returned, function_scope, owner, api, reached, depth + 2)
+        return
+    if binding is not None and binding.kind == "class":
+        if is_local_definition(binding):
+            ctx.emit("WSP203", expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name)
+            return
+        info = ctx.index.classes.get(binding.node)
+        if info is None or _has_state_hook(ctx, info):
+            return
+        _class_instance(ctx, info, expr, f"an attribute of `{owner}`", api, reached)
+        owner = info.node.name
+    for argument in [*expr.args, *(k.value for k in expr.keywords)]:
+        _stored(ctx, argument.value if isinstance(argument, ast.Starred) else argument, scope, owner, api, reached,
+                depth + 1)
 
 
 def _shallow_walk(expr: ast.AST) -> Iterator[ast.AST]:
