@@ -185,11 +185,14 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             owner = None if kept.transparent else _short_name(name)
             for argument in _kept_arguments(kept, value):
                 if owner is None:
-                    _object(ctx, argument, value_scope, report, role, api, reached, depth + 1)
+                    elements, elements_scope = _items(ctx, argument, value_scope)
+                    for element in elements or [argument]:
+                        _object(ctx, element, elements_scope if elements else value_scope, report, role, api,
+                                reached, depth + 1)
                 else:
-                    _stored(ctx, argument, value_scope, owner, _located(api, argument), reached, depth + 1)
+                    _stored(ctx, argument, value_scope, owner, _located(api, report), reached, depth + 1)
             if isinstance(expr, ast.Name):
-                _in_place_transforms(ctx, expr, scope, api, reached)
+                _in_place_transforms(ctx, expr, scope, _located(api, report), reached)
             return
         binding = ctx.resolver.definition(value.func, value_scope)
         if binding is not None and binding.kind == "def" and depth < 3:
@@ -205,16 +208,16 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             if info is not None and not _has_state_hook(ctx, info):
                 # Callables given to the constructor usually end up as attributes.
                 for arg in [*value.args, *(k.value for k in value.keywords)]:
-                    _stored(ctx, arg, value_scope, info.node.name, api, reached, depth + 1)
+                    _stored(ctx, arg, value_scope, info.node.name, _located(api, report), reached, depth + 1)
                 _class_instance(ctx, info, report, role, api, reached)
         elif binding is None and name and not name.startswith("builtins.") and depth == 0:
             # A dataset class this module cannot see (imported): by convention it keeps its transforms.
             for keyword in value.keywords:
                 if keyword.arg in DATASET_TRANSFORM_KEYWORDS:
-                    _stored(ctx, keyword.value, value_scope, _short_name(name), _located(api, keyword.value),
+                    _stored(ctx, keyword.value, value_scope, _short_name(name), _located(api, report),
                             reached, depth + 1)
         if isinstance(expr, ast.Name):
-            _in_place_transforms(ctx, expr, scope, api, reached)
+            _in_place_transforms(ctx, expr, scope, _located(api, report), reached)
 
 
 #: Depth spent by following a parameter to its callers' arguments: two levels of calls within MAX_DEPTH.
@@ -276,7 +279,7 @@ def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str, r
                 target = node.targets[0]
                 if (isinstance(target, ast.Attribute) and target.attr in DATASET_TRANSFORM_KEYWORDS
                         and isinstance(target.value, ast.Name) and target.value.id == name.id):
-                    _stored(ctx, node.value, scope, name.id, _located(api, node.value), reached, 1)
+                    _stored(ctx, node.value, scope, name.id, api, reached, 1)
 
 
 def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, reached: set, depth: int) -> None:
@@ -299,7 +302,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         binding = ctx.resolver.definition(expr, scope)
         if binding is not None:
             if binding.kind == "def" and is_local_definition(binding):
-                ctx.emit("WSP204", expr, what=f"local function `{expr.id}`", owner=owner, api=api)
+                ctx.emit("WSP204", expr, what=f"local function `{binding.name}`", owner=owner, api=api)
             return
         arguments = _parameter_arguments(ctx, expr, scope, depth)
         if arguments is not None:
