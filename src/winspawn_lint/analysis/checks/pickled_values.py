@@ -170,7 +170,12 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         # `ds.with_transform(fn)` stores fn on the dataset that goes to the workers.
         if isinstance(value.func, ast.Attribute) and value.func.attr in _TRANSFORM_SETTERS:
             for arg in [*value.args[:1], *(k.value for k in value.keywords if k.arg == "transform")]:
-                _callable(ctx, arg, value_scope, arg, "the dataset's transform", api, reached, False, depth + 1)
+                transform, _ = ctx.resolver.value_of(arg, value_scope)
+                if isinstance(transform, ast.Call) and not _is_partial(ctx, transform, value_scope):
+                    # `Compose([...])`, a factory's closure: what the object keeps is kept on the dataset
+                    _stored(ctx, arg, value_scope, "Dataset", _located(api, report), reached, depth + 1)
+                else:
+                    _callable(ctx, arg, value_scope, arg, "the dataset's transform", api, reached, False, depth + 1)
             _object(ctx, value.func.value, value_scope, report, role, api, reached, depth + 1)
             return
         name = ctx.resolver.qualname(value.func, value_scope)
