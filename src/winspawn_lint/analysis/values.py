@@ -91,7 +91,13 @@ class Values:
         return ABSENT, None
 
     def mapping(self, expr: ast.AST, scope: Scope) -> Optional[dict[str, ast.expr]]:
-        """Keys of a dict literal or ``dict(k=v)`` call (through simple assignments), or None."""
+        """Keys of a dict literal or ``dict(k=v)`` call (through simple assignments), or None.
+
+        None too for a dict that is changed in place (``kwargs.update(...)``, ``kwargs["num_workers"] = n``):
+        its literal no longer says what it holds.
+        """
+        if isinstance(expr, ast.Name) and _changed_in_place(expr.id, scope):
+            return None
         expr, scope = self.resolver.value_of(expr, scope)
         if isinstance(expr, ast.Dict):
             out = {}
@@ -156,3 +162,20 @@ def _number(value: Any) -> bool:
 
 def _assigned_once(binding) -> bool:
     return len(binding.scope.bindings.get(binding.name, ())) == 1
+
+
+_DICT_MUTATORS = frozenset({"update", "setdefault", "__setitem__"})
+
+
+def _changed_in_place(name: str, scope: Scope) -> bool:
+    """Whether the function (or module) *scope* changes the dict named *name* in place anywhere."""
+    for node in ast.walk(scope.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_MUTATORS:
+            target = node.func.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            target = node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == name:
+            return True
+    return False

@@ -12,7 +12,7 @@ WSP901 and the resources dill cannot re-create remain.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Optional
 
 from ...spawn_apis import (DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR,
                            MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
@@ -287,7 +287,8 @@ def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str, r
                     _stored(ctx, node.value, scope, name.id, api, reached, 1)
 
 
-def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, reached: set, depth: int) -> None:
+def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, reached: set, depth: int,
+            anchor: Optional[ast.stmt] = None, beyond: bool = False, callers: bool = True) -> None:
     """WSP204 for the lambdas and local functions inside a value that *owner* keeps as an attribute.
 
     Follows variables, containers, transforms and wrappers of the registry (``Compose([...])``,
@@ -295,11 +296,28 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
     parameters back to their callers.  Other calls: a class of this module keeps its arguments (and is checked
     like any instance that travels); a builtin or a method call may consume them (``sorted(key=...)``,
     ``ds.map(fn)``), so nothing is said; another library's callable is assumed to keep them.
+
+    A lambda or local function is reported where it is written, or where a caller passes it.  One found
+    *beyond* the value (a variable's value, a factory's ``return``) is reported at *anchor* when one is given:
+    the statement that stores it (``self.fn = make_fn()``).  *callers*: whether a parameter is followed to the
+    arguments of every call of its function (not from ``__init__``, whose calls need not reach a worker).
     """
     if depth > MAX_DEPTH:
         return
+
+    def report(node: ast.AST, what: str, hint: Optional[dict] = None) -> None:
+        if beyond and anchor is not None:
+            ctx.emit("WSP204", anchor, line_only=True, what=what, owner=owner, api=api)
+        else:
+            ctx.emit("WSP204", node, what=what, owner=owner, api=api, fix_hint=hint)
+
+    def follow(value: ast.AST, value_scope: Scope, step: int, further: bool = False,
+               new_owner: Optional[str] = None) -> None:
+        _stored(ctx, value, value_scope, new_owner or owner, api, reached, depth + step, anchor, beyond or further,
+                callers)
+
     if isinstance(expr, ast.Lambda):
-        ctx.emit("WSP204", expr, what="a lambda", owner=owner, api=api, fix_hint={"lambda": _span(expr)})
+        report(expr, "a lambda", {"lambda": _span(expr)})
         return
     if isinstance(expr, ast.Name):
         if not isinstance(expr.ctx, ast.Load):
@@ -307,38 +325,37 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         binding = ctx.resolver.definition(expr, scope)
         if binding is not None:
             if binding.kind == "def" and is_local_definition(binding):
-                ctx.emit("WSP204", expr, what=f"local function `{binding.name}`", owner=owner, api=api)
+                report(expr, f"local function `{binding.name}`")
             return
-        arguments = _parameter_arguments(ctx, expr, scope, depth)
+        arguments = _parameter_arguments(ctx, expr, scope, depth) if callers else None
         if arguments is not None:
+            # What a caller passes is the construct to change: reported there, not at the anchor.
             for argument, argument_scope in arguments:
                 _stored(ctx, argument, argument_scope, owner, api, reached, depth + _PARAMETER_STEP)
             return
         value, value_scope = _value(ctx, expr, scope)
         if value is not expr:
-            _stored(ctx, value, value_scope, owner, api, reached, depth + 1)
+            follow(value, value_scope, 1, further=True)
         return
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
         for element in expr.elts:
-            _stored(ctx, element.value if isinstance(element, ast.Starred) else element, scope, owner, api, reached,
-                    depth + 1)
+            follow(element.value if isinstance(element, ast.Starred) else element, scope, 1)
         return
     if isinstance(expr, ast.Dict):
         for element in expr.values:
-            _stored(ctx, element, scope, owner, api, reached, depth + 1)
+            follow(element, scope, 1)
         return
     if isinstance(expr, (ast.IfExp, ast.BoolOp)):
         for element in ([expr.body, expr.orelse] if isinstance(expr, ast.IfExp) else expr.values):
-            _stored(ctx, element, scope, owner, api, reached, depth + 1)
+            follow(element, scope, 1)
         return
     if not isinstance(expr, ast.Call):
         return
     name = ctx.resolver.qualname(expr.func, scope)
     kept = keeper(name)
     if kept is not None:
-        inner = owner if kept.transparent else _short_name(name)
         for argument in _kept_arguments(kept, expr):
-            _stored(ctx, argument, scope, inner, api, reached, depth + 1)
+            follow(argument, scope, 1, new_owner=None if kept.transparent else _short_name(name))
         return
     if not _is_partial(ctx, expr, scope) and (
             (name is None and not isinstance(expr.func, ast.Name)) or (name or "").startswith("builtins.")):
@@ -348,7 +365,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         # A factory of this module: what it returns is what is kept.
         function_scope = ctx.index.scope_of.get(binding.node)
         for returned in function_returns(binding.node):
-            _stored(ctx, returned, function_scope, owner, api, reached, depth + 2)
+            follow(returned, function_scope, 2, further=True)
         return
     if binding is not None and binding.kind == "class":
         if is_local_definition(binding):
@@ -360,19 +377,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         _class_instance(ctx, info, expr, f"an attribute of `{owner}`", api, reached)
         owner = info.node.name
     for argument in [*expr.args, *(k.value for k in expr.keywords)]:
-        _stored(ctx, argument.value if isinstance(argument, ast.Starred) else argument, scope, owner, api, reached,
-                depth + 1)
-
-
-def _shallow_walk(expr: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of an expression, not entering lambda bodies."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+        follow(argument.value if isinstance(argument, ast.Starred) else argument, scope, 1)
 
 
 def _instance_class(ctx: Context, expr: ast.expr, scope: Scope) -> Optional[ClassInfo]:
@@ -421,15 +426,8 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
             if unpicklable is not None:
                 ctx.emit("WSP301", stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
                 continue
-            for node in _shallow_walk(value):
-                if isinstance(node, ast.Lambda):
-                    ctx.emit("WSP204", node, what="a lambda", owner=owner, api=via.replace(" by ", "", 1) or "workers",
-                             fix_hint={"lambda": _span(node)})
-                elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    binding = ctx.resolver.definition(node, method_scope)
-                    if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                        ctx.emit("WSP204", node, what=f"local function `{node.id}`", owner=owner,
-                                 api=via.replace(" by ", "", 1) or "workers")
+            _stored(ctx, value, method_scope, owner, via.replace(" by ", "", 1) or "workers", set(), 1, anchor=stmt,
+                    callers=False)
 
 
 def _npz_archive(ctx: Context, info: ClassInfo, attr: str, value: ast.expr, scope: Scope) -> Optional[Unpicklable]:
