@@ -125,6 +125,15 @@ _RULES = (
         "An object sent to workers keeps a lambda or local function in an attribute.",
     ),
     Rule(
+        "WSP205",
+        "class-replaced-by-decorator",
+        "`@{decorator}` replaces class `{cls}` with a {kind}, so its instances cannot be pickled for worker "
+        "processes{via}; decorate the methods instead",
+        True,
+        FixSafety.NONE,
+        "A decorator such as `@torch.no_grad()` turns a class whose instances go to workers into a function.",
+    ),
+    Rule(
         "WSP301",
         "unpicklable-attribute",
         "`self.{attr}` holds {what}, and `{owner}` instances are sent to worker processes{via}; open it "

@@ -313,6 +313,17 @@ def keeper(name: str | None) -> Keeper | None:
     return best
 
 
+#: Decorators that, put on a class, replace it with a function or wrapper object: pickle then finds that object
+#: under the class's name and refuses the instances ("it's not the same object as __main__.C"; measured).
+#: Matched written as ``@torch.no_grad()`` or as ``@torch.no_grad``.
+CLASS_REPLACING_DECORATORS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+    "torch.autograd.enable_grad", "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.enable_grad", "torch.autograd.grad_mode.inference_mode",
+    "functools.lru_cache", "functools.cache",
+})
+
+
 #: Heavy work that each spawned worker repeats when it re-imports a module that does it at import time.
 HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
     "torch.load", "torch.hub.load", "torch.jit.load", "torch.hub.load_state_dict_from_url",

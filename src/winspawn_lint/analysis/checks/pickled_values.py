@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ...spawn_apis import (DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR,
+from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR,
                            MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
 from ..context import Context
 from ..index import ClassInfo, Scope
@@ -26,6 +26,8 @@ _TORCH_DATASET_BASES = frozenset({
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
     "torch.utils.data.dataset.IterableDataset",
 })
+#: How a finding names the consumer of a library Dataset class that this module never hands to a loader.
+_ANY_LOADER = " by any `DataLoader` with `num_workers>0`"
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 
 
@@ -37,6 +39,7 @@ def check(ctx: Context) -> None:
         elif payload.api.pickler == DILL:
             _dill_payload(ctx, payload)
     _library_datasets(ctx, reached)
+    _replaced_classes(ctx, reached)
 
 
 def _role(payload: Payload) -> str:
@@ -517,11 +520,40 @@ def _library_datasets(ctx: Context, reached: set) -> None:
     for node, info in ctx.index.classes.items():
         if node in reached or node in instantiated or info.scope.kind != "module":
             continue
-        if not any((ctx.resolver.qualname(base, info.scope) or "") in _TORCH_DATASET_BASES for base in node.bases):
+        if not _is_torch_dataset(ctx, info):
             continue
         if _has_state_hook(ctx, info):
             continue
-        _init_attributes(ctx, info, " by a `DataLoader` with workers")
+        _init_attributes(ctx, info, _ANY_LOADER)
+
+
+# -- classes that a decorator replaces -----------------------------------------------------------------
+def _replaced_classes(ctx: Context, reached: set) -> None:
+    """WSP205: ``@torch.no_grad()`` on a class whose instances go to workers (a torch ``Dataset`` always may)."""
+    for node, info in ctx.index.classes.items():
+        if not node.decorator_list or info.scope.kind != "module":
+            continue
+        dataset = _is_torch_dataset(ctx, info)
+        if node not in reached and not dataset:
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = ctx.resolver.qualname(target, info.scope)
+            if name in CLASS_REPLACING_DECORATORS:
+                kind = "function" if name.startswith("torch.") else "cache wrapper"
+                via = _ANY_LOADER if dataset and node not in reached else ""
+                ctx.emit("WSP205", decorator, decorator=_short(name) + ("()" if decorator is not target else ""),
+                         cls=node.name, kind=kind, via=via)
+
+
+def _short(name: str) -> str:
+    return name.replace("torch.autograd.grad_mode.", "torch.").replace("torch.autograd.", "torch.")
+
+
+def _is_torch_dataset(ctx: Context, info: ClassInfo) -> bool:
+    """A subclass of torch's ``Dataset`` (directly, or through classes of this module)."""
+    return any((ctx.resolver.qualname(base, current.scope) or "") in _TORCH_DATASET_BASES
+               for current in _class_chain(ctx, info) for base in current.node.bases)
 
 
 def _span(node: ast.AST) -> dict:
