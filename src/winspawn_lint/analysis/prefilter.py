@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from ..spawn_apis import Registry
 
-_ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset")
+_ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset", "VisionDataset")
 _DUNDERS = ("__name__", "__file__")
 _WINDOW = 64  # characters looked at on each side of a dunder
 _SPACE = " \t\r\n\\()"  # between a dunder and its operator: blanks, line continuations, parentheses

@@ -24,7 +24,8 @@ from ..workers import Payload, function_returns
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
 _TORCH_DATASET_BASES = frozenset({
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
-    "torch.utils.data.dataset.IterableDataset",
+    "torch.utils.data.dataset.IterableDataset", "torchvision.datasets.VisionDataset",
+    "torchvision.datasets.vision.VisionDataset",
 })
 #: How a finding names the consumer of a library Dataset class that this module never hands to a loader.
 _ANY_LOADER = " by any `DataLoader` with `num_workers>0`"
