@@ -1,4 +1,5 @@
-"""Value flow between the functions of one module: which arguments a function's parameters receive.
+"""Value flow between the functions of one module: which arguments a function's parameters receive, and
+which values a name may hold when branches assign it differently.
 
 A loader built in ``main()`` and iterated in ``train(loader)``, a dataset handed to ``make_loader(ds)``, a
 transform given to ``build(transform=...)``: the checks follow a parameter back to the arguments of the
@@ -62,6 +63,61 @@ class Flow:
             if value is not None:
                 out.append((value, site.scope))
         return out
+
+
+    def alternatives(self, expr: ast.AST, scope: Scope) -> list[tuple[ast.expr, Scope]]:
+        """Values *expr* (a name) may hold besides its last assignment: those made in other branches of an
+        ``if``/``elif``/``else`` (``dataset = LSUN(...)`` in one branch, ``ImageFolder(...)`` in another)."""
+        if not isinstance(expr, ast.Name):
+            return []
+        line = getattr(expr, "lineno", None)
+        chosen = self.resolver.lookup(expr.id, scope, line)
+        if chosen is None or chosen.kind != "assign":
+            return []
+        others = [b for b in chosen.scope.bindings.get(expr.id, ()) if b is not chosen and b.kind == "assign"
+                  and b.value is not None and (line is None or b.line <= line)]
+        if not others:
+            return []
+        paths = _branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
+        mine = paths.get(chosen.node)
+        return [(b.value, b.scope) for b in others
+                if mine is not None and b.node in paths and _exclusive(mine, paths[b.node])]
+
+
+#: Statements looked at when finding the branches of a scope: a bound on pathological inputs.
+MAX_BRANCH_STATEMENTS = 5000
+
+
+def _branch_paths(root: ast.AST, wanted: set) -> dict[ast.AST, tuple]:
+    """For each statement in *wanted*: its path from *root* as ((statement, field), ...), without entering defs."""
+    out: dict[ast.AST, tuple] = {}
+    stack: list[tuple[ast.AST, tuple]] = [(child, ()) for child in getattr(root, "body", [])]
+    seen = 0
+    while stack and len(out) < len(wanted) and seen < MAX_BRANCH_STATEMENTS:
+        stmt, path = stack.pop()
+        seen += 1
+        if stmt in wanted:
+            out[stmt] = path
+        if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            for child in getattr(stmt, field, ()):
+                if isinstance(child, ast.stmt):
+                    stack.append((child, (*path, (stmt, field))))
+        for handler in getattr(stmt, "handlers", ()):
+            for child in handler.body:
+                stack.append((child, (*path, (stmt, "handlers"))))
+    return out
+
+
+def _exclusive(first: tuple, second: tuple) -> bool:
+    """Whether two paths part in different branches of one ``if`` (so at most one of them runs)."""
+    for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):
+        if stmt_a is not stmt_b:
+            return False
+        if field_a != field_b:
+            return isinstance(stmt_a, ast.If)
+    return False
 
 
 def _bound_receivers(function: ast.AST, scope: Scope) -> int:

@@ -17,7 +17,7 @@ from typing import Optional
 from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR,
                            MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
 from ..context import Context
-from ..index import ClassInfo, Scope
+from ..index import Binding, ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
 from ..workers import Payload, function_returns
 
@@ -78,11 +78,11 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
         return False
     short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
     if payload.task:
-        ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
+        _emit(ctx, "WSP302", report, role=_role(payload), api=payload.api.label,
                  what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
                       f"`Manager()` lock)")
     elif value is item and payload.api.key in DROPS_ARGS_AT_START:
-        ctx.emit("WSP302", report, role=_role(payload), api=payload.api.label,
+        _emit(ctx, "WSP302", report, role=_role(payload), api=payload.api.label,
                  what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
                       f"child opens it: keep it in a variable)")
     return True
@@ -119,7 +119,7 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         return
     if isinstance(value, ast.Lambda):
         code = "WSP202" if in_partial else "WSP201"
-        ctx.emit(code, report, role=role, api=api, what="a lambda inside `functools.partial`",
+        _emit(ctx, code, value, role=role, api=_located(api, report), what="a lambda inside `functools.partial`",
                  fix_hint={"lambda": _span(value)})
         return
     if _is_partial(ctx, value, value_scope):
@@ -132,10 +132,12 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and is_local_definition(binding):
             if binding.kind == "def":
-                ctx.emit("WSP202", report, role=role, api=api, what=f"`{value.id}`",
-                         fix_hint={"def": _span(binding.node)})
+                _emit(ctx, "WSP202", binding.node, line_only=True, role=role, api=_located(api, report),
+                         what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
+                _captured(ctx, binding, api, report, reached, depth)
             else:
-                ctx.emit("WSP203", report, role=role, api=api, cls=value.id)
+                _emit(ctx, "WSP203", binding.node, line_only=True, role=role, api=_located(api, report),
+                         cls=binding.name, fix_hint={"def": _span(binding.node)})
         return
     if isinstance(value, ast.Attribute):
         # A bound method pickles its instance.
@@ -148,6 +150,9 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             depth: int) -> None:
     if depth > MAX_DEPTH:
         return
+    if ctx.flow is not None and depth < MAX_DEPTH:
+        for other, other_scope in ctx.flow.alternatives(expr, scope):
+            _object(ctx, other, other_scope, report, role, api, reached, depth + 1)
     value, value_scope = _value(ctx, expr, scope)
     arguments = _parameter_arguments(ctx, value, value_scope, depth)
     if arguments is not None:
@@ -156,16 +161,18 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                     depth + _PARAMETER_STEP)
         return
     if isinstance(value, ast.Lambda):
-        ctx.emit("WSP201", report, role=role, api=api, fix_hint={"lambda": _span(value)})
+        _emit(ctx, "WSP201", value, role=role, api=_located(api, report), fix_hint={"lambda": _span(value)})
         return
     unpicklable = _unpicklable(ctx, value, value_scope)
     if unpicklable is not None:
-        ctx.emit("WSP302", report, role=role, api=api, what=unpicklable.what)
+        _emit(ctx, "WSP302", report, role=role, api=api, what=unpicklable.what)
         return
     if isinstance(value, ast.Name):
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and is_local_definition(binding):
-            ctx.emit("WSP202", report, role=role, api=api, what=f"`{value.id}`", fix_hint={"def": _span(binding.node)})
+            _emit(ctx, "WSP202", binding.node, line_only=True, role=role, api=_located(api, report),
+                     what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
+            _captured(ctx, binding, api, report, reached, depth)
         return
     if _is_partial(ctx, value, value_scope):
         _callable(ctx, value, value_scope, report, role, api, reached, False, depth + 1)
@@ -184,7 +191,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
             return
         name = ctx.resolver.qualname(value.func, value_scope)
         if name in EAGER_HANDLE_CLASSES:
-            ctx.emit("WSP302", report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
+            _emit(ctx, "WSP302", report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
                      + EAGER_HANDLE_CLASSES[name])
             return
         kept = keeper(name)
@@ -211,7 +218,8 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                 _object(ctx, returned, function_scope, report, role, api, reached, depth + 1)
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):
-                ctx.emit("WSP203", report, role=role, api=api, cls=binding.name)
+                _emit(ctx, "WSP203", binding.node, line_only=True, role=role, api=_located(api, report),
+                         cls=binding.name, fix_hint={"def": _span(binding.node)})
                 return
             info = ctx.index.classes.get(binding.node)
             if info is not None and not _has_state_hook(ctx, info):
@@ -227,6 +235,15 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                             reached, depth + 1)
         if isinstance(expr, ast.Name):
             _in_place_transforms(ctx, expr, scope, _located(api, report), reached)
+
+
+def _captured(ctx: Context, function: Binding, api: str, report: ast.AST, reached: set, depth: int) -> None:
+    """WSP204 for what a local function reads from its enclosing function (``Compose([Lambda(lambda ...)])``):
+    once the function is made picklable by binding those values (``functools.partial``, as ``--fix`` does),
+    they travel with it."""
+    for free in _free_names(ctx, function.node):
+        if free.kind == "assign" and free.value is not None:
+            _stored(ctx, free.value, free.scope, function.name, _located(api, report), reached, depth + 1)
 
 
 #: Depth spent by following a parameter to its callers' arguments: two levels of calls within MAX_DEPTH.
@@ -253,6 +270,14 @@ def _parameter_arguments(ctx: Context, value: ast.AST, scope: Scope, depth: int)
     if binding is None or binding.kind != "param":
         return None
     return ctx.flow.arguments(value, scope)
+
+
+def _emit(ctx: Context, code: str, node: ast.AST, **args) -> None:
+    """``ctx.emit``, without the ``at line N`` of an API that is on the finding's own line."""
+    api = args.get("api")
+    if isinstance(api, str) and api.endswith(f" at line {getattr(node, 'lineno', 0)}"):
+        args["api"] = api.rsplit(" at line ", 1)[0]
+    ctx.emit(code, node, **args)
 
 
 def _located(api: str, report: ast.AST) -> str:
@@ -311,9 +336,9 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
 
     def report(node: ast.AST, what: str, hint: Optional[dict] = None) -> None:
         if beyond and anchor is not None:
-            ctx.emit("WSP204", anchor, line_only=True, what=what, owner=owner, api=api)
+            _emit(ctx, "WSP204", anchor, line_only=True, what=what, owner=owner, api=api)
         else:
-            ctx.emit("WSP204", node, what=what, owner=owner, api=api, fix_hint=hint)
+            _emit(ctx, "WSP204", node, what=what, owner=owner, api=api, fix_hint=hint)
 
     def follow(value: ast.AST, value_scope: Scope, step: int, further: bool = False,
                new_owner: Optional[str] = None) -> None:
@@ -373,7 +398,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         return
     if binding is not None and binding.kind == "class":
         if is_local_definition(binding):
-            ctx.emit("WSP203", expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name)
+            _emit(ctx, "WSP203", expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name)
             return
         info = ctx.index.classes.get(binding.node)
         if info is None or _has_state_hook(ctx, info):
@@ -428,7 +453,7 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
                 continue
             unpicklable = _unpicklable(ctx, value, method_scope) or _npz_archive(ctx, current, attr, value, method_scope)
             if unpicklable is not None:
-                ctx.emit("WSP301", stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
+                _emit(ctx, "WSP301", stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
                 continue
             _stored(ctx, value, method_scope, owner, via.replace(" by ", "", 1) or "workers", set(), 1, anchor=stmt,
                     callers=False)
@@ -472,25 +497,26 @@ def _dill_payload(ctx: Context, payload: Payload) -> None:
     if payload.arg.kind == "callable":
         function_node = None
         if isinstance(value, ast.Lambda):
-            ctx.emit("WSP901", payload.expr, what="a lambda", api=api, fix_hint={"lambda": _span(value)})
+            _emit(ctx, "WSP901", value, what="a lambda", api=_located(api, payload.expr), fix_hint={"lambda": _span(value)})
             function_node = value
         elif isinstance(value, ast.Name):
             binding = ctx.resolver.definition(value, value_scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                ctx.emit("WSP901", payload.expr, what=f"local function `{value.id}`", api=api)
+                _emit(ctx, "WSP901", binding.node, line_only=True, what=f"local function `{binding.name}`",
+                         api=_located(api, payload.expr), fix_hint={"def": _span(binding.node)})
                 function_node = binding.node
         if function_node is not None:
             for binding in _free_names(ctx, function_node):
                 found = _unpicklable(ctx, binding.value, binding.scope) if binding.value is not None else None
                 if found is not None and not found.dill_ok:
-                    ctx.emit("WSP302", payload.expr, role=f"a value captured by {_role(payload)}", api=api,
+                    _emit(ctx, "WSP302", payload.expr, role=f"a value captured by {_role(payload)}", api=api,
                              what=f"`{binding.name}` ({found.what})")
     elif payload.arg.kind in ("args", "kwargs"):
         items, items_scope = _items(ctx, payload.expr, scope)
         for item in items:
             found = _unpicklable(ctx, item, items_scope)
             if found is not None and not found.dill_ok:
-                ctx.emit("WSP302", item, role=_role(payload), api=api, what=found.what)
+                _emit(ctx, "WSP302", item, role=_role(payload), api=api, what=found.what)
 
 
 def _free_names(ctx: Context, function: ast.AST) -> list:
@@ -543,7 +569,7 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
             if name in CLASS_REPLACING_DECORATORS:
                 kind = "function" if name.startswith("torch.") else "cache wrapper"
                 via = _ANY_LOADER if dataset and node not in reached else ""
-                ctx.emit("WSP205", decorator, decorator=_short(name) + ("()" if decorator is not target else ""),
+                _emit(ctx, "WSP205", decorator, decorator=_short(name) + ("()" if decorator is not target else ""),
                          cls=node.name, kind=kind, via=via)
 
 
