@@ -76,6 +76,9 @@ class SpawnAPI:
     required_keyword: str | None = None
     #: its start methods train a model: heavy work as well as a worker start (WSP103)
     training: bool = False
+    #: the key of another API whose object this call returns (``SFTTrainer(...)`` maps with workers when it is
+    #: built, and is a ``transformers.Trainer`` whose ``train()`` starts DataLoader workers)
+    returns: str | None = None
 
 
 _FN = Arg("func", 0, kind="callable")
@@ -199,13 +202,18 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "transformers.Trainer",
-        ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer"),
+        # trl's trainers subclass it and build their loaders through it (trl/trainer/base_trainer.py).
+        ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+         *(f"trl{module}.{name}" for name in ("DPOTrainer", "GRPOTrainer", "KTOTrainer", "RewardTrainer",
+                                                "RLOOTrainer") for module in ("", ".trainer"))),
         "`Trainer.train()`",
         kind="object",
         start_methods=("train", "evaluate", "predict"),
         count=WorkerCount(
             "dataloader_num_workers", None, no_workers=(ABSENT, 0), via=(Arg("args", 1), "dataloader_num_workers")
         ),
+        # Its DataLoaders get the datasets and `collate_fn=data_collator` (Trainer.get_train_dataloader).
+        payload=(Arg("data_collator", 2, kind="callable"), Arg("train_dataset", 3), Arg("eval_dataset", 4)),
         training=True,
     ),
     SpawnAPI(
@@ -215,6 +223,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="call",  # it maps the dataset with `dataset_num_proc` workers in its constructor
         count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None, 1), via=(Arg("args", 1), "dataset_num_proc")),
         pickler=DILL,
+        returns="transformers.Trainer",
     ),
     SpawnAPI(
         "lightning.Trainer",
@@ -369,6 +378,7 @@ class Registry:
     def __init__(self, apis: Iterable[SpawnAPI]) -> None:
         self.apis = tuple(apis)
         self.by_name: dict[str, SpawnAPI] = {}
+        self.by_key: dict[str, SpawnAPI] = {api.key: api for api in self.apis}
         self.by_method: dict[str, list[SpawnAPI]] = {}
         for api in self.apis:
             for name in api.names:

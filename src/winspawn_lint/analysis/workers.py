@@ -95,6 +95,8 @@ class WorkerFinder:
         api = self.registry.by_name.get(name) if name else None
         if api is not None and (api.kind == "object" or api.method_payload):
             return api, expr, scope
+        if api is not None and api.returns in self.registry.by_key:
+            return self.registry.by_key[api.returns], expr, scope
         if api is None and depth < 2:
             binding = self.resolver.definition(expr.func, scope)
             if binding is not None and binding.kind == "def":
@@ -122,7 +124,7 @@ class WorkerFinder:
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
             for candidate in self.registry.by_method.get(method, ()):
-                if any(k.arg == candidate.required_keyword for k in call.keywords):
+                if self.values.passes_keyword(call, candidate.required_keyword, scope):
                     if self._active(candidate, call, scope):
                         model.starts.append(StartEvent(candidate, call, site))
                         model.payloads.extend(self._payloads(candidate, candidate.payload, call, site))

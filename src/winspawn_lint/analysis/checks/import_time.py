@@ -178,7 +178,7 @@ def check(ctx: Context) -> None:
         if starts and id(call) not in start_nodes:
             heavy = _is_heavy(call, ctx, site)
             if heavy:
-                ctx.emit("WSP103", site.stmt, line_only=True, what=heavy)
+                ctx.emit("WSP103", call, what=heavy)  # the call to move, on its own line in a long statement
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit("WSP104", call, what=_dotted(call.func) or "set_start_method")
 

@@ -140,9 +140,9 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
                          cls=binding.name, fix_hint={"def": _span(binding.node)})
         return
     if isinstance(value, ast.Attribute):
-        # A bound method pickles its instance.
+        # A bound method pickles its instance (an attribute holding some other object does not).
         info = _instance_class(ctx, value.value, value_scope)
-        if info is not None:
+        if info is not None and any(value.attr in current.methods for current in _class_chain(ctx, info)):
             _class_instance(ctx, info, report, role, api, reached)
 
 
@@ -186,7 +186,8 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                     # `Compose([...])`, a factory's closure: what the object keeps is kept on the dataset
                     _stored(ctx, arg, value_scope, "Dataset", _located(api, report), reached, depth + 1)
                 else:
-                    _callable(ctx, arg, value_scope, arg, "the dataset's transform", api, reached, False, depth + 1)
+                    _callable(ctx, arg, value_scope, arg, "the dataset's transform", _located(api, report), reached,
+                              False, depth + 1)
             _object(ctx, value.func.value, value_scope, report, role, api, reached, depth + 1)
             return
         name = ctx.resolver.qualname(value.func, value_scope)
