@@ -190,10 +190,17 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                               False, depth + 1)
             _object(ctx, value.func.value, value_scope, report, role, api, reached, depth + 1)
             return
+        if isinstance(value.func, ast.Attribute) and value.func.attr in _DERIVED_DATASET_METHODS:
+            # `ds = ds.map(tokenize)` (no workers): the new dataset keeps the old one's transform and format.
+            receiver, receiver_scope = _receiver(ctx, value, value_scope)
+            if receiver is not None:
+                _object(ctx, receiver, receiver_scope, report, role, api, reached, depth + 1)
+            return
         name = ctx.resolver.qualname(value.func, value_scope)
         if name in EAGER_HANDLE_CLASSES:
-            _emit(ctx, "WSP302", report, role=role, api=api, what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
-                     + EAGER_HANDLE_CLASSES[name])
+            # Reported at the constructor: building it (not passing it on) is what to change.
+            _emit(ctx, "WSP302", value, role=role, api=_located(api, report),
+                  what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds " + EAGER_HANDLE_CLASSES[name])
             return
         kept = keeper(name)
         if kept is not None:
@@ -239,12 +246,42 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
 
 
 def _captured(ctx: Context, function: Binding, api: str, report: ast.AST, reached: set, depth: int) -> None:
-    """WSP204 for what a local function reads from its enclosing function (``Compose([Lambda(lambda ...)])``):
-    once the function is made picklable by binding those values (``functools.partial``, as ``--fix`` does),
-    they travel with it."""
-    for free in _free_names(ctx, function.node):
-        if free.kind == "assign" and free.value is not None:
-            _stored(ctx, free.value, free.scope, function.name, _located(api, report), reached, depth + 1)
+    """WSP204 for what a local function reads from its enclosing function (``Compose([Lambda(lambda ...)])``),
+    directly or through the local functions it calls: once the function is made picklable by binding those
+    values (``functools.partial``, as ``--fix`` does), they travel with it."""
+    todo, seen = [function.node], set()
+    while todo and len(seen) < _MAX_CLOSURES:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for free in _free_names(ctx, node):
+            if free.kind == "assign" and free.value is not None:
+                _stored(ctx, free.value, free.scope, function.name, _located(api, report), reached, depth + 1)
+            elif free.kind == "def":
+                todo.append(free.node)
+
+
+#: Local functions whose captured values are looked at for one finding.
+_MAX_CLOSURES = 8
+
+
+#: HF `datasets` methods whose result keeps the receiver's format and transform (`with_transform`'s function).
+_DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sort", "rename_column", "rename_columns",
+                                      "remove_columns", "select_columns", "cast", "cast_column", "flatten"})
+
+
+def _receiver(ctx: Context, call: ast.Call, scope: Scope) -> tuple[Optional[ast.AST], Scope]:
+    """The object a method is called on; in ``ds = ds.map(...)``, the ``ds`` assigned before."""
+    receiver = call.func.value
+    if isinstance(receiver, ast.Name):
+        binding = ctx.resolver.lookup(receiver.id, scope, receiver.lineno)
+        if binding is not None and binding.kind == "assign" and binding.value is call:
+            earlier = [b for b in binding.scope.bindings.get(receiver.id, ()) if b.line < binding.line]
+            if not earlier or earlier[-1].kind != "assign" or earlier[-1].value is None:
+                return None, scope
+            return earlier[-1].value, earlier[-1].scope
+    return receiver, scope
 
 
 #: Depth spent by following a parameter to its callers' arguments: two levels of calls within MAX_DEPTH.
