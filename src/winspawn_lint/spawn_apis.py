@@ -169,7 +169,9 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "torch.utils.data.DataLoader",
-        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
+        # webdataset's WebLoader is a DataLoader subclass that passes its arguments on unchanged.
+        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader", "webdataset.WebLoader",
+         "webdataset.compat.WebLoader"),
         "`DataLoader`",
         kind="object",
         # Workers start when the loader is iterated; its sampler and batch_sampler stay in the main process.
@@ -302,6 +304,13 @@ KEEPERS: tuple[Keeper, ...] = (
            keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 3, 4)),
     Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
 )
+
+#: Dataset pipelines built by method chains (``wds.WebDataset(urls).map(fn).batched(n, collation_fn=c)``): each
+#: stage keeps the arguments of the method that added it, and the whole pipeline goes to the loader's workers.
+PIPELINE_ROOTS = frozenset({"webdataset.WebDataset", "webdataset.compat.WebDataset", "webdataset.DataPipeline",
+                            "webdataset.pipeline.DataPipeline"})
+PIPELINE_METHODS = frozenset({"map", "select", "batched", "decode", "map_dict", "map_tuple", "compose", "to_tuple",
+                              "shuffle", "with_epoch", "with_length", "unbatched", "rename", "listed", "then"})
 
 #: Keywords by which a dataset class this analysis cannot see (imported from elsewhere) is given callables
 #: that it keeps: by convention every ``Dataset`` stores its ``transform``.

@@ -14,8 +14,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, GENERATOR,
-                           MP_SYNC_PRIMITIVES, PICKLE, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
+from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START,
+                           EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE, PIPELINE_METHODS,
+                           PIPELINE_ROOTS, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
 from ..context import Context
 from ..index import Binding, ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -190,6 +191,16 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                               False, depth + 1)
             _object(ctx, value.func.value, value_scope, report, role, api, reached, depth + 1)
             return
+        if isinstance(value.func, ast.Attribute) and value.func.attr in PIPELINE_METHODS \
+                and _pipeline_root(ctx, value, value_scope):
+            # A stage of a webdataset pipeline: what the method was given is pickled with the pipeline.
+            for argument in [*value.args, *(k.value for k in value.keywords)]:
+                _object(ctx, argument, value_scope, argument, f"an argument of `.{value.func.attr}()`",
+                        _located(api, report), reached, depth + 1)
+            receiver, receiver_scope = _receiver(ctx, value, value_scope)
+            if receiver is not None:
+                _object(ctx, receiver, receiver_scope, report, role, api, reached, depth + 1)
+            return
         if isinstance(value.func, ast.Attribute) and value.func.attr in _DERIVED_DATASET_METHODS:
             # `ds = ds.map(tokenize)` (no workers): the new dataset keeps the old one's transform and format.
             receiver, receiver_scope = _receiver(ctx, value, value_scope)
@@ -282,6 +293,22 @@ def _receiver(ctx: Context, call: ast.Call, scope: Scope) -> tuple[Optional[ast.
                 return None, scope
             return earlier[-1].value, earlier[-1].scope
     return receiver, scope
+
+
+def _pipeline_root(ctx: Context, call: ast.Call, scope: Scope) -> bool:
+    """Whether a chain of method calls starts at a pipeline constructor of the registry (``wds.WebDataset``)."""
+    for _ in range(MAX_DEPTH * 2):
+        receiver, scope = _receiver(ctx, call, scope)
+        if receiver is None:
+            return False
+        receiver, scope = ctx.resolver.value_of(receiver, scope)
+        if not isinstance(receiver, ast.Call):
+            return False
+        if isinstance(receiver.func, ast.Attribute) and receiver.func.attr in PIPELINE_METHODS:
+            call = receiver
+            continue
+        return ctx.resolver.qualname(receiver.func, scope) in PIPELINE_ROOTS
+    return False
 
 
 #: Depth spent by following a parameter to its callers' arguments: two levels of calls within MAX_DEPTH.
