@@ -13,6 +13,7 @@ Users extend the registry from configuration (``[tool.winspawn-lint]``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 PICKLE = "pickle"
@@ -535,3 +536,19 @@ MP_SYNC_PRIMITIVES = frozenset(
 #: in SemLock._rebuild).  A Pool or executor keeps its ``initargs`` for the workers it may start later:
 #: an inline lock there is fine (measured: the tqdm idiom ``Pool(initargs=(RLock(),), ...)`` works under spawn).
 DROPS_ARGS_AT_START = frozenset({"multiprocessing.Process", "multiprocess.Process"})
+
+
+#: Prefixes under which every capitalised name is one the analysis knows (transforms, torchvision datasets).
+KNOWN_PREFIXES = tuple(name for entry in KEEPERS for name in entry.names if name.endswith("."))
+
+
+@lru_cache(maxsize=1)
+def known_names() -> frozenset[str]:
+    """Every qualified name some table of this module mentions: what a star import may be resolved to."""
+    names = {name for api in BUILTIN_APIS for name in api.names}
+    names |= {name for entry in KEEPERS for name in entry.names if not name.endswith(".")}
+    for table in (CONTEXT_FACTORIES, SET_START_METHOD, FREEZE_SUPPORT, EAGER_HANDLE_CLASSES, UNPICKLABLE_CALLS,
+                  MP_SYNC_PRIMITIVES, CLASS_REPLACING_DECORATORS, HEAVY_CALLS, PIPELINE_ROOTS):
+        names |= set(table)
+    names |= {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "functools.partial"}
+    return frozenset(names)

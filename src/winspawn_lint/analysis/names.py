@@ -13,7 +13,7 @@ import builtins
 from functools import lru_cache
 from typing import Optional
 
-from ..spawn_apis import CONTEXT_FACTORIES, MODULE_ALIASES
+from ..spawn_apis import CONTEXT_FACTORIES, KNOWN_PREFIXES, MODULE_ALIASES, known_names
 from .index import Binding, ModuleIndex, Scope
 
 _BUILTINS = frozenset(dir(builtins))
@@ -59,6 +59,9 @@ class Resolver:
         if isinstance(expr, ast.Name):
             binding = self.lookup(expr.id, scope, getattr(expr, "lineno", None))
             if binding is None:
+                starred = self._star_imported(expr.id, scope) if self.index.module_scope.star_imports else None
+                if starred is not None:
+                    return starred
                 return f"builtins.{expr.id}" if expr.id in _BUILTINS else None
             if binding.kind == "import":
                 return _canonical(binding.qualname)
@@ -81,6 +84,28 @@ class Resolver:
                     return None
                 return CONTEXT_FACTORIES[func]
             return None
+        return None
+
+    def _star_imported(self, name: str, scope: Scope) -> Optional[str]:
+        """``from torch.utils.data import *`` then ``DataLoader``: the name, when the registry knows it there.
+
+        Only names the analysis knows are resolved (a star import says nothing about what else a module
+        exports); a capitalised name under a registry prefix (``torchvision.transforms.``) counts as known.
+        """
+        modules = []
+        current: Optional[Scope] = scope
+        while current is not None:
+            # a project module (`from .utils import *`): its names are not known without reading it
+            modules += [m for m in reversed(current.star_imports) if not m.startswith(".")]
+            current = current.parent
+        candidates = [_canonical(f"{module}.{name}") for module in modules]
+        for candidate in candidates:
+            if candidate in known_names():
+                return candidate
+        if name[:1].isupper():
+            for candidate in candidates:
+                if candidate.startswith(KNOWN_PREFIXES):
+                    return candidate
         return None
 
     def definition(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Binding]:
