@@ -17,6 +17,7 @@ from typing import Optional
 from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START,
                            EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE, PIPELINE_METHODS,
                            PIPELINE_ROOTS, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
+from .. import project
 from ..context import Context
 from ..index import Binding, ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
@@ -643,9 +644,44 @@ def _short(name: str) -> str:
 
 
 def _is_torch_dataset(ctx: Context, info: ClassInfo) -> bool:
-    """A subclass of torch's ``Dataset`` (directly, or through classes of this module)."""
-    return any((ctx.resolver.qualname(base, current.scope) or "") in _TORCH_DATASET_BASES
-               for current in _class_chain(ctx, info) for base in current.node.bases)
+    """A subclass of torch's ``Dataset``: directly, through classes of this module, or through classes of the
+    project's other modules (``from .extended import ExtendedVisionDataset``)."""
+    for current in _class_chain(ctx, info):
+        for base in current.node.bases:
+            name = ctx.resolver.qualname(base, current.scope) or ""
+            if name in _TORCH_DATASET_BASES:
+                return True
+            if ctx.filename and isinstance(base, ast.Name) and name and not name.startswith("<module>."):
+                found = project.resolve_import(ctx.filename, name)
+                if found is not None and _project_dataset(found[1], found[0], 0):
+                    return True
+    return False
+
+
+#: Modules crossed when following a class's bases through the project.
+_MAX_BASE_HOPS = 4
+
+
+def _project_dataset(module: project.ProjectModule, name: str, hops: int) -> bool:
+    """Whether the class *name* of a project module derives from torch's ``Dataset`` (bounded by _MAX_BASE_HOPS)."""
+    if hops > _MAX_BASE_HOPS:
+        return False
+    node = module.class_named(name)
+    if node is None:  # re-exported: `from .extended import ExtendedVisionDataset` in a package's __init__
+        again = module.imported(name)
+        return again is not None and _project_dataset(again[1], again[0], hops + 1)
+    scope = module.index.module_scope
+    for base in node.bases:
+        qualname = module.resolver.qualname(base, scope) or ""
+        if qualname in _TORCH_DATASET_BASES:
+            return True
+        if qualname.startswith("<module>.") and _project_dataset(module, qualname.split(".", 1)[1], hops + 1):
+            return True
+        if isinstance(base, ast.Name) and qualname and not qualname.startswith("<module>."):
+            found = project.resolve_import(module.path, qualname)
+            if found is not None and _project_dataset(found[1], found[0], hops + 1):
+                return True
+    return False
 
 
 def _span(node: ast.AST) -> dict:
