@@ -22,16 +22,9 @@ __all__ = ["Finding", "FixSafety", "RULES", "Rule", "Settings", "__version__", "
 def check_text(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None,
                noqa: bool = True, prefilter: bool = True) -> list[Finding]:
     """Findings for decoded source text; raises ``source.SourceError`` when it cannot be parsed."""
-    from . import analysis, noqa as noqa_module, source as source_module
-    from .analysis.prefilter import may_have_findings
+    from .pipeline import check
 
-    settings = settings or Settings()
-    if prefilter and not may_have_findings(text, settings.registry):
-        return []
-    tree = source_module.parse(source_module.Source(text, "utf-8", False), filename or "<unknown>")
-    lines = source_module.split_lines(text)
-    findings = analysis.run(tree, lines, settings, filename)
-    return noqa_module.filter_findings(findings, text, lines) if noqa else findings
+    return check(text, filename, settings, noqa=noqa, prefilter=prefilter).findings
 
 
 def lint_source(source: str, filename: Optional[str] = None, settings: Optional[Settings] = None) -> list[Finding]:

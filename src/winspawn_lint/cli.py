@@ -65,25 +65,19 @@ def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display:
 
 def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optional[str]) -> FileResult:
     from . import source as source_module
-    from .analysis.prefilter import may_have_findings
+    from .pipeline import check
 
     result = FileResult(display or path)
     settings = job.settings
     try:
         src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
-        text = src.text
-        if not may_have_findings(text, settings.registry):
-            # No finding is possible; a file named explicitly that does not parse is still reported (exit 2).
-            if job.report_unparsable:
-                source_module.parse(src, display or path)
-            return result
-        from . import check_text
-
         # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
         filename = path if stdin_data is None else (display if display and display != "-" else None)
-        result.findings = check_text(text, filename, settings, prefilter=False)
-        if job.keep_lines:
-            result.lines = source_module.split_lines(text)
+        # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
+        checked = check(src.text, filename, settings, parse_clean=job.report_unparsable)
+        result.findings = checked.findings
+        if job.keep_lines and checked.lines is not None:
+            result.lines = checked.lines
         if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
             _fix(path, src, result, job, stdin_data is not None)
     except source_module.SourceError as error:

@@ -60,16 +60,15 @@ class Plugin:
         _SETTINGS = Settings(select=frozenset(RULES), unresolved_workers=policy, extra_apis=extra)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from . import analysis
-        from .analysis.prefilter import may_have_findings
+        from .pipeline import check
         from .settings import Settings
 
         settings = _SETTINGS or Settings(select=frozenset(RULES))
-        text = "".join(self._lines)
-        if not may_have_findings(text, settings.registry):
-            return
-        lines = text.splitlines()
-        for finding in analysis.run(self._tree, lines, settings, self._filename, enabled=frozenset(RULES)):
+        # flake8 selects codes and applies `# noqa` itself; the text is rejoined so that lines are split and
+        # columns counted exactly as the CLI does.
+        checked = check("".join(self._lines), self._filename, settings, tree=self._tree, noqa=False,
+                        enabled=frozenset(RULES))
+        for finding in checked.findings:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
 
 

@@ -44,127 +44,141 @@ class Rule:
         return resources.files(__package__).joinpath(f"rule_docs/{self.code}.md").read_text(encoding="utf-8")
 
 
-_RULES = (
-    Rule(
-        "WSP101",
-        "unguarded-process-start",
-        "{what} starts worker processes at import time{chain}; spawned workers re-import this module: "
-        'move it under `if __name__ == "__main__":`',
-        True,
-        FixSafety.UNSAFE,
-        "Code that starts worker processes runs when the module is imported.",
-    ),
-    Rule(
-        "WSP102",
-        "broken-main-guard",
-        "this `if` looks like a main guard but {why}; its body {effect}",
-        True,
-        FixSafety.UNSAFE,
-        'An `if` that means to be `if __name__ == "__main__":` but is not.',
-    ),
-    Rule(
-        "WSP103",
-        "import-time-heavy-work",
-        "{what} runs at import time{chain} in a module that starts worker processes; every spawned worker "
-        "repeats it",
-        True,
-        FixSafety.UNSAFE,
-        "Model or data loading at import time in a module whose workers re-import it.",
-    ),
-    Rule(
-        "WSP104",
-        "start-method-at-import",
-        "`{what}` without `force=True` runs at import time{chain}; every spawned child re-runs it and fails "
-        'with "context has already been set"',
-        True,
-        FixSafety.UNSAFE,
-        "`set_start_method()` called at import time, outside the main guard.",
-    ),
-    Rule(
-        "WSP105",
-        "missing-freeze-support",
-        "main guard of a module that starts processes does not call `freeze_support()` first "
-        "(needed by frozen Windows executables)",
-        False,
-        FixSafety.SAFE,
-        "The main guard does not begin with `multiprocessing.freeze_support()`.",
-    ),
-    Rule(
-        "WSP201",
-        "lambda-to-worker",
-        "lambda passed as {role} to {api}, which pickles it for worker processes: "
-        "\"Can't pickle <lambda>\" under spawn; use a module-level function",
-        True,
-        FixSafety.SAFE,
-        "A lambda reaches a worker that pickles with the standard pickler.",
-    ),
-    Rule(
-        "WSP202",
-        "local-function-to-worker",
-        "{what} passed as {role} to {api} is defined inside a function and cannot be pickled for worker "
-        "processes; define it at module level",
-        True,
-        FixSafety.UNSAFE,
-        "A function defined inside another function reaches a pickle-based worker.",
-    ),
-    Rule(
-        "WSP203",
-        "local-class-to-worker",
-        "instance of `{cls}`, a class defined inside a function, passed as {role} to {api}: it cannot be "
-        "pickled for worker processes; define the class at module level",
-        True,
-        FixSafety.UNSAFE,
-        "An instance of a class defined inside a function reaches a worker.",
-    ),
-    Rule(
-        "WSP204",
-        "unpicklable-callable-attribute",
-        "{what} stored on `{owner}`, which is sent to worker processes by {api}; the object cannot be pickled",
-        True,
-        FixSafety.SAFE,
-        "An object sent to workers keeps a lambda or local function in an attribute.",
-    ),
-    Rule(
-        "WSP205",
-        "class-replaced-by-decorator",
-        "`@{decorator}` replaces class `{cls}` with a {kind}, so its instances cannot be pickled for worker "
-        "processes{via}; decorate the methods instead",
-        True,
-        FixSafety.NONE,
-        "A decorator such as `@torch.no_grad()` turns a class whose instances go to workers into a function.",
-    ),
-    Rule(
-        "WSP301",
-        "unpicklable-attribute",
-        "`self.{attr}` holds {what}, and `{owner}` instances are sent to worker processes{via}; open it "
-        "lazily in the worker or define `__getstate__`",
-        True,
-        FixSafety.NONE,
-        "An object sent to workers stores an unpicklable resource in `__init__`.",
-    ),
-    Rule(
-        "WSP302",
-        "unpicklable-argument",
-        "{what} passed as {role} to {api} cannot be pickled for worker processes; pass what is needed to "
-        "re-create it (a path, a config) instead",
-        True,
-        FixSafety.NONE,
-        "An unpicklable resource is passed directly to a worker.",
-    ),
-    Rule(
-        "WSP901",
-        "lambda-to-dill-worker",
-        "{what} passed to {api} works only because it pickles with dill; it breaks if this code "
-        "moves to a pickle-based worker",
-        False,
-        FixSafety.SAFE,
-        "A lambda or closure given to `datasets` `.map/.filter(num_proc>1)` (portability).",
-    ),
+WSP101 = Rule(
+    "WSP101",
+    "unguarded-process-start",
+    "{what} starts worker processes at import time{chain}; spawned workers re-import this module: "
+    'move it under `if __name__ == "__main__":`',
+    True,
+    FixSafety.UNSAFE,
+    "Code that starts worker processes runs when the module is imported.",
 )
 
-RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
-BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
-DEFAULT_SELECT: frozenset[str] = frozenset(rule.code for rule in _RULES if rule.default)
+WSP102 = Rule(
+    "WSP102",
+    "broken-main-guard",
+    "this `if` looks like a main guard but {why}; its body {effect}",
+    True,
+    FixSafety.UNSAFE,
+    'An `if` that means to be `if __name__ == "__main__":` but is not.',
+)
+
+WSP103 = Rule(
+    "WSP103",
+    "import-time-heavy-work",
+    "{what} runs at import time{chain} in a module that starts worker processes; every spawned worker "
+    "repeats it",
+    True,
+    FixSafety.UNSAFE,
+    "Model or data loading at import time in a module whose workers re-import it.",
+)
+
+WSP104 = Rule(
+    "WSP104",
+    "start-method-at-import",
+    "`{what}` without `force=True` runs at import time{chain}; every spawned child re-runs it and fails "
+    'with "context has already been set"',
+    True,
+    FixSafety.UNSAFE,
+    "`set_start_method()` called at import time, outside the main guard.",
+)
+
+WSP105 = Rule(
+    "WSP105",
+    "missing-freeze-support",
+    "main guard of a module that starts processes does not call `freeze_support()` first "
+    "(needed by frozen Windows executables)",
+    False,
+    FixSafety.SAFE,
+    "The main guard does not begin with `multiprocessing.freeze_support()`.",
+)
+
+WSP201 = Rule(
+    "WSP201",
+    "lambda-to-worker",
+    "lambda passed as {role} to {api}, which pickles it for worker processes: "
+    "\"Can't pickle <lambda>\" under spawn; use a module-level function",
+    True,
+    FixSafety.SAFE,
+    "A lambda reaches a worker that pickles with the standard pickler.",
+)
+
+WSP202 = Rule(
+    "WSP202",
+    "local-function-to-worker",
+    "{what} passed as {role} to {api} is defined inside a function and cannot be pickled for worker "
+    "processes; define it at module level",
+    True,
+    FixSafety.UNSAFE,
+    "A function defined inside another function reaches a pickle-based worker.",
+)
+
+WSP203 = Rule(
+    "WSP203",
+    "local-class-to-worker",
+    "instance of `{cls}`, a class defined inside a function, passed as {role} to {api}: it cannot be "
+    "pickled for worker processes; define the class at module level",
+    True,
+    FixSafety.UNSAFE,
+    "An instance of a class defined inside a function reaches a worker.",
+)
+
+WSP204 = Rule(
+    "WSP204",
+    "unpicklable-callable-attribute",
+    "{what} stored on `{owner}`, which is sent to worker processes by {api}; the object cannot be pickled",
+    True,
+    FixSafety.SAFE,
+    "An object sent to workers keeps a lambda or local function in an attribute.",
+)
+
+WSP205 = Rule(
+    "WSP205",
+    "class-replaced-by-decorator",
+    "`@{decorator}` replaces class `{cls}` with a {kind}, so its instances cannot be pickled for worker "
+    "processes{via}; decorate the methods instead",
+    True,
+    FixSafety.NONE,
+    "A decorator such as `@torch.no_grad()` turns a class whose instances go to workers into a function.",
+)
+
+WSP301 = Rule(
+    "WSP301",
+    "unpicklable-attribute",
+    "`self.{attr}` holds {what}, and `{owner}` instances are sent to worker processes{via}; open it "
+    "lazily in the worker or define `__getstate__`",
+    True,
+    FixSafety.NONE,
+    "An object sent to workers stores an unpicklable resource in `__init__`.",
+)
+
+WSP302 = Rule(
+    "WSP302",
+    "unpicklable-argument",
+    "{what} passed as {role} to {api} cannot be pickled for worker processes; pass what is needed to "
+    "re-create it (a path, a config) instead",
+    True,
+    FixSafety.NONE,
+    "An unpicklable resource is passed directly to a worker.",
+)
+
+WSP901 = Rule(
+    "WSP901",
+    "lambda-to-dill-worker",
+    "{what} passed to {api} works only because it pickles with dill; it breaks if this code "
+    "moves to a pickle-based worker",
+    False,
+    FixSafety.SAFE,
+    "A lambda or closure given to `datasets` `.map/.filter(num_proc>1)` (portability).",
+)
+
+# Every Rule defined above, in catalogue order; a rule is named by its own code, so a check that emits
+# `rules.WSP2O1` fails at import rather than being silently dropped.
+RULES: dict[str, Rule] = {name: value for name, value in list(globals().items()) if isinstance(value, Rule)}
+if any(name != rule.code for name, rule in RULES.items()):
+    raise RuntimeError("a rule must be bound to the name of its code")
+BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES.values()}
+DEFAULT_SELECT: frozenset[str] = frozenset(rule.code for rule in RULES.values() if rule.default)
 
 
 def expand(selectors: "list[str] | tuple[str, ...]") -> set[str]:

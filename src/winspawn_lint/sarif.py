@@ -11,6 +11,7 @@ from urllib.parse import quote
 from .__version__ import __version__
 from .finding import Finding
 from .rules import RULES
+from .source import split_lines
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 DOCS_URL = "https://github.com/winspawn-lint/winspawn-lint/blob/main/src/winspawn_lint/rule_docs/{code}.md"
@@ -81,7 +82,7 @@ def _fingerprints(rows: Sequence[tuple[str, Finding]], uris: Sequence[str]) -> l
         if path not in texts:
             try:
                 with open(path, encoding="utf-8", errors="replace") as handle:
-                    texts[path] = handle.read().splitlines()
+                    texts[path] = split_lines(handle.read())
             except OSError:
                 texts[path] = []
         lines = texts[path]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..finding import Finding
+from ..rules import Rule
 from ..spawn_apis import Registry
 from .flow import Flow
 from .index import ModuleIndex
@@ -30,8 +31,9 @@ class Context:
     flow: Optional[Flow] = None
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
 
-    def emit(self, code: str, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
+    def emit(self, rule: Rule, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
              **args: Any) -> None:
+        code = rule.code
         if code not in self.enabled:
             return
         line = getattr(node, "lineno", 1)

@@ -9,30 +9,28 @@
 safety the caller allows, re-checks after each one (positions move), and
 repeats until nothing changes (at most :data:`MAX_PASSES` passes).  It never
 returns text that does not compile or that has findings the original did not
-have: then the original text comes back with a note.  libcst is imported only
-when there is something to fix.
+have: then the original text comes back with a note.  Front ends import this
+package (and with it libcst) only when a file has something to fix.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
 from ..finding import Finding
+from .hoist_lambda import HoistLambda
+from .hoist_local_def import HoistLocalDef
+from .repair_main_guard import RepairMainGuard
+from .wrap_in_main_guard import WrapInMainGuard
 
 MAX_PASSES = 3
 
-# (module, class, codes) in the order they run: the guard first (other fixes rely on it), then the
-# hoisting of definitions out of functions, then moving module-level statements under the guard.
-CODEMODS = (
-    ("repair_main_guard", "RepairMainGuard", frozenset({"WSP102"})),
-    ("hoist_local_def", "HoistLocalDef", frozenset({"WSP202", "WSP203", "WSP204", "WSP901"})),
-    ("hoist_lambda", "HoistLambda", frozenset({"WSP201", "WSP202", "WSP204", "WSP901"})),
-    ("wrap_in_main_guard", "WrapInMainGuard", frozenset({"WSP101", "WSP103", "WSP104", "WSP105"})),
-)
-FIXABLE_CODES = frozenset().union(*(codes for _, _, codes in CODEMODS))
+# In the order they run: the guard first (other fixes rely on it), then the hoisting of definitions out of
+# functions, then moving module-level statements under the guard.
+CODEMODS = (RepairMainGuard, HoistLocalDef, HoistLambda, WrapInMainGuard)
+FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 
 
 @dataclass
@@ -44,7 +42,7 @@ class FixOutcome:
 
 
 def _allowed(finding: Finding, unsafe: bool) -> bool:
-    return finding.code in FIXABLE_CODES and finding.rule.fix_safety.applies(unsafe)
+    return finding.rule in FIXABLE and finding.rule.fix_safety.applies(unsafe)
 
 
 def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
@@ -99,11 +97,11 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False
     converged = False
     for _ in range(MAX_PASSES):
         changed = False
-        for module_name, class_name, codes in CODEMODS:
-            targets = [f for f in check(current) if f.code in codes and _allowed(f, unsafe)]
+        for command_class in CODEMODS:
+            class_name = command_class.__name__
+            targets = [f for f in check(current) if f.rule in command_class.FIXES and _allowed(f, unsafe)]
             if not targets:
                 continue
-            command_class = getattr(importlib.import_module(f"{__name__}.{module_name}"), class_name)
             command = command_class(CodemodContext(filename=filename), findings=targets, unsafe=unsafe)
             try:
                 new = command.transform_module(parse(current)).code

@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 
 from ..finding import Finding
-from ..rules import RULES
+from ..rules import RULES, Rule
 from .imports import add_imports
 from .positions import SourcePositions
 
@@ -34,7 +34,8 @@ class WinspawnCodemod(CodemodCommand):
     40% of ``--fix`` time before this change).
     """
 
-    CODES: ClassVar[frozenset[str]] = frozenset()
+    #: the rules this codemod fixes, from the catalogue
+    FIXES: ClassVar[tuple[Rule, ...]] = ()
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
@@ -67,7 +68,7 @@ class WinspawnCodemod(CodemodCommand):
             from ..settings import Settings
 
             findings = check_text(text, self.context.filename, Settings(select=frozenset(RULES)))
-        return [f for f in findings if f.code in self.CODES and allowed(f, self.unsafe)]
+        return [f for f in findings if f.rule in self.FIXES and allowed(f, self.unsafe)]
 
     def note(self, finding: Finding, why: str) -> None:
         self.notes.append(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {why}")

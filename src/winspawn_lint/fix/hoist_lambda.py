@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from .. import rules
 from ._base import WinspawnCodemod
 from ._scopes import (CannotHoist, enclosing_free_variables, enclosing_function_names, find_node, is_plain_default,
                       module_names, parents, unique_name)
@@ -40,7 +41,7 @@ class _Plan:
 
 class HoistLambda(WinspawnCodemod):
     DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
-    CODES = frozenset({"WSP201", "WSP202", "WSP204", "WSP901"})
+    FIXES = (rules.WSP201, rules.WSP202, rules.WSP204, rules.WSP901)
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

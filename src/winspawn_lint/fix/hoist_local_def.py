@@ -29,6 +29,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from .. import rules
 from ._base import WinspawnCodemod
 from ._scopes import (FUNCTION_SCOPES, CannotHoist, _free_in, ancestors, enclosing_free_variables,
                       enclosing_function_names, find_node, loaded_names, module_names, parents, scope_bindings,
@@ -50,7 +51,7 @@ class _Plan:
 
 class HoistLocalDef(WinspawnCodemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
-    CODES = frozenset({"WSP202", "WSP203", "WSP204", "WSP901"})
+    FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
@@ -167,7 +168,7 @@ class HoistLocalDef(WinspawnCodemod):
         hint = finding.fix_hint.get("def")
         if hint:
             return find_node(module, _DEFS, hint["line"], hint["col"])
-        name = finding.args.get("cls") if finding.code == "WSP203" else None
+        name = finding.args.get("cls") if finding.rule is rules.WSP203 else None
         if name is None:
             match = _WHAT.search(finding.args.get("what", ""))
             if not match or "local function" not in finding.args.get("what", ""):
@@ -184,7 +185,7 @@ class HoistLocalDef(WinspawnCodemod):
                 target = node
         if target is None:
             return None
-        kinds = (ast.ClassDef,) if finding.code == "WSP203" else (ast.FunctionDef, ast.AsyncFunctionDef)
+        kinds = (ast.ClassDef,) if finding.rule is rules.WSP203 else (ast.FunctionDef, ast.AsyncFunctionDef)
         for scope in ancestors(target, parent):
             if isinstance(scope, FUNCTION_SCOPES):
                 for stmt in ast.walk(scope):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..analysis.positions import Positions
+from ..source import split_lines
 
 
 class SourcePositions(Positions):
@@ -18,7 +19,7 @@ class SourcePositions(Positions):
 
     @classmethod
     def of(cls, text: str) -> "SourcePositions":
-        return cls(text.splitlines())
+        return cls(split_lines(text))
 
     def byte_col(self, line: int, char_col: int) -> int:
         if not 1 <= line <= len(self.lines):

@@ -21,12 +21,13 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from ..analysis.guards import broken_guard, exits_unless_main
+from .. import rules
 from ._base import WinspawnCodemod
 
 
 class RepairMainGuard(WinspawnCodemod):
     DESCRIPTION = 'Repair `if` statements that mean to be `if __name__ == "__main__":` but are not.'
-    CODES = frozenset({"WSP102"})
+    FIXES = (rules.WSP102,)
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

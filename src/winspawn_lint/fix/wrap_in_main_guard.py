@@ -37,6 +37,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from ..analysis.guards import is_main_guard
+from .. import rules
 from ._base import WinspawnCodemod, existing_spelling
 from ._scopes import loaded_names, module_names, unique_name
 
@@ -111,7 +112,7 @@ def _is_constant_config(unit: _Unit) -> bool:
 
 class WrapInMainGuard(WinspawnCodemod):
     DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
-    CODES = frozenset({"WSP101", "WSP103", "WSP104", "WSP105"})
+    FIXES = (rules.WSP101, rules.WSP103, rules.WSP104, rules.WSP105)
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
@@ -127,9 +128,9 @@ class WrapInMainGuard(WinspawnCodemod):
                     by_line[line] = unit
         guards = [u for u in units if u.kind == "guard"]
         guard = guards[-1] if guards else None
-        freeze_findings = [f for f in findings if f.code == "WSP105"]
+        freeze_findings = [f for f in findings if f.rule is rules.WSP105]
         for finding in findings:
-            if finding.code == "WSP105":
+            if finding.rule is rules.WSP105:
                 continue
             unit = by_line.get(finding.line)
             if unit is None or unit.kind == "guard" or any(

@@ -1,4 +1,4 @@
-"""WSP1xx: code that runs when a spawned worker re-imports the module.
+"""Import-time hazards (WSP1xx): code that runs when a spawned worker re-imports the module.
 
 A spawned child imports the parent's main module as ``__mp_main__``: every
 statement outside ``if __name__ == "__main__":`` runs again in every worker.
@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from ... import rules
 from ...spawn_apis import FREEZE_SUPPORT, HEAVY_METHODS, SET_START_METHOD, heavy_call
 from ..context import Context
 from ..guards import broken_guard, exits_unless_main
@@ -159,28 +160,28 @@ def check(ctx: Context) -> None:
         line = getattr(event.node, "lineno", 0)
         if event.site.import_time and event.api.reimports_main and line not in reported_lines:
             reported_lines.add(line)  # `next(iter(loader))` is one start, not two
-            ctx.emit("WSP101", event.node, line_only=not isinstance(event.node, ast.expr),
+            ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:
-                ctx.emit("WSP103", event.site.stmt, line_only=True, what=f"training ({event.api.label})")
+                ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})")
 
     for call, site in index.calls:
         if not site.import_time:
             continue
         callee = resolve_callee(call, site, index, ctx.resolver)
         if callee is not None:
-            for kind, code in (("start", "WSP101"), ("heavy", "WSP103"), ("set_start", "WSP104")):
-                if code == "WSP103" and not starts:
+            for kind, rule in (("start", rules.WSP101), ("heavy", rules.WSP103), ("set_start", rules.WSP104)):
+                if rule is rules.WSP103 and not starts:
                     continue
                 effect = effects.of(callee, kind)
                 if effect is not None:
-                    ctx.emit(code, call, what=_call_label(call), chain=_chain_text(effect))
+                    ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect))
         if starts and id(call) not in start_nodes:
             heavy = _is_heavy(call, ctx, site)
             if heavy:
-                ctx.emit("WSP103", call, what=heavy)  # the call to move, on its own line in a long statement
+                ctx.emit(rules.WSP103, call, what=heavy)  # the call to move, on its own line in a long statement
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
-            ctx.emit("WSP104", call, what=_dotted(call.func) or "set_start_method")
+            ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
 
     if starts and ctx.filename:
         _check_sibling_imports(ctx)
@@ -190,9 +191,9 @@ def check(ctx: Context) -> None:
         problem = broken_guard(node.test)
         if problem:
             why, effect = problem
-            ctx.emit("WSP102", node, line_only=True, why=why, effect=effect)
+            ctx.emit(rules.WSP102, node, line_only=True, why=why, effect=effect)
         elif starts and exits_unless_main(node):
-            ctx.emit("WSP102", node, line_only=True, why="exits unless `__name__ == \"__main__\"`",
+            ctx.emit(rules.WSP102, node, line_only=True, why="exits unless `__name__ == \"__main__\"`",
                      effect="also stops every spawned worker, which imports this module as `__mp_main__`")
 
     # WSP105: freeze_support() first in the guard.
@@ -200,7 +201,7 @@ def check(ctx: Context) -> None:
         for guard in index.main_guards:
             first = guard.body[0] if guard.body else None
             if not _is_freeze_support(first, ctx):
-                ctx.emit("WSP105", guard, line_only=True)
+                ctx.emit(rules.WSP105, guard, line_only=True)
 
 
 def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
@@ -226,7 +227,7 @@ def _check_sibling_imports(ctx: Context) -> None:
                 continue
             heavy = _sibling_heavy(path)
             if heavy:
-                ctx.emit("WSP103", stmt, line_only=True,
+                ctx.emit(rules.WSP103, stmt, line_only=True,
                          what=f"`import {module}`", chain=f" (it runs {heavy} when imported)")
 
 

@@ -1,4 +1,4 @@
-"""WSP2xx, WSP3xx and WSP901: what travels to workers, and whether it survives pickling.
+"""Pickled-value hazards (WSP2xx, WSP3xx, WSP901): what travels to workers, and whether it survives pickling.
 
 Under spawn every callable and object handed to a worker is pickled.  The
 standard pickler stores functions and classes *by reference* (module and
@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ... import rules
 from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START,
                            EAGER_HANDLE_CLASSES, GENERATOR, MP_SYNC_PRIMITIVES, PICKLE, PIPELINE_METHODS,
                            PIPELINE_ROOTS, UNPICKLABLE_CALLS, Keeper, Unpicklable, keeper)
@@ -71,7 +72,7 @@ def _pickle_payload(ctx: Context, payload: Payload, reached: set) -> None:
 
 
 def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope, report: ast.AST) -> bool:
-    """WSP302 for a multiprocessing Lock/Semaphore sent with a task, or created inline in ``Process(args=...)``."""
+    """Report (WSP302) a multiprocessing Lock/Semaphore sent with a task, or created inline in ``Process(args=...)``."""
     value, value_scope = ctx.resolver.value_of(item, scope)
     if not isinstance(value, ast.Call):
         return False
@@ -80,11 +81,11 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
         return False
     short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
     if payload.task:
-        _emit(ctx, "WSP302", report, role=_role(payload), api=payload.api.label,
+        _emit(ctx, rules.WSP302, report, role=_role(payload), api=payload.api.label,
                  what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
                       f"`Manager()` lock)")
     elif value is item and payload.api.key in DROPS_ARGS_AT_START:
-        _emit(ctx, "WSP302", report, role=_role(payload), api=payload.api.label,
+        _emit(ctx, rules.WSP302, report, role=_role(payload), api=payload.api.label,
                  what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
                       f"child opens it: keep it in a variable)")
     return True
@@ -120,8 +121,8 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
                       depth + _PARAMETER_STEP)
         return
     if isinstance(value, ast.Lambda):
-        code = "WSP202" if in_partial else "WSP201"
-        _emit(ctx, code, value, role=role, api=_located(api, report), what="a lambda inside `functools.partial`",
+        rule = rules.WSP202 if in_partial else rules.WSP201
+        _emit(ctx, rule, value, role=role, api=_located(api, report), what="a lambda inside `functools.partial`",
                  fix_hint={"lambda": _span(value)})
         return
     if _is_partial(ctx, value, value_scope):
@@ -134,11 +135,11 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and is_local_definition(binding):
             if binding.kind == "def":
-                _emit(ctx, "WSP202", binding.node, line_only=True, role=role, api=_located(api, report),
+                _emit(ctx, rules.WSP202, binding.node, line_only=True, role=role, api=_located(api, report),
                          what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
                 _captured(ctx, binding, api, report, reached, depth)
             else:
-                _emit(ctx, "WSP203", binding.node, line_only=True, role=role, api=_located(api, report),
+                _emit(ctx, rules.WSP203, binding.node, line_only=True, role=role, api=_located(api, report),
                          cls=binding.name, fix_hint={"def": _span(binding.node)})
         return
     if isinstance(value, ast.Attribute):
@@ -163,16 +164,16 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                     depth + _PARAMETER_STEP)
         return
     if isinstance(value, ast.Lambda):
-        _emit(ctx, "WSP201", value, role=role, api=_located(api, report), fix_hint={"lambda": _span(value)})
+        _emit(ctx, rules.WSP201, value, role=role, api=_located(api, report), fix_hint={"lambda": _span(value)})
         return
     unpicklable = _unpicklable(ctx, value, value_scope)
     if unpicklable is not None:
-        _emit(ctx, "WSP302", report, role=role, api=api, what=unpicklable.what)
+        _emit(ctx, rules.WSP302, report, role=role, api=api, what=unpicklable.what)
         return
     if isinstance(value, ast.Name):
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and is_local_definition(binding):
-            _emit(ctx, "WSP202", binding.node, line_only=True, role=role, api=_located(api, report),
+            _emit(ctx, rules.WSP202, binding.node, line_only=True, role=role, api=_located(api, report),
                      what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
             _captured(ctx, binding, api, report, reached, depth)
         return
@@ -211,7 +212,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         name = ctx.resolver.qualname(value.func, value_scope)
         if name in EAGER_HANDLE_CLASSES:
             # Reported at the constructor: building it (not passing it on) is what to change.
-            _emit(ctx, "WSP302", value, role=role, api=_located(api, report),
+            _emit(ctx, rules.WSP302, value, role=role, api=_located(api, report),
                   what=f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds " + EAGER_HANDLE_CLASSES[name])
             return
         kept = keeper(name)
@@ -238,7 +239,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                 _object(ctx, returned, function_scope, report, role, api, reached, depth + 1)
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):
-                _emit(ctx, "WSP203", binding.node, line_only=True, role=role, api=_located(api, report),
+                _emit(ctx, rules.WSP203, binding.node, line_only=True, role=role, api=_located(api, report),
                          cls=binding.name, fix_hint={"def": _span(binding.node)})
                 return
             info = ctx.index.classes.get(binding.node)
@@ -258,7 +259,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
 
 
 def _captured(ctx: Context, function: Binding, api: str, report: ast.AST, reached: set, depth: int) -> None:
-    """WSP204 for what a local function reads from its enclosing function (``Compose([Lambda(lambda ...)])``),
+    """Report (WSP204) what a local function reads from its enclosing function (``Compose([Lambda(lambda ...)])``),
     directly or through the local functions it calls: once the function is made picklable by binding those
     values (``functools.partial``, as ``--fix`` does), they travel with it."""
     todo, seen = [function.node], set()
@@ -338,12 +339,12 @@ def _parameter_arguments(ctx: Context, value: ast.AST, scope: Scope, depth: int)
     return ctx.flow.arguments(value, scope)
 
 
-def _emit(ctx: Context, code: str, node: ast.AST, **args) -> None:
+def _emit(ctx: Context, rule: rules.Rule, node: ast.AST, **args) -> None:
     """``ctx.emit``, without the ``at line N`` of an API that is on the finding's own line."""
     api = args.get("api")
     if isinstance(api, str) and api.endswith(f" at line {getattr(node, 'lineno', 0)}"):
         args["api"] = api.rsplit(" at line ", 1)[0]
-    ctx.emit(code, node, **args)
+    ctx.emit(rule, node, **args)
 
 
 def _located(api: str, report: ast.AST) -> str:
@@ -384,7 +385,7 @@ def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str, r
 
 def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, reached: set, depth: int,
             anchor: Optional[ast.stmt] = None, beyond: bool = False, callers: bool = True) -> None:
-    """WSP204 for the lambdas and local functions inside a value that *owner* keeps as an attribute.
+    """Report (WSP204) the lambdas and local functions inside a value that *owner* keeps as an attribute.
 
     Follows variables, containers, transforms and wrappers of the registry (``Compose([...])``,
     ``transforms.Lambda(...)``), ``functools.partial``, factory functions of this module (their ``return``), and
@@ -402,9 +403,9 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
 
     def report(node: ast.AST, what: str, hint: Optional[dict] = None) -> None:
         if beyond and anchor is not None:
-            _emit(ctx, "WSP204", anchor, line_only=True, what=what, owner=owner, api=api)
+            _emit(ctx, rules.WSP204, anchor, line_only=True, what=what, owner=owner, api=api)
         else:
-            _emit(ctx, "WSP204", node, what=what, owner=owner, api=api, fix_hint=hint)
+            _emit(ctx, rules.WSP204, node, what=what, owner=owner, api=api, fix_hint=hint)
 
     def follow(value: ast.AST, value_scope: Scope, step: int, further: bool = False,
                new_owner: Optional[str] = None) -> None:
@@ -464,7 +465,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         return
     if binding is not None and binding.kind == "class":
         if is_local_definition(binding):
-            _emit(ctx, "WSP203", expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name)
+            _emit(ctx, rules.WSP203, expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name)
             return
         info = ctx.index.classes.get(binding.node)
         if info is None or _has_state_hook(ctx, info):
@@ -502,7 +503,7 @@ def _has_state_hook(ctx: Context, info: ClassInfo) -> bool:
 
 
 def _class_instance(ctx: Context, info: ClassInfo, report: ast.AST, role: str, api: str, reached: set) -> None:
-    """WSP301/WSP204 for what ``__init__`` stores on an instance that travels to workers."""
+    """Report (WSP301/WSP204) what ``__init__`` stores on an instance that travels to workers."""
     if info.node in reached:
         return
     reached.add(info.node)
@@ -519,7 +520,7 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
                 continue
             unpicklable = _unpicklable(ctx, value, method_scope) or _npz_archive(ctx, current, attr, value, method_scope)
             if unpicklable is not None:
-                _emit(ctx, "WSP301", stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
+                _emit(ctx, rules.WSP301, stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
                 continue
             _stored(ctx, value, method_scope, owner, via.replace(" by ", "", 1) or "workers", set(), 1, anchor=stmt,
                     callers=False)
@@ -563,26 +564,26 @@ def _dill_payload(ctx: Context, payload: Payload) -> None:
     if payload.arg.kind == "callable":
         function_node = None
         if isinstance(value, ast.Lambda):
-            _emit(ctx, "WSP901", value, what="a lambda", api=_located(api, payload.expr), fix_hint={"lambda": _span(value)})
+            _emit(ctx, rules.WSP901, value, what="a lambda", api=_located(api, payload.expr), fix_hint={"lambda": _span(value)})
             function_node = value
         elif isinstance(value, ast.Name):
             binding = ctx.resolver.definition(value, value_scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                _emit(ctx, "WSP901", binding.node, line_only=True, what=f"local function `{binding.name}`",
+                _emit(ctx, rules.WSP901, binding.node, line_only=True, what=f"local function `{binding.name}`",
                          api=_located(api, payload.expr), fix_hint={"def": _span(binding.node)})
                 function_node = binding.node
         if function_node is not None:
             for binding in _free_names(ctx, function_node):
                 found = _unpicklable(ctx, binding.value, binding.scope) if binding.value is not None else None
                 if found is not None and not found.dill_ok:
-                    _emit(ctx, "WSP302", payload.expr, role=f"a value captured by {_role(payload)}", api=api,
+                    _emit(ctx, rules.WSP302, payload.expr, role=f"a value captured by {_role(payload)}", api=api,
                              what=f"`{binding.name}` ({found.what})")
     elif payload.arg.kind in ("args", "kwargs"):
         items, items_scope = _items(ctx, payload.expr, scope)
         for item in items:
             found = _unpicklable(ctx, item, items_scope)
             if found is not None and not found.dill_ok:
-                _emit(ctx, "WSP302", item, role=_role(payload), api=api, what=found.what)
+                _emit(ctx, rules.WSP302, item, role=_role(payload), api=api, what=found.what)
 
 
 def _free_names(ctx: Context, function: ast.AST) -> list:
@@ -622,7 +623,7 @@ def _library_datasets(ctx: Context, reached: set) -> None:
 
 # -- classes that a decorator replaces -----------------------------------------------------------------
 def _replaced_classes(ctx: Context, reached: set) -> None:
-    """WSP205: ``@torch.no_grad()`` on a class whose instances go to workers (a torch ``Dataset`` always may)."""
+    """Report (WSP205) ``@torch.no_grad()`` on a class whose instances go to workers (a torch ``Dataset`` always may)."""
     for node, info in ctx.index.classes.items():
         if not node.decorator_list or info.scope.kind != "module":
             continue
@@ -635,7 +636,7 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
             if name in CLASS_REPLACING_DECORATORS:
                 kind = "function" if name.startswith("torch.") else "cache wrapper"
                 via = _ANY_LOADER if dataset and node not in reached else ""
-                _emit(ctx, "WSP205", decorator, decorator=_short(name) + ("()" if decorator is not target else ""),
+                _emit(ctx, rules.WSP205, decorator, decorator=_short(name) + ("()" if decorator is not target else ""),
                          cls=node.name, kind=kind, via=via)
 
 

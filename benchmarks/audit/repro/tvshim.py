@@ -1,0 +1,21 @@
+"""Stand-ins with the shape of torchvision.transforms.Compose/Lambda (torchvision is not installable
+next to this machine's CPU torch): Compose keeps the list in .transforms, Lambda keeps the callable
+in .lambd, exactly what pickling a dataset then has to pickle."""
+
+
+class Compose:
+    def __init__(self, transforms):
+        self.transforms = transforms
+
+    def __call__(self, x):
+        for t in self.transforms:
+            x = t(x)
+        return x
+
+
+class Lambda:
+    def __init__(self, lambd):
+        self.lambd = lambd
+
+    def __call__(self, x):
+        return self.lambd(x)

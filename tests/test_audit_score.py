@@ -1,0 +1,101 @@
+"""The real-code audit's scorer (benchmarks/audit/score.py) counts what issue 11 says it counts.
+
+A finding of the labelled code on the labelled line is a true positive; a hazard label without one is a miss;
+a finding on a line labelled ``safe``, or of another code on a hazard line, is a false positive; a finding at a
+label's use line is reported but counts only with ``--lenient-location``; findings elsewhere are unlabelled.
+The labels file itself is well formed: every row has a commit, a known class, evidence and a reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from winspawn_lint import rules
+
+AUDIT = Path(__file__).resolve().parent.parent / "benchmarks" / "audit"
+
+
+@pytest.fixture(scope="module")
+def score_module():
+    spec = importlib.util.spec_from_file_location("audit_score", AUDIT / "score.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["audit_score"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def label(m, line, cls, use=()):
+    return m.Label("repo", "c0ffee", "train.py", line, cls, "repro:r01", "why", tuple(use))
+
+
+def finding(m, line, code):
+    return m.Finding("repo", "train.py", line, code, "message")
+
+
+def test_exact_line_and_code_is_a_true_positive_and_the_rest_are_misses(score_module):
+    m = score_module
+    labels = [label(m, 10, "WSP201"), label(m, 20, "WSP202")]
+    result = m.score(labels, [finding(m, 10, "WSP201")], tolerance=0)
+    assert result["per_class"]["WSP201"]["recall"] == 1.0
+    assert result["per_class"]["WSP202"]["recall"] == 0.0
+    assert [lab.line for lab in result["misses"]] == [20]
+    assert result["recall"] == 0.5 and result["precision"] == 1.0
+
+
+def test_findings_on_safe_lines_and_wrong_codes_are_false_positives(score_module):
+    m = score_module
+    labels = [label(m, 10, "safe"), label(m, 20, "WSP204")]
+    result = m.score(labels, [finding(m, 10, "WSP201"), finding(m, 20, "WSP201")], tolerance=0)
+    assert len(result["false_positive_list"]) == 2
+    assert result["per_class"]["WSP201"]["precision"] == 0.0
+    assert result["per_class"]["WSP204"]["recall"] == 0.0
+
+
+def test_tolerance_widens_the_match(score_module):
+    m = score_module
+    labels = [label(m, 10, "WSP201")]
+    assert m.score(labels, [finding(m, 11, "WSP201")], tolerance=0)["true_positives"] == 0
+    assert m.score(labels, [finding(m, 11, "WSP201")], tolerance=1)["true_positives"] == 1
+
+
+def test_a_finding_at_the_use_line_counts_only_when_lenient(score_module):
+    m = score_module
+    labels = [label(m, 10, "WSP202", use=(30,))]
+    strict = m.score(labels, [finding(m, 30, "WSP202")], tolerance=0)
+    assert strict["true_positives"] == 0 and [lab.line for lab in strict["found_at_use_site"]] == [10]
+    assert strict["unlabelled"] == []
+    lenient = m.score(labels, [finding(m, 30, "WSP202")], tolerance=0, lenient_location=True)
+    assert lenient["true_positives"] == 1
+
+
+def test_findings_on_unlabelled_lines_are_not_scored(score_module):
+    m = score_module
+    result = m.score([label(m, 10, "safe")], [finding(m, 50, "WSP105")], tolerance=0)
+    assert result["false_positives"] == 0 and len(result["unlabelled"]) == 1
+
+
+def test_the_labels_file_is_well_formed():
+    with (AUDIT / "labels.tsv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    codes = {getattr(rule, "code", rule) for rule in rules.RULES}
+    seen = set()
+    for row in rows:
+        assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), row
+        assert row["class"] == "safe" or re.fullmatch(r"WSP\d{3}", row["class"]), row
+        if row["class"] != "safe":
+            assert row["class"] in codes, row
+        assert re.fullmatch(r"(repro:r\d\d|issue:[\w.-]+/[\w.-]+#\d+)(;(repro:r\d\d|issue:[\w.-]+/[\w.-]+#\d+))*",
+                            row["evidence"]), row
+        for ref in re.findall(r"repro:(r\d\d)", row["evidence"]):
+            assert list((AUDIT / "repro").glob(f"{ref}_*")), ref
+        assert row["why"].strip() and int(row["line"]) > 0
+        key = (row["repo"], row["path"], row["line"])
+        assert key not in seen, key
+        seen.add(key)
+    assert len(rows) >= 130 and len({r["repo"] for r in rows}) >= 10
