@@ -33,7 +33,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     inference = Inference(filename, index)
     values = Values(resolver, inference.constant)
     registry = settings.registry
-    flow = Flow(index, resolver)
+    flow = Flow(index, resolver, filename)
     finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,

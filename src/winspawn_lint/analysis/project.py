@@ -117,3 +117,39 @@ def _module_path(root: str, parts: list[str]) -> Optional[str]:
         if os.path.isfile(candidate):
             return candidate
     return None
+
+
+#: Modules crossed when following a class's bases through the project.
+MAX_BASE_HOPS = 4
+
+
+def imported_base(filename: str, qualname: str, targets: frozenset, hops: int = 0) -> Optional[str]:
+    """For a base class imported from a project module (*qualname* of its import binding): the name in
+    *targets* it derives from there (``from .base import _BaseTrainer`` → ``transformers.Trainer``), or None."""
+    if hops > MAX_BASE_HOPS or not qualname or qualname.startswith("<module>."):
+        return None
+    found = resolve_import(filename, qualname)
+    return _class_base(found[1], found[0], targets, hops + 1) if found is not None else None
+
+
+def _class_base(module: ProjectModule, name: str, targets: frozenset, hops: int) -> Optional[str]:
+    if hops > MAX_BASE_HOPS:
+        return None
+    node = module.class_named(name)
+    if node is None:  # re-exported: `from .extended import ExtendedVisionDataset` in a package's __init__
+        again = module.imported(name)
+        return _class_base(again[1], again[0], targets, hops + 1) if again is not None else None
+    scope = module.index.module_scope
+    for base in node.bases:
+        qualname = module.resolver.qualname(base, scope) or ""
+        if qualname in targets:
+            return qualname
+        if qualname.startswith("<module>."):
+            found = _class_base(module, qualname.split(".", 1)[1], targets, hops + 1)
+        elif isinstance(base, ast.Name):
+            found = imported_base(module.path, qualname, targets, hops + 1)
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..spawn_apis import ABSENT, Arg, Registry, SpawnAPI
+from . import project
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
@@ -123,6 +124,12 @@ class WorkerFinder:
             return
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
+            if method == "__init__" and _is_super(call.func.value):
+                # `super().__init__(...)` in a subclass of a worker API builds that API's object.
+                api = self._base_api(site)
+                if api is not None and api.kind == "object" and self._active(api, call, scope):
+                    model.payloads.extend(self._payloads(api, api.payload, call, site))
+                return
             for candidate in self.registry.by_method.get(method, ()):
                 if self.values.passes_keyword(call, candidate.required_keyword, scope):
                     if self._active(candidate, call, scope):
@@ -145,6 +152,23 @@ class WorkerFinder:
         if name in {f"builtins.{b}" for b in _ITERATING_BUILTINS}:
             for arg in call.args:
                 self._iteration(arg, call, site, model)
+
+    def _base_api(self, site: Site) -> Optional[SpawnAPI]:
+        """The worker API a method's class derives from: directly, or through the project's modules."""
+        function = site.scope.function_scope()
+        owner = function.parent if function is not None else None
+        if owner is None or owner.kind != "class":
+            return None
+        filename = self.flow.filename if self.flow is not None else None
+        for base in owner.node.bases:
+            name = self.resolver.qualname(base, owner.parent or owner) or ""
+            if name in self.registry.by_name:
+                return self.registry.by_name[name]
+            if filename and isinstance(base, ast.Name):
+                found = project.imported_base(filename, name, frozenset(self.registry.by_name))
+                if found is not None:
+                    return self.registry.by_name[found]
+        return None
 
     def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, model: WorkerModel) -> None:
         # `enumerate(loader)`, `tqdm(loader)`: the wrapped loader is what gets iterated.
@@ -176,6 +200,10 @@ class WorkerFinder:
 
 # Names through which a function can read its locals without naming them.
 _DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _is_super(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
 def _never_used(call: ast.Call, site: Site) -> bool:

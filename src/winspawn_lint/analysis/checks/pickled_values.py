@@ -297,8 +297,9 @@ def _receiver(ctx: Context, call: ast.Call, scope: Scope) -> tuple[Optional[ast.
     return receiver, scope
 
 
-def _pipeline_root(ctx: Context, call: ast.Call, scope: Scope) -> bool:
-    """Whether a chain of method calls starts at a pipeline constructor of the registry (``wds.WebDataset``)."""
+def _pipeline_root(ctx: Context, call: ast.Call, scope: Scope, factories: int = 1) -> bool:
+    """Whether a chain of method calls starts at a pipeline constructor of the registry (``wds.WebDataset``),
+    also when the chain's start is returned by a function of this module (*factories*: how many to enter)."""
     for _ in range(MAX_DEPTH * 2):
         receiver, scope = _receiver(ctx, call, scope)
         if receiver is None:
@@ -309,7 +310,20 @@ def _pipeline_root(ctx: Context, call: ast.Call, scope: Scope) -> bool:
         if isinstance(receiver.func, ast.Attribute) and receiver.func.attr in PIPELINE_METHODS:
             call = receiver
             continue
-        return ctx.resolver.qualname(receiver.func, scope) in PIPELINE_ROOTS
+        if ctx.resolver.qualname(receiver.func, scope) in PIPELINE_ROOTS:
+            return True
+        binding = ctx.resolver.definition(receiver.func, scope)
+        if binding is None or binding.kind != "def" or factories <= 0:
+            return False
+        inner = ctx.index.scope_of.get(binding.node)
+        for returned in function_returns(binding.node):
+            value, value_scope = ctx.resolver.value_of(returned, inner)
+            if isinstance(value, ast.Call) and (
+                    ctx.resolver.qualname(value.func, value_scope) in PIPELINE_ROOTS
+                    or (isinstance(value.func, ast.Attribute) and value.func.attr in PIPELINE_METHODS
+                        and _pipeline_root(ctx, value, value_scope, factories - 1))):
+                return True
+        return False
     return False
 
 
@@ -652,35 +666,8 @@ def _is_torch_dataset(ctx: Context, info: ClassInfo) -> bool:
             name = ctx.resolver.qualname(base, current.scope) or ""
             if name in _TORCH_DATASET_BASES:
                 return True
-            if ctx.filename and isinstance(base, ast.Name) and name and not name.startswith("<module>."):
-                found = project.resolve_import(ctx.filename, name)
-                if found is not None and _project_dataset(found[1], found[0], 0):
-                    return True
-    return False
-
-
-#: Modules crossed when following a class's bases through the project.
-_MAX_BASE_HOPS = 4
-
-
-def _project_dataset(module: project.ProjectModule, name: str, hops: int) -> bool:
-    """Whether the class *name* of a project module derives from torch's ``Dataset`` (bounded by _MAX_BASE_HOPS)."""
-    if hops > _MAX_BASE_HOPS:
-        return False
-    node = module.class_named(name)
-    if node is None:  # re-exported: `from .extended import ExtendedVisionDataset` in a package's __init__
-        again = module.imported(name)
-        return again is not None and _project_dataset(again[1], again[0], hops + 1)
-    scope = module.index.module_scope
-    for base in node.bases:
-        qualname = module.resolver.qualname(base, scope) or ""
-        if qualname in _TORCH_DATASET_BASES:
-            return True
-        if qualname.startswith("<module>.") and _project_dataset(module, qualname.split(".", 1)[1], hops + 1):
-            return True
-        if isinstance(base, ast.Name) and qualname and not qualname.startswith("<module>."):
-            found = project.resolve_import(module.path, qualname)
-            if found is not None and _project_dataset(found[1], found[0], hops + 1):
+            if ctx.filename and isinstance(base, ast.Name) and project.imported_base(
+                    ctx.filename, name, _TORCH_DATASET_BASES) is not None:
                 return True
     return False
 
