@@ -127,7 +127,12 @@ class WorkerFinder:
             if method == "__init__" and _is_super(call.func.value):
                 # `super().__init__(...)` in a subclass of a worker API builds that API's object.
                 api = self._base_api(site)
-                if api is not None and api.kind == "object" and self._active(api, call, scope):
+                # `super().__init__(*args, **kwargs)` passes on what its callers give: an unresolved count there
+                # says nothing about this class's use (most subclasses are built with the defaults).
+                passes_through = any(isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords)
+                if api is not None and api.kind == "object" and self._active(api, call, scope) and not (
+                        passes_through and self.values.workers(api, call, scope) == MAYBE):
                     model.payloads.extend(self._payloads(api, api.payload, call, site))
                 return
             for candidate in self.registry.by_method.get(method, ()):
