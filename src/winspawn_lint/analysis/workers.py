@@ -61,6 +61,8 @@ class WorkerFinder:
         self.registry = registry
         self.assume_workers = assume_workers
         self.flow = flow
+        self._object_methods = frozenset(method for api in registry.apis
+                                         for method in (*api.start_methods, *api.method_payload))
 
     def _active(self, api: SpawnAPI, call: ast.Call, scope: Scope) -> bool:
         state = self.values.workers(api, call, scope)
@@ -143,6 +145,8 @@ class WorkerFinder:
                     else:
                         model.idle_calls.append(call)
                     return
+            if method not in self._object_methods:
+                return  # no worker object has this method: what the receiver is does not matter
             found = self.api_object(call.func.value, scope)
             if found is not None:
                 obj_api, ctor, ctor_scope = found
@@ -169,11 +173,17 @@ class WorkerFinder:
             name = self.resolver.qualname(base, owner.parent or owner) or ""
             if name in self.registry.by_name:
                 return self.registry.by_name[name]
-            if filename and isinstance(base, ast.Name):
+            # Another module is parsed only for a base named like a worker API (`_BaseTrainer`, `MyDataLoader`).
+            if filename and isinstance(base, ast.Name) and base.id.endswith(self._object_api_words()):
                 found = project.imported_base(filename, name, frozenset(self.registry.by_name))
                 if found is not None:
                     return self.registry.by_name[found]
         return None
+
+    def _object_api_words(self) -> tuple[str, ...]:
+        """The last name parts of the object APIs (``Trainer``, ``DataLoader``)."""
+        return tuple({name.rsplit(".", 1)[-1] for api in self.registry.apis if api.kind == "object"
+                      for name in api.names})
 
     def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, model: WorkerModel) -> None:
         # `enumerate(loader)`, `tqdm(loader)`: the wrapped loader is what gets iterated.

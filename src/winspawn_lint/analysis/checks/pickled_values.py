@@ -666,7 +666,9 @@ def _is_torch_dataset(ctx: Context, info: ClassInfo) -> bool:
             name = ctx.resolver.qualname(base, current.scope) or ""
             if name in _TORCH_DATASET_BASES:
                 return True
-            if ctx.filename and isinstance(base, ast.Name) and project.imported_base(
+            # Another module is parsed only for a base named like a dataset (`ExtendedVisionDataset`): reading
+            # the project for every imported base would cost more than the whole check of the file.
+            if ctx.filename and isinstance(base, ast.Name) and base.id.endswith("Dataset") and project.imported_base(
                     ctx.filename, name, _TORCH_DATASET_BASES) is not None:
                 return True
     return False
