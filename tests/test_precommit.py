@@ -161,7 +161,7 @@ def test_manifest_declares_both_hooks():
     assert set(hooks) == set(HOOK_IDS)
     for hook in hooks.values():
         assert hook["language"] == "python"
-        assert hook["types_or"] == ["python", "pyi"]
+        assert hook["types_or"] == ["python", "pyi", "jupyter"]
         assert hook["require_serial"] is True
     assert hooks["winspawn-lint"]["entry"] == "winspawn-lint --force-exclude"
     assert hooks["winspawn-lint-fix"]["entry"] == "winspawn-lint --fix --force-exclude"

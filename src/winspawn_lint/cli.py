@@ -32,9 +32,10 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     error: Optional[str] = None
-    lines: Optional[list[str]] = None
+    lines: Optional[list[str]] = None  # a notebook's: cell number -> that cell's lines
     fixed_text: Optional[str] = None  # the rewritten file, when --fix/--diff changed it
     original_text: Optional[str] = None
+    diff_lines: Optional[list[str]] = None  # --diff output when not a diff of the whole text (a notebook's cells)
     fixed_count: int = 0
     fix_note: Optional[str] = None
     written: bool = False
@@ -70,6 +71,11 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
     result = FileResult(display or path)
     settings = job.settings
     try:
+        from . import notebook
+
+        if notebook.is_notebook(display if stdin_data is not None else path):
+            notebook.check_notebook(path, job, result, stdin_data, display if stdin_data is not None else None)
+            return result
         src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
         # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
         filename = path if stdin_data is None else (display if display and display != "-" else None)
@@ -354,6 +360,9 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
 
 
 def _write_diff(result: FileResult, out) -> None:
+    if result.diff_lines is not None:
+        out.writelines(result.diff_lines)
+        return
     before = (result.original_text or "").splitlines(keepends=True)
     after = (result.fixed_text or "").splitlines(keepends=True)
     out.writelines(difflib.unified_diff(before, after, fromfile=result.path, tofile=result.path))

@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 
 from .settings import Settings
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: see notebook.py
 
 
 def discover(paths: list[str], settings: Settings) -> Iterator[tuple[str, bool]]:

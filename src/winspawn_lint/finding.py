@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from .rules import RULES, Rule
 
@@ -26,6 +26,8 @@ class Finding:
     # What the fixer needs to find the node again (e.g. the lambda's own span);
     # opaque to front ends.
     fix_hint: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: in a notebook: the cell (1-based, every cell counted, as ruff counts); ``line`` is then the line in it
+    cell: Optional[int] = None
 
     @property
     def rule(self) -> Rule:
@@ -42,8 +44,8 @@ class Finding:
         except (KeyError, IndexError, ValueError):  # a malformed template must not crash a run
             return self.rule.summary
 
-    def sort_key(self) -> tuple[int, int, str]:
-        return (self.line, self.col, self.code)
+    def sort_key(self) -> tuple[int, int, int, str]:
+        return (self.cell or 0, self.line, self.col, self.code)
 
 
 class _Defaults(dict):

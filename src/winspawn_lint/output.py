@@ -22,19 +22,29 @@ def fix_marker(finding: Finding, unsafe: bool) -> str:
     return " [*]" if finding.rule.fix_safety.applies(unsafe) else ""
 
 
+def place(path: str, f: Finding) -> str:
+    """``path:line:col``, or in a notebook ruff's ``path:cell N:line:col`` (the line counted in the cell)."""
+    cell = f"cell {f.cell}:" if f.cell is not None else ""
+    return f"{path}:{cell}{f.line}:{f.col + 1}"
+
+
 def text(rows: Rows, out: TextIO, **_: object) -> None:
     for path, f in rows:
-        out.write(f"{path}:{f.line}:{f.col + 1}: {f.code} {f.message}\n")
+        out.write(f"{place(path, f)}: {f.code} {f.message}\n")
+
+
+def _json_row(path: str, f: Finding) -> dict:
+    row = {
+        "path": path, "line": f.line, "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
+        "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.rule.fix_safety.value,
+    }
+    if f.cell is not None:  # a notebook: lines count within this cell
+        row["cell"] = f.cell
+    return row
 
 
 def as_json(rows: Rows, out: TextIO, **_: object) -> None:
-    data = [
-        {
-            "path": path, "line": f.line, "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
-            "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.rule.fix_safety.value,
-        }
-        for path, f in rows
-    ]
+    data = [_json_row(path, f) for path, f in rows]
     json.dump(data, out, indent=2, ensure_ascii=False)
     out.write("\n")
 
@@ -50,11 +60,15 @@ def _escape_property(value: str) -> str:
 def github(rows: Rows, out: TextIO, **_: object) -> None:
     """GitHub Actions workflow commands (annotations on the pull request)."""
     for path, f in rows:
+        # GitHub places an annotation by line of the file as stored, which for a notebook is a line of JSON:
+        # the cell and its line go in the title and the message instead (as ruff does).
+        cell = f"cell {f.cell}:{f.line}:{f.col + 1}: " if f.cell is not None else ""
         props = ",".join([
             f"file={_escape_property(path)}", f"line={f.line}", f"col={f.col + 1}",
-            f"endLine={f.end_line}", f"endColumn={f.end_col + 1}", f"title={_escape_property(f.code + ' ' + f.name)}",
+            f"endLine={f.end_line}", f"endColumn={f.end_col + 1}",
+            f"title={_escape_property(cell + f.code + ' ' + f.name)}",
         ])
-        out.write(f"::error {props}::{_escape_data(f.code + ' ' + f.message)}\n")
+        out.write(f"::error {props}::{_escape_data(cell + f.code + ' ' + f.message)}\n")
 
 
 def _use_colour(out: TextIO) -> bool:
@@ -79,8 +93,11 @@ def grouped(rows: Rows, out: TextIO, sources: dict[str, list[str]] | None = None
             out.write(paint("1", path) + ":\n")
             current = path
         marker = fix_marker(f, unsafe)
-        out.write(f"  {f.line}:{f.col + 1} {paint('1;31', f.code)}{marker} {f.message}\n")
+        cell = f"cell {f.cell}:" if f.cell is not None else ""
+        out.write(f"  {cell}{f.line}:{f.col + 1} {paint('1;31', f.code)}{marker} {f.message}\n")
         lines = (sources or {}).get(path)
+        if isinstance(lines, dict):  # a notebook's lines, per cell
+            lines = lines.get(f.cell)
         if lines and 1 <= f.line <= len(lines):
             # Columns count code points; the terminal counts cells (a CJK character takes two, a
             # combining accent none) and tab stops: measure both in the line as printed.

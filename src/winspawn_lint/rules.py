@@ -142,6 +142,17 @@ WSP205 = Rule(
     "A decorator such as `@torch.no_grad()` turns a class whose instances go to workers into a function.",
 )
 
+WSP206 = Rule(
+    "WSP206",
+    "notebook-definition-to-worker",
+    "{what}, defined in the notebook, reaches {api} as {role} in {where}, which pickles it by reference to "
+    "the kernel's `__main__`, where a spawned worker cannot find it; move it into a `.py` module next to the "
+    "notebook and import it",
+    True,
+    FixSafety.UNSAFE,
+    "A function or class defined in a notebook reaches a worker that pickles with the standard pickler.",
+)
+
 WSP301 = Rule(
     "WSP301",
     "unpicklable-attribute",

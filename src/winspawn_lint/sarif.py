@@ -78,19 +78,44 @@ def _fingerprints(rows: Sequence[tuple[str, Finding]], uris: Sequence[str]) -> l
     texts: dict[str, list[str]] = {}
     seen: dict[str, int] = {}
     prints = []
+    cells: dict[str, dict[int, list[str]]] = {}
     for (path, f), uri in zip(rows, uris):
-        if path not in texts:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    texts[path] = split_lines(handle.read())
-            except OSError:
-                texts[path] = []
-        lines = texts[path]
+        if f.cell is not None:
+            if path not in cells:
+                cells[path] = _notebook_cells(path)
+            lines = cells[path].get(f.cell, [])
+            uri = f"{uri}\0cell {f.cell}"
+        else:
+            if path not in texts:
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        texts[path] = split_lines(handle.read())
+                except OSError:
+                    texts[path] = []
+            lines = texts[path]
         line = " ".join(lines[f.line - 1].split()) if 1 <= f.line <= len(lines) else f.message
         digest = hashlib.sha256(f"{uri}\0{f.code}\0{line}".encode()).hexdigest()[:32]
         seen[digest] = seen.get(digest, 0) + 1
         prints.append(f"{digest}:{seen[digest]}")
     return prints
+
+
+def _notebook_cells(path: str) -> dict[int, list[str]]:
+    from . import notebook, source
+
+    try:
+        return notebook.loads(source.read(path).text).cell_lines()
+    except source.SourceError:
+        return {}
+
+
+def _region(f: Finding) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": f.line, "startColumn": f.col + 1,
+                              "endLine": f.end_line, "endColumn": f.end_col + 1}
+    if f.cell is not None:
+        # SARIF has no notion of a notebook cell: lines count within the cell named here (as in ruff's output).
+        region["properties"] = {"cell": f.cell}
+    return region
 
 
 def document(rows: Sequence[tuple[str, Finding]], root: Optional[str] = None) -> dict[str, Any]:
@@ -105,12 +130,11 @@ def document(rows: Sequence[tuple[str, Finding]], root: Optional[str] = None) ->
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": "error" if f.rule.default else "warning",
-            "message": {"text": f.message},
+            "message": {"text": (f"cell {f.cell}:{f.line}:{f.col + 1}: " if f.cell is not None else "") + f.message},
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": location,
-                    "region": {"startLine": f.line, "startColumn": f.col + 1,
-                               "endLine": f.end_line, "endColumn": f.end_col + 1},
+                    "region": _region(f),
                 }
             }],
             "partialFingerprints": {"primaryLocationLineHash": fingerprint},

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..finding import Finding
 from ..settings import Settings
-from .checks import import_time, pickled_values
+from .checks import import_time, notebook_definitions, pickled_values
 from .context import Context
 from .flow import Flow
 from .index import ModuleIndex
@@ -22,7 +22,9 @@ from .positions import Positions
 from .values import Values
 from .workers import WorkerFinder
 
-CHECKS = (import_time.check, pickled_values.check)
+CHECKS = (import_time.check, pickled_values.check, notebook_definitions.check)
+#: A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
+NOTEBOOK_CHECKS = (pickled_values.check, notebook_definitions.check)
 
 
 def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str] = None,
@@ -36,8 +38,9 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     flow = Flow(index, resolver, filename)
     finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
+    notebook = filename is not None and filename.lower().endswith(".ipynb")
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
-                  enabled if enabled is not None else settings.enabled_for(filename), flow)
-    for check in CHECKS:
+                  enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook)
+    for check in NOTEBOOK_CHECKS if notebook else CHECKS:
         check(ctx)
     return sorted(ctx.findings.values(), key=Finding.sort_key)

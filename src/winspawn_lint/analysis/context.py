@@ -30,6 +30,8 @@ class Context:
     enabled: frozenset[str]
     flow: Optional[Flow] = None
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
+    #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.notebook``): it runs in a kernel
+    notebook: bool = False
 
     def emit(self, rule: Rule, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
              **args: Any) -> None:

@@ -2,7 +2,7 @@
 
 Every finding needs one of: a worker-starting API named in the registry (its
 last name part, which also appears in any import or alias of it),
-``set_start_method``, a ``Dataset`` class, or -- for WSP102 alone -- a main
+``set_start_method``, a ``Dataset`` class, joblib's ``Parallel``, or -- for WSP102 alone -- a main
 guard that is not the real one.  If the text holds none of these, the full
 pass finds nothing: tests/test_prefilter.py checks that over every fixture
 and over a site-packages sample.
@@ -30,7 +30,8 @@ from functools import lru_cache
 
 from ..spawn_apis import Registry
 
-_ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset", "VisionDataset")
+# `Parallel`: joblib's, which starts workers with backend="multiprocessing" (WSP206, in notebooks).
+_ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset", "VisionDataset", "Parallel")
 #: Gates that also let through any identifier ending with them: a project's own Dataset base class
 #: (``class ImageNet22k(ExtendedVisionDataset)``) may make a torch Dataset of a class in this file.
 _SUFFIX_GATES = frozenset({"Dataset"})

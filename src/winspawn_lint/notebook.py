@@ -1,0 +1,694 @@
+"""Jupyter notebooks (``.ipynb``): read them as one Python module, map findings back to cells, fix cells.
+
+A notebook is JSON (nbformat 4), parsed here with the stdlib ``json``
+module (nbformat is never imported while checking).  Its code cells are
+joined into one module, in order, each preceded by a marker line (``...``);
+a line map takes every line of that module back to (cell number, line in
+the cell).  Cells are numbered as ruff numbers them: 1-based, counting
+every cell of the notebook, markdown and raw cells included.
+
+IPython syntax is *masked*, not parsed: a line magic (``%time ...``), a
+shell escape (``!pip ...``), help (``obj?``, ``??obj``) and the assignment
+forms (``files = !ls``, ``x = %who_ls``) become a ``pass`` statement (or
+``x = ...``) at the same indentation, tagged with a marker comment, so the
+line count and the block structure stay as they were.  A cell magic
+(``%%bash``) masks its whole cell, except the magics whose body is Python
+run in the kernel (``%%time``, ``%%capture`` ...), where only the first line
+is masked.  A candidate inside a multi-line string or an open bracket is
+not a magic (``(a\\n % b)`` is Python) and is left alone.
+
+``--fix`` runs the ordinary fixer (:func:`winspawn_lint.fix.fix_text`) on
+the module, splits its output back into cells at the marker lines, puts the
+masked lines back, and rewrites only the ``source`` of the cells that
+changed.  With ``--unsafe-fixes`` the definitions WSP206 reports first move
+into a new module next to the notebook (:func:`plan_move`).  The notebook is re-serialised with the indentation, key order,
+``ensure_ascii`` and trailing newline it had; if the file's own formatting
+cannot be reproduced exactly, it is not rewritten.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+from .finding import Finding
+from .source import SourceError, split_lines
+
+SUFFIX = ".ipynb"
+
+#: cell magics whose body is Python executed in the kernel's namespace: the body is checked
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+
+# A statement, not a comment: code the fixer inserts before a cell's first statement then stays in that cell
+# (a comment would belong to the statement after it, and the insertion would land in the cell before).
+_CELL_MARKER = "...  # winspawn-lint: cell "
+_CELL_MARKER_RE = re.compile(r"^\.\.\.  # winspawn-lint: cell (\d+)$")
+_MAGIC_TAG = "  # winspawn-lint: ipython "
+_MAGIC_TAG_RE = re.compile(r"^(?P<indent>[ \t]*).*  # winspawn-lint: ipython (?P<key>\d+)[ \t]*$")
+
+_ESCAPE = re.compile(r"^(?P<indent>[ \t]*)(?:[%!]|\?\??[A-Za-z_%])")
+_HELP = re.compile(r"^(?P<indent>[ \t]*)[A-Za-z_][\w.]*(?:\(\))?\?\??[ \t]*$")
+_ASSIGN = re.compile(r"^(?P<indent>[ \t]*)(?P<names>[A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=[ \t]*[!%]")
+
+
+def is_notebook(path: Optional[str]) -> bool:
+    return bool(path) and path.lower().endswith(SUFFIX)
+
+
+@dataclass
+class Notebook:
+    """A parsed notebook and the module built from its code cells."""
+
+    data: dict  # the JSON document, key order as in the file
+    raw: str  # the file's text
+    module: str  # the code cells joined into one Python module (magics masked)
+    #: module line (1-based) -> (cell number, line in the cell), both 1-based; marker lines map to None
+    line_map: dict[int, Optional[tuple[int, int]]] = field(default_factory=dict)
+    #: masked lines: key in the marker comment -> the original line(s), without the line break
+    masked: dict[int, list[str]] = field(default_factory=dict)
+    #: (cell number, position in data["cells"]) of each code cell, in order
+    code_cells: list[tuple[int, int]] = field(default_factory=list)
+
+    def position(self, line: int) -> Optional[tuple[int, int]]:
+        return self.line_map.get(line)
+
+    def cell_lines(self) -> dict[int, list[str]]:
+        """Cell number -> the cell's original source lines (for showing a finding in context)."""
+        return {number: split_lines(_source_text(self.data["cells"][index])) for number, index in self.code_cells}
+
+
+def _source_text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def loads(raw: str, check_syntax: bool = True) -> Notebook:
+    """Parse a notebook's text; raises :class:`SourceError` (one line) if it is not an nbformat-4 notebook,
+    or (with *check_syntax*) if a code cell is not valid Python."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise SourceError(f"not a valid notebook: invalid JSON at line {error.lineno} column {error.colno}: "
+                          f"{error.msg}") from None
+    except RecursionError:
+        raise SourceError("not a valid notebook: JSON nested too deeply") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise SourceError("not a valid notebook: no `cells` list (is it a Jupyter notebook?)")
+    major = data.get("nbformat")
+    if major != 4:
+        raise SourceError(f"not a valid notebook: nbformat {major!r} is not supported (only nbformat 4)")
+    notebook = Notebook(data, raw, "")
+    parts: list[str] = []
+    line = 0
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict):
+            raise SourceError(f"not a valid notebook: cell {index + 1} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(s, str) for s in source))):
+            raise SourceError(f"not a valid notebook: cell {index + 1} has a `source` that is not text")
+        number = index + 1
+        notebook.code_cells.append((number, index))
+        parts.append(f"{_CELL_MARKER}{number}\n")
+        line += 1
+        notebook.line_map[line] = None
+        masked = _mask(_source_text(cell), notebook.masked)
+        for cell_line, text in enumerate(masked, start=1):
+            parts.append(text + "\n")
+            line += 1
+            notebook.line_map[line] = (number, cell_line)
+    notebook.module = "".join(parts)
+    if check_syntax:
+        check_cells(notebook)
+    return notebook
+
+
+def check_cells(notebook: Notebook) -> None:
+    """Each cell runs on its own in the kernel, so each must parse on its own: say which one does not."""
+    import ast
+
+    start = 1
+    lines = notebook.module.split("\n")
+    for number, _ in notebook.code_cells:
+        end = start + 1
+        while end <= len(lines) and notebook.line_map.get(end) is not None:
+            end += 1
+        text = "\n".join(lines[start: end - 1])
+        try:
+            ast.parse(text)
+        except SyntaxError as error:
+            where = f"cell {number}" + (f", line {error.lineno}" if error.lineno else "")
+            raise SourceError(f"syntax error at {where}: {error.msg}") from None
+        except (ValueError, MemoryError, RecursionError) as error:
+            raise SourceError(f"cannot parse cell {number}: {type(error).__name__}") from None
+        start = end
+
+
+# -- masking IPython syntax ----------------------------------------------------------------------------
+def _mask(text: str, store: dict[int, list[str]]) -> list[str]:
+    """The cell's lines with IPython syntax replaced by tagged Python of the same indentation."""
+    lines = split_lines(text)
+    if not lines:
+        return []
+    first = lines[0].lstrip()
+    if first.startswith("%%"):
+        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
+        if name in PYTHON_CELL_MAGICS:
+            return [_tag("", lines[0:1], store, "pass")] + _mask_lines(lines[1:], store)
+        # Another language or a subprocess (%%bash, %%writefile, %%html ...): nothing here is kernel Python.
+        return [_tag("", lines, store, "pass")] + [""] * (len(lines) - 1)
+    return _mask_lines(lines, store)
+
+
+def _tag(indent: str, originals: list[str], store: dict[int, list[str]], statement: str) -> str:
+    key = len(store)
+    store[key] = list(originals)
+    return f"{indent}{statement}{_MAGIC_TAG}{key}"
+
+
+def _candidates(lines: list[str]) -> dict[int, tuple[str, str, int]]:
+    """0-based line -> (indent, replacement statement, lines it spans) for every line that looks like IPython."""
+    found: dict[int, tuple[str, str, int]] = {}
+    i = 0
+    while i < len(lines):  # bounded: i grows by at least one each turn
+        line = lines[i]
+        assign = _ASSIGN.match(line)
+        match = _ESCAPE.match(line) or _HELP.match(line)
+        if assign or match:
+            span = 1
+            while i + span - 1 < len(lines) - 1 and lines[i + span - 1].rstrip().endswith("\\"):
+                span += 1  # a magic continued with a backslash takes the next line too
+            if assign:
+                found[i] = (assign["indent"], f"{assign['names']} = ...", span)
+            else:
+                found[i] = (match["indent"], "pass", span)
+            i += span
+        else:
+            i += 1
+    return found
+
+
+def _mask_lines(lines: list[str], store: dict[int, list[str]]) -> list[str]:
+    candidates = _candidates(lines)
+    # A candidate inside a multi-line string or an open bracket is Python; drop such candidates until the
+    # masked text says every remaining one starts a logical line (each round drops one at least, or stops).
+    for _ in range(len(candidates) + 1):
+        masked = _apply(lines, candidates)
+        inside = _not_at_statement_start(masked)
+        wrong = [i for i in candidates if i + 1 in inside]
+        if not wrong:
+            break
+        for i in wrong:
+            del candidates[i]
+    out = list(lines)
+    for i in sorted(candidates):
+        indent, statement, span = candidates[i]
+        out[i] = _tag(indent, lines[i: i + span], store, statement)
+        for j in range(i + 1, i + span):
+            out[j] = ""
+    return out
+
+
+def _apply(lines: list[str], candidates: dict[int, tuple[str, str, int]]) -> str:
+    out = list(lines)
+    for i, (indent, statement, span) in candidates.items():
+        out[i] = indent + statement
+        for j in range(i + 1, i + span):
+            out[j] = ""
+    return "\n".join(out) + "\n"
+
+
+def _not_at_statement_start(text: str) -> set[int]:
+    """1-based lines that begin inside a string, a bracket, or after a backslash continuation."""
+    inside: set[int] = set()
+    depth = 0
+    seen: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            row = token.start[0]
+            if row not in seen:
+                seen.add(row)
+                if depth > 0:
+                    inside.add(row)
+            if token.type == tokenize.STRING and token.end[0] > row:
+                inside.update(range(row + 1, token.end[0] + 1))
+                seen.update(range(row + 1, token.end[0] + 1))
+            elif token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(0, depth - 1)
+    except (tokenize.TokenError, SyntaxError):
+        pass  # an unfinished cell: the parse check reports it
+    for row, line in enumerate(text.split("\n"), start=1):
+        if line.rstrip().endswith("\\") and row + 1 not in seen:
+            inside.add(row + 1)
+    return inside
+
+
+# -- findings ------------------------------------------------------------------------------------------
+def to_cells(notebook: Notebook, findings: list[Finding]) -> list[Finding]:
+    """Findings on the module, re-placed in cells (``cell`` set; ``line``/``end_line`` within the cell)."""
+    out = []
+    for finding in findings:
+        start = notebook.position(finding.line)
+        if start is None:
+            continue  # on a marker line: not the user's code
+        end = notebook.position(finding.end_line)
+        end_line, end_col = (end[1], finding.end_col) if end is not None and end[0] == start[0] \
+            else (start[1], finding.col)
+        args = finding.args
+        if "where" in args:  # WSP206: the worker call, which may be in another cell
+            where = notebook.position(int(args["where"]))
+            args = {**args, "where": f"cell {where[0]}, line {where[1]}" if where else "in the notebook"}
+        out.append(replace(finding, cell=start[0], line=start[1], end_line=end_line, end_col=end_col, args=args))
+    return sorted(out, key=Finding.sort_key)
+
+
+# -- fixing ----------------------------------------------------------------------------------------------
+class NotebookFixError(Exception):
+    """The fixed module cannot be put back into the notebook; ``str()`` says why."""
+
+
+def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str]:
+    """Cell number -> new source text for every code cell whose text the fixer changed."""
+    lines = fixed.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    segments: dict[int, list[str]] = {}
+    order: list[int] = []
+    current: Optional[int] = None
+    for line in lines:
+        marker = _CELL_MARKER_RE.match(line)
+        if marker:
+            current = int(marker.group(1))
+            if current in segments:
+                raise NotebookFixError(f"cell {current} appears twice in the fixed module")
+            segments[current] = []
+            order.append(current)
+            continue
+        if current is None:
+            # Lines above the first cell marker (an import the fixer added at the top) belong to the first cell.
+            current = notebook.code_cells[0][0] if notebook.code_cells else None
+            if current is None:
+                raise NotebookFixError("the fix added code to a notebook without code cells")
+            segments.setdefault(current, [])
+            order.append(current)
+            segments[current].append(line)
+            continue
+        segments[current].append(line)
+    if order != [number for number, _ in notebook.code_cells]:
+        raise NotebookFixError("the fix moved code across cells")
+    changed: dict[int, str] = {}
+    originals = {number: _source_text(notebook.data["cells"][index]) for number, index in notebook.code_cells}
+    before = split_fixed_plain(notebook)
+    for number, body in segments.items():
+        if body == before[number]:
+            continue
+        text = "\n".join(_unmask_all(body, notebook))
+        if originals[number].endswith("\n") or not originals[number]:
+            text += "\n"
+        if text != originals[number]:
+            changed[number] = text
+    return changed
+
+
+def split_fixed_plain(notebook: Notebook) -> dict[int, list[str]]:
+    """Cell number -> the masked lines of that cell, as in :attr:`Notebook.module`."""
+    out: dict[int, list[str]] = {}
+    current = None
+    for line in notebook.module.split("\n")[:-1]:
+        marker = _CELL_MARKER_RE.match(line)
+        if marker:
+            current = int(marker.group(1))
+            out[current] = []
+        elif current is not None:
+            out[current].append(line)
+    return out
+
+
+def _unmask_all(body: list[str], notebook: Notebook) -> list[str]:
+    """The cell's lines with every tagged line replaced by the IPython line(s) it masked."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):  # bounded: i grows each turn
+        line = body[i]
+        tag = _MAGIC_TAG_RE.match(line)
+        i += 1
+        if tag is None:
+            out.append(line)
+            continue
+        originals = notebook.masked.get(int(tag["key"]))
+        if originals is None:
+            raise NotebookFixError("a masked IPython line was lost")
+        # The blank lines that kept the line count of a multi-line magic go back to being that magic.
+        for _ in originals[1:]:
+            if i < len(body) and body[i].strip() == "":
+                i += 1
+        # The fixer may have re-indented it: keep its new indentation relative to the original's.
+        first = originals[0]
+        old_indent = first[: len(first) - len(first.lstrip())]
+        new_indent = tag["indent"]
+        out.extend(new_indent + o[len(old_indent):] if o.startswith(old_indent) else o for o in originals)
+    return out
+
+
+def _split_source(text: str, like: Any) -> Any:
+    return text.splitlines(keepends=True) if isinstance(like, list) else text
+
+
+def dumps_like(data: dict, raw: str) -> str:
+    """``data`` serialised the way ``raw`` was (indentation, ASCII escaping, trailing newline)."""
+    style = _style(raw)
+    if style is None:
+        raise NotebookFixError("the notebook's JSON layout is not one json.dumps reproduces; not rewritten")
+    indent, ensure_ascii, newline = style
+    return json.dumps(data, indent=indent, ensure_ascii=ensure_ascii) + newline
+
+
+def _style(raw: str) -> Optional[tuple[Any, bool, str]]:
+    """The json.dumps options that reproduce ``raw`` exactly, or None."""
+    data = json.loads(raw)
+    stripped = raw.rstrip("\n")
+    newline = raw[len(stripped):]
+    if newline not in ("", "\n"):
+        return None
+    for indent in (1, 2, 4, 3, None, "\t"):
+        for ensure_ascii in (False, True):
+            if json.dumps(data, indent=indent, ensure_ascii=ensure_ascii) == stripped:
+                return indent, ensure_ascii, newline
+    return None
+
+
+def rewrite(notebook: Notebook, changed: dict[int, str]) -> str:
+    """The notebook's text with the ``source`` of the changed cells replaced, everything else as it was."""
+    data = json.loads(notebook.raw)  # a fresh copy: notebook.data stays the original
+    for number, text in changed.items():
+        cell = data["cells"][number - 1]
+        cell["source"] = _split_source(text, cell.get("source", ""))
+    return dumps_like(data, notebook.raw)
+
+
+def cell_diff(notebook: Notebook, changed: dict[int, str], path: str) -> list[str]:
+    """A unified diff of the changed cells, one hunk group per cell (``path:cell N``)."""
+    out: list[str] = []
+    for number in sorted(changed):
+        before = _source_text(notebook.data["cells"][number - 1]).splitlines(keepends=True)
+        after = changed[number].splitlines(keepends=True)
+        name = f"{path}:cell {number}"
+        for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return out
+
+
+# -- the command-line glue -------------------------------------------------------------------------------
+def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename: Optional[str]) -> None:
+    """Check (and fix) one notebook, filling ``result`` (a :class:`winspawn_lint.cli.FileResult`)."""
+    from . import source as source_module
+    from .analysis.prefilter import may_have_findings
+    from .pipeline import check
+
+    src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
+    notebook = loads(src.text, check_syntax=False)
+    settings = job.settings
+    if not may_have_findings(notebook.module, settings.registry):
+        if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
+            check_cells(notebook)
+        return
+    check_cells(notebook)
+    name = filename or (path if is_notebook(path) else "notebook.ipynb")
+    findings = check(notebook.module, name, settings, prefilter=False).findings
+    result.findings = to_cells(notebook, findings)
+    if job.keep_lines:
+        result.lines = notebook.cell_lines()
+    if (job.fix or job.diff) and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):
+        _fix(path, name, src, notebook, findings, result, job, stdin_data is not None)
+
+
+def _fix(path: str, name: str, src, notebook: Notebook, findings: list[Finding], result, job,
+         from_stdin: bool) -> None:
+    import os
+
+    from . import rules
+    from .fix import fix_text
+    from .pipeline import check
+
+    module_text, move, notes = notebook.module, None, []
+    if rules.WSP206.fix_safety.applies(job.unsafe_fixes) and not from_stdin:
+        move, why = plan_move(notebook, findings, path)
+        sibling = os.path.join(os.path.dirname(path), f"{move.module_name}.py") if move else ""
+        if move is not None and os.path.lexists(sibling):
+            move, why = None, f"definitions not moved: {sibling} exists"
+        if move is not None:
+            module_text = move.notebook_module
+            notes.append(f"moved {', '.join(f'`{n}`' for n in move.names)} into {sibling}")
+        elif why:
+            notes.append(why)
+    outcome = fix_text(module_text, name, job.settings, unsafe=job.unsafe_fixes)
+    notes += [outcome.note] if outcome.note else []
+    result.fix_note = "; ".join(notes) or None
+    if outcome.text == notebook.module:
+        return
+    try:
+        changed = split_fixed(notebook, outcome.text)
+        new_raw = rewrite(notebook, changed) if changed else notebook.raw
+    except NotebookFixError as error:
+        result.fix_note = f"{result.fix_note}; {error}" if result.fix_note else f"not fixed: {error}"
+        return
+    if new_raw == notebook.raw:
+        return
+    result.original_text = notebook.raw
+    result.fixed_text = new_raw
+    result.diff_lines = cell_diff(notebook, changed, result.path)
+    result.fixed_count = len(outcome.fixed) + (len(move.names) if move else 0)
+    if move is not None:
+        shown = os.path.join(os.path.dirname(result.path), f"{move.module_name}.py")
+        new_file = difflib.unified_diff([], move.module_text.splitlines(keepends=True), fromfile="/dev/null",
+                                        tofile=shown)
+        result.diff_lines = [*new_file, *result.diff_lines]
+    # What remains is placed in the fixed notebook: its module is the fixer's output with the cells re-masked.
+    fixed_notebook = loads(new_raw)
+    left = outcome.remaining if fixed_notebook.module == outcome.text \
+        else check(fixed_notebook.module, name, job.settings, prefilter=False).findings
+    remaining = to_cells(fixed_notebook, [f for f in left if f.code in job.settings.enabled_for(name)])
+    if job.diff:
+        result.findings = remaining
+    elif from_stdin:
+        note = "stdin is not rewritten; use --diff to see the fix"
+        result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
+    elif job.fix:
+        from .file_io import WriteError, write_atomic
+
+        try:
+            if move is not None:
+                _write_new(sibling, move.module_text)
+            try:
+                write_atomic(path, new_raw, src)
+            except WriteError:
+                if move is not None:
+                    os.unlink(sibling)  # the notebook still defines them: the new module would be a stray copy
+                raise
+            result.written = True
+            result.findings = remaining
+        except WriteError as error:
+            result.error = f"not rewritten: {error}"
+
+
+def _write_new(path: str, text: str) -> None:
+    """Create *path* with *text*; never replaces a file (one created meanwhile is an error)."""
+    import os
+
+    from .file_io import WriteError
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as error:
+        raise WriteError(f"cannot create {path}: {error.strerror or error}") from None
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+# -- the unsafe fix of WSP206: move definitions into a module next to the notebook ---------------------
+@dataclass
+class Move:
+    """Definitions moved out of a notebook: the new module text, and the notebook's module without them."""
+
+    module_name: str
+    module_text: str
+    notebook_module: str
+    names: list[str]
+
+
+def sibling_module_name(path: str) -> str:
+    """``train-v2.ipynb`` -> ``train_v2_defs``: an importable name derived from the notebook's."""
+    import keyword
+    import os
+
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]) or "notebook"
+    if stem[0].isdigit() or keyword.iskeyword(stem):
+        stem = "nb_" + stem
+    return f"{stem}_defs"
+
+
+def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[Optional[Move], Optional[str]]:
+    """(the move, None) or (None, why not) for the notebook-level definitions WSP206 reports.
+
+    A definition moves only when it is self-contained: every name it reads from the notebook is an import
+    (copied into the new module) or another definition that moves with it; it declares no ``global``; the
+    notebook binds its name once; no IPython line is inside it.  Anything else stays, and is still reported.
+    """
+    import ast
+    import builtins
+
+    from . import rules
+
+    tree = ast.parse(notebook.module)
+    lines = notebook.module.split("\n")
+    top_defs = {node.lineno: node for node in tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    wanted = {top_defs[f.line] for f in findings if f.code == rules.WSP206.code and f.line in top_defs}
+    if not wanted:
+        return None, None
+    bindings: dict[str, list[ast.stmt]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
+            return None, "definitions not moved: the notebook has a star import"
+        for name in _bound_names(stmt):
+            bindings.setdefault(name, []).append(stmt)
+    masked_lines = {i + 1 for i, line in enumerate(lines) if _MAGIC_TAG_RE.match(line)}
+    needs: dict[ast.stmt, tuple[set[ast.stmt], set[ast.stmt]]] = {}  # def -> (imports, other defs)
+    movable: set[ast.stmt] = set()
+    todo = list(wanted)
+    while todo:  # bounded: each definition of the module is looked at once
+        node = todo.pop()
+        if node in needs:
+            continue
+        imports, defs, ok = set(), set(), True
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if masked_lines & set(range(start, node.end_lineno + 1)) or len(bindings.get(node.name, ())) != 1 \
+                or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node)):
+            ok = False
+        for name in _free_names(node) - {node.name}:
+            found = bindings.get(name)
+            if not found:
+                ok = ok and hasattr(builtins, name)
+            elif all(isinstance(s, (ast.Import, ast.ImportFrom)) and not getattr(s, "level", 0) for s in found):
+                imports.add(found[0])
+            elif len(found) == 1 and found[0] in top_defs.values():
+                defs.add(found[0])
+                todo.append(found[0])
+            else:
+                ok = False
+        needs[node] = (imports, defs)
+        if ok:
+            movable.add(node)
+    changed = True
+    while changed:  # a definition that needs one that cannot move cannot move either
+        changed = False
+        for node in list(movable):
+            if not needs[node][1] <= movable:
+                movable.discard(node)
+                changed = True
+    moving = sorted((n for n in movable if n in wanted or _needed_by(n, wanted & movable, needs)),
+                    key=lambda n: n.lineno)
+    if not moving:
+        return None, "definitions not moved: they read notebook variables, or contain IPython syntax"
+    module_name = sibling_module_name(path)
+    imports = sorted({i for n in moving for i in needs[n][0]}, key=lambda s: s.lineno)
+    spans = [(min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno) for n in moving]
+    parts = [f'"""Definitions moved out of the notebook by `winspawn-lint --fix --unsafe-fixes` (WSP206): worker\n'
+             f'processes cannot import a notebook, but they can import this module."""\n']
+    if imports:
+        parts.append("\n" + "".join(ast.get_source_segment(notebook.module, s) + "\n" for s in imports))
+    for start, end in spans:
+        parts.append("\n\n" + "\n".join(lines[start - 1: end]) + "\n")
+    names = [n.name for n in moving]
+    new_lines = list(lines)
+    for index, (start, end) in enumerate(spans):
+        if index:  # the blank lines that separated a removed definition from the code above go with it
+            while start > 1 and lines[start - 2].strip() == "" and new_lines[start - 2] is not None:
+                start -= 1
+        new_lines[start - 1: end] = [None] * (end - start + 1)  # type: ignore[list-item]
+        if index == 0:
+            new_lines[start - 1] = f"from {module_name} import {', '.join(names)}"
+    notebook_module = "\n".join(line for line in new_lines if line is not None)
+    module_text = "".join(parts)
+    try:
+        compile(module_text, module_name + ".py", "exec", dont_inherit=True)
+        # a notebook may `await` at the top level (IPython runs such cells as coroutines)
+        compile(notebook_module, path, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        return None, f"definitions not moved: the result would not compile ({error.msg})"
+    return Move(module_name, module_text, notebook_module, names), None
+
+
+def _needed_by(node, roots: set, needs: dict) -> bool:
+    seen, todo = set(), list(roots)
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if node in needs.get(current, ((), ()))[1]:
+            return True
+        todo.extend(needs.get(current, ((), ()))[1])
+    return False
+
+
+def _bound_names(stmt) -> set[str]:
+    """Names a top-level statement binds (over-approximated for compound statements)."""
+    import ast
+
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in stmt.names}
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    names = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def _free_names(node) -> set[str]:
+    """Module-level names a definition reads: everything in its decorators, defaults, annotations and bases,
+    and what its body reads but does not bind itself."""
+    import ast
+
+    outer: list = [*node.decorator_list]
+    if isinstance(node, ast.ClassDef):
+        outer += [*node.bases, *(k.value for k in node.keywords)]
+    else:
+        args = node.args
+        outer += [*args.defaults, *(d for d in args.kw_defaults if d is not None), node.returns]
+        outer += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                  if a is not None]
+    free = {n.id for expr in outer if expr is not None for n in ast.walk(expr)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    body_loads, body_bound = set(), set()
+    for stmt in node.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name):
+                (body_loads if isinstance(n.ctx, ast.Load) else body_bound).add(n.id)
+            elif isinstance(n, ast.arg):
+                body_bound.add(n.arg)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                body_bound.add(n.name)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                body_bound.update((alias.asname or alias.name).split(".")[0] for alias in n.names)
+    if not isinstance(node, ast.ClassDef):
+        args = node.args
+        body_bound.update(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                          if a is not None)
+    return free | (body_loads - body_bound)
