@@ -31,7 +31,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
         enabled: Optional[frozenset[str]] = None) -> list[Finding]:
     """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
     index = ModuleIndex(tree)
-    resolver = Resolver(index)
+    resolver = Resolver(index, filename)
     inference = Inference(filename, index)
     values = Values(resolver, inference.constant)
     registry = settings.registry

@@ -21,8 +21,10 @@ MAX_DEPTH = 8
 
 
 class Resolver:
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, filename: Optional[str] = None) -> None:
         self.index = index
+        #: where the module is: a star import of a project module is looked up there (None: it is not)
+        self.filename = filename
         # Every check asks for the name of the same calls: one answer per (expression, scope).
         self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
 
@@ -91,17 +93,26 @@ class Resolver:
 
         Only names the analysis knows are resolved (a star import says nothing about what else a module
         exports); a capitalised name under a registry prefix (``torchvision.transforms.``) counts as known.
+        A project module's star import (``from .utils import *``) gives the library names that module imports.
         """
         modules = []
         current: Optional[Scope] = scope
         while current is not None:
-            # a project module (`from .utils import *`): its names are not known without reading it
-            modules += [m for m in reversed(current.star_imports) if not m.startswith(".")]
+            modules += list(reversed(current.star_imports))
             current = current.parent
         candidates = [_canonical(f"{module}.{name}") for module in modules]
-        for candidate in candidates:
+        for module, candidate in zip(modules, candidates):
             if candidate in known_names():
                 return candidate
+            if self.filename and name not in _BUILTINS:
+                # A project module (`from .utils import *`): what it imports under that name, if it does.
+                from .project import resolve_import  # here: project builds Resolvers itself
+
+                found = resolve_import(self.filename, f"{module}.{name}")
+                if found is not None:
+                    bindings = found[1].index.module_scope.bindings.get(name, ())
+                    if bindings and bindings[-1].kind == "import" and not bindings[-1].qualname.startswith("."):
+                        return _canonical(bindings[-1].qualname)
         if name[:1].isupper():
             for candidate in candidates:
                 if candidate.startswith(KNOWN_PREFIXES):
