@@ -159,6 +159,16 @@ WSP204 = Rule(
     "An object sent to workers keeps a lambda or local function in an attribute.",
 )
 
+WSP205 = Rule(
+    "WSP205",
+    "class-replaced-by-decorator",
+    "`@{decorator}` replaces class `{cls}` with a {kind}, so its instances cannot be pickled for worker "
+    "processes{via}; decorate the methods instead",
+    True,
+    FixSafety.NONE,
+    "A decorator such as `@torch.no_grad()` turns a class whose instances go to workers into a function.",
+)
+
 WSP206 = Rule(
     "WSP206",
     "notebook-definition-to-worker",

@@ -13,6 +13,7 @@ Users extend the registry from configuration (``[tool.winspawn-lint]``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 # -- the platform model: which start method a worker API uses where ---------------------------------------
@@ -137,6 +138,9 @@ class SpawnAPI:
     #: its payload travels with every job, pickled under fork too (measured: datasets' `map(num_proc=...)`
     #: fails on a captured sqlite connection under fork as under spawn)
     payload_with_tasks: bool = False
+    #: the key of another API whose object this call returns (``SFTTrainer(...)`` maps with workers when it is
+    #: built, and is a ``transformers.Trainer`` whose ``train()`` starts DataLoader workers)
+    returns: str | None = None
 
 
 _FN = Arg("func", 0, kind="callable")
@@ -230,7 +234,9 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "torch.utils.data.DataLoader",
-        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
+        # webdataset's WebLoader is a DataLoader subclass that passes its arguments on unchanged.
+        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader", "webdataset.WebLoader",
+         "webdataset.compat.WebLoader"),
         "`DataLoader`",
         kind="object",
         # Workers start when the loader is iterated; its sampler and batch_sampler stay in the main process.
@@ -279,13 +285,18 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "transformers.Trainer",
-        ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer"),
+        # trl's trainers subclass it and build their loaders through it (trl/trainer/base_trainer.py).
+        ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+         *(f"trl{module}.{name}" for name in ("DPOTrainer", "GRPOTrainer", "KTOTrainer", "RewardTrainer",
+                                                "RLOOTrainer") for module in ("", ".trainer"))),
         "`Trainer.train()`",
         kind="object",
         start_methods=("train", "evaluate", "predict"),
         count=WorkerCount(
             "dataloader_num_workers", None, no_workers=(ABSENT, 0), via=(Arg("args", 1), "dataloader_num_workers")
         ),
+        # Its DataLoaders get the datasets and `collate_fn=data_collator` (Trainer.get_train_dataloader).
+        payload=(Arg("data_collator", 2, kind="callable"), Arg("train_dataset", 3), Arg("eval_dataset", 4)),
         training=True,
     ),
     SpawnAPI(
@@ -296,6 +307,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None, 1), via=(Arg("args", 1), "dataset_num_proc")),
         pickler=DILL,
         context="multiprocess",
+        returns="transformers.Trainer",
     ),
     SpawnAPI(
         "lightning.Trainer",
@@ -344,12 +356,120 @@ EAGER_HANDLE_CLASSES: Mapping[str, str] = {
 }
 
 
+@dataclass(frozen=True)
+class Keeper:
+    """A constructor whose result keeps some of its arguments: they travel to workers wherever it goes.
+
+    ``torchvision.transforms.Compose([...])`` keeps its list, ``ImageFolder(root, transform=t)`` keeps ``t``,
+    ``Subset(ds, idx)`` keeps ``ds``.  Only arguments the library really stores are listed: ``ImageFolder``'s
+    ``is_valid_file`` is used in ``__init__`` and dropped, so a lambda there never travels.
+    """
+
+    names: tuple[str, ...]  # qualified names; one ending in "." covers every callable under that prefix
+    keywords: tuple[str, ...] = ()
+    positions: tuple[int, ...] = ()
+    every: bool = False  # every argument is kept
+    #: a transform or a wrapper: what it keeps is said to be stored on the dataset that holds it
+    transparent: bool = False
+
+
+_TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
+
+KEEPERS: tuple[Keeper, ...] = (
+    Keeper(("torchvision.transforms.",), every=True, transparent=True),
+    Keeper(("torch.utils.data.ConcatDataset", "torch.utils.data.ChainDataset", "torch.utils.data.Subset",
+            "torch.utils.data.StackDataset", "torch.utils.data.random_split", "torch.utils.data.dataset."),
+           every=True, transparent=True),
+    Keeper(("torchvision.datasets.ImageFolder", "torchvision.datasets.folder.ImageFolder"),
+           keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 2, 3)),
+    Keeper(("torchvision.datasets.DatasetFolder", "torchvision.datasets.folder.DatasetFolder"),
+           keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 3, 4)),
+    Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
+)
+
+#: Dataset pipelines built by method chains (``wds.WebDataset(urls).map(fn).batched(n, collation_fn=c)``): each
+#: stage keeps the arguments of the method that added it, and the whole pipeline goes to the loader's workers.
+PIPELINE_ROOTS = frozenset({"webdataset.WebDataset", "webdataset.compat.WebDataset", "webdataset.DataPipeline",
+                            "webdataset.pipeline.DataPipeline"})
+PIPELINE_METHODS = frozenset({"map", "select", "batched", "decode", "map_dict", "map_tuple", "compose", "to_tuple",
+                              "shuffle", "with_epoch", "with_length", "unbatched", "rename", "listed", "then"})
+
+#: Keywords by which a dataset class this analysis cannot see (imported from elsewhere) is given callables
+#: that it keeps: by convention every ``Dataset`` stores its ``transform``.
+DATASET_TRANSFORM_KEYWORDS = frozenset(_TRANSFORM_KEYWORDS)
+
+
+def keeper(name: str | None) -> Keeper | None:
+    """The :class:`Keeper` entry for a qualified name (an exact name before the longest prefix)."""
+    if not name:
+        return None
+    best, best_length = None, -1
+    for entry in KEEPERS:
+        for candidate in entry.names:
+            if name == candidate:
+                return entry
+            if candidate.endswith(".") and name.startswith(candidate) and len(candidate) > best_length:
+                best, best_length = entry, len(candidate)
+    return best
+
+
+#: Decorators that, put on a class, replace it with a function or wrapper object: pickle then finds that object
+#: under the class's name and refuses the instances ("it's not the same object as __main__.C"; measured).
+#: Matched written as ``@torch.no_grad()`` or as ``@torch.no_grad``.
+CLASS_REPLACING_DECORATORS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+    "torch.autograd.enable_grad", "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.enable_grad", "torch.autograd.grad_mode.inference_mode",
+    "functools.lru_cache", "functools.cache",
+})
+
+
+#: Heavy work that each spawned worker repeats when it re-imports a module that does it at import time.
+HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
+    "torch.load", "torch.hub.load", "torch.jit.load", "torch.hub.load_state_dict_from_url",
+    "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile",
+    "datasets.load_dataset", "datasets.load_from_disk",
+    "joblib.load", "pickle.load", "safetensors.torch.load_file", "safetensors.numpy.load_file",
+    "transformers.pipeline", "sentence_transformers.SentenceTransformer", "timm.create_model",
+    "tensorflow.keras.models.load_model", "keras.models.load_model", "keras.saving.load_model",
+    "scipy.io.loadmat", "spacy.load", "open_clip.create_model_and_transforms", "whisper.load_model",
+)} | {
+    # Not heavy but worse: a worker that re-joins the process group at import blocks in the rendezvous.
+    "torch.distributed.init_process_group": " (joining the process group)",
+    "deepspeed.init_distributed": " (joining the process group)",
+}
+HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
+HEAVY_METHODS = frozenset({"from_pretrained"})
+#: Calls that are heavy only with a keyword set to a true constant: (qualified name or prefix ending in ".",
+#: keyword).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import.
+HEAVY_WITH_KEYWORD: tuple[tuple[str, str], ...] = (("torchvision.datasets.", "download"),)
+
+
+def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
+    """Why a call of *name* is heavy (a suffix for the message, possibly empty), or None.
+
+    *keywords*: (keyword, constant value or None) of the call, for the keyword-gated entries.
+    """
+    if not name:
+        return None
+    if name in HEAVY_CALLS:
+        return HEAVY_CALLS[name]
+    if name.startswith(HEAVY_PREFIXES):
+        return ""
+    for pattern, keyword in HEAVY_WITH_KEYWORD:
+        if name == pattern or (pattern.endswith(".") and name.startswith(pattern)):
+            if any(k == keyword and v is True for k, v in keywords):
+                return f" (with `{keyword}=True`)"
+    return None
+
+
 class Registry:
     """Lookup tables built once from a sequence of :class:`SpawnAPI`."""
 
     def __init__(self, apis: Iterable[SpawnAPI]) -> None:
         self.apis = tuple(apis)
         self.by_name: dict[str, SpawnAPI] = {}
+        self.by_key: dict[str, SpawnAPI] = {api.key: api for api in self.apis}
         self.by_method: dict[str, list[SpawnAPI]] = {}
         for api in self.apis:
             for name in api.names:
@@ -523,3 +643,19 @@ MP_SYNC_PRIMITIVES = frozenset(
 #: in SemLock._rebuild).  A Pool or executor keeps its ``initargs`` for the workers it may start later:
 #: an inline lock there is fine (measured: the tqdm idiom ``Pool(initargs=(RLock(),), ...)`` works under spawn).
 DROPS_ARGS_AT_START = frozenset({"multiprocessing.Process", "multiprocess.Process"})
+
+
+#: Prefixes under which every capitalised name is one the analysis knows (transforms, torchvision datasets).
+KNOWN_PREFIXES = tuple(name for entry in KEEPERS for name in entry.names if name.endswith("."))
+
+
+@lru_cache(maxsize=1)
+def known_names() -> frozenset[str]:
+    """Every qualified name some table of this module mentions: what a star import may be resolved to."""
+    names = {name for api in BUILTIN_APIS for name in api.names}
+    names |= {name for entry in KEEPERS for name in entry.names if not name.endswith(".")}
+    for table in (CONTEXT_FACTORIES, SET_START_METHOD, FREEZE_SUPPORT, EAGER_HANDLE_CLASSES, UNPICKLABLE_CALLS,
+                  MP_SYNC_PRIMITIVES, CLASS_REPLACING_DECORATORS, HEAVY_CALLS, PIPELINE_ROOTS):
+        names |= set(table)
+    names |= {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "functools.partial"}
+    return frozenset(names)

@@ -14,6 +14,7 @@ from ..finding import Finding
 from ..settings import Settings
 from .checks import import_time, notebook_definitions, pickled_values, reimport
 from .context import Context
+from .flow import Flow
 from .index import ModuleIndex
 from .inference import Inference
 from .names import Resolver
@@ -30,15 +31,16 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
         enabled: Optional[frozenset[str]] = None) -> list[Finding]:
     """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
     index = ModuleIndex(tree)
-    resolver = Resolver(index)
+    resolver = Resolver(index, filename)
     inference = Inference(filename, index)
     values = Values(resolver, inference.constant)
     registry = settings.registry
-    finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers)
+    flow = Flow(index, resolver, filename)
+    finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
     notebook = filename is not None and filename.lower().endswith(".ipynb")
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
-                  enabled if enabled is not None else settings.enabled_for(filename), notebook=notebook)
+                  enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook)
     for check in NOTEBOOK_CHECKS if notebook else CHECKS:
         check(ctx)
     targets = settings.platforms

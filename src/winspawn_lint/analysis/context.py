@@ -10,6 +10,7 @@ from ..finding import Finding
 from ..rules import Rule
 from ..spawn_apis import (CONTEXTS, EVERYWHERE, PLATFORMS, UNKNOWN, Registry, SpawnAPI, breaks_on,
                           start_methods)
+from .flow import Flow
 from .index import ModuleIndex
 from .names import Resolver
 from .positions import Positions
@@ -28,6 +29,7 @@ class Context:
     positions: Positions
     filename: Optional[str]
     enabled: frozenset[str]
+    flow: Optional[Flow] = None
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
     #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.notebook``): it runs in a kernel
     notebook: bool = False

@@ -24,6 +24,8 @@ class Scope:
     parent: Optional["Scope"]
     bindings: dict[str, list["Binding"]] = field(default_factory=dict)
     globals_: set[str] = field(default_factory=set)
+    #: modules imported with ``from M import *`` in this scope (their names are resolved against the registry)
+    star_imports: list[str] = field(default_factory=list)
 
     @property
     def is_function(self) -> bool:
@@ -286,6 +288,7 @@ class ModuleIndex:
             module = ("." * stmt.level) + (stmt.module or "")
             for alias in stmt.names:
                 if alias.name == "*":
+                    scope.star_imports.append(module)
                     continue
                 scope.bind(Binding(alias.asname or alias.name, "import", stmt, scope,
                                    qualname=f"{module}.{alias.name}" if module else alias.name))

@@ -13,7 +13,7 @@ import builtins
 from functools import lru_cache
 from typing import Optional
 
-from ..spawn_apis import CONTEXT_FACTORIES, MODULE_ALIASES
+from ..spawn_apis import CONTEXT_FACTORIES, KNOWN_PREFIXES, MODULE_ALIASES, known_names
 from .index import Binding, ModuleIndex, Scope
 
 _BUILTINS = frozenset(dir(builtins))
@@ -21,8 +21,10 @@ MAX_DEPTH = 8
 
 
 class Resolver:
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, filename: Optional[str] = None) -> None:
         self.index = index
+        #: where the module is: a star import of a project module is looked up there (None: it is not)
+        self.filename = filename
         # Every check asks for the name of the same calls: one answer per (expression, scope).
         self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
 
@@ -59,6 +61,9 @@ class Resolver:
         if isinstance(expr, ast.Name):
             binding = self.lookup(expr.id, scope, getattr(expr, "lineno", None))
             if binding is None:
+                starred = self._star_imported(expr.id, scope) if self.index.module_scope.star_imports else None
+                if starred is not None:
+                    return starred
                 return f"builtins.{expr.id}" if expr.id in _BUILTINS else None
             if binding.kind == "import":
                 return _canonical(binding.qualname)
@@ -81,6 +86,37 @@ class Resolver:
                     return None
                 return CONTEXT_FACTORIES[func]
             return None
+        return None
+
+    def _star_imported(self, name: str, scope: Scope) -> Optional[str]:
+        """``from torch.utils.data import *`` then ``DataLoader``: the name, when the registry knows it there.
+
+        Only names the analysis knows are resolved (a star import says nothing about what else a module
+        exports); a capitalised name under a registry prefix (``torchvision.transforms.``) counts as known.
+        A project module's star import (``from .utils import *``) gives the library names that module imports.
+        """
+        modules = []
+        current: Optional[Scope] = scope
+        while current is not None:
+            modules += list(reversed(current.star_imports))
+            current = current.parent
+        candidates = [_canonical(f"{module}.{name}") for module in modules]
+        for module, candidate in zip(modules, candidates):
+            if candidate in known_names():
+                return candidate
+            if self.filename and name not in _BUILTINS:
+                # A project module (`from .utils import *`): what it imports under that name, if it does.
+                from .project import resolve_import  # here: project builds Resolvers itself
+
+                found = resolve_import(self.filename, f"{module}.{name}")
+                if found is not None:
+                    bindings = found[1].index.module_scope.bindings.get(name, ())
+                    if bindings and bindings[-1].kind == "import" and not bindings[-1].qualname.startswith("."):
+                        return _canonical(bindings[-1].qualname)
+        if name[:1].isupper():
+            for candidate in candidates:
+                if candidate.startswith(KNOWN_PREFIXES):
+                    return candidate
         return None
 
     def definition(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Binding]:

@@ -31,7 +31,10 @@ from functools import lru_cache
 from ..spawn_apis import Registry
 
 # `Parallel`: joblib's, which starts workers with backend="multiprocessing" (WSP206, in notebooks).
-_ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset", "Parallel")
+_ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset", "VisionDataset", "Parallel")
+#: Gates that also let through any identifier ending with them: a project's own Dataset base class
+#: (``class ImageNet22k(ExtendedVisionDataset)``) may make a torch Dataset of a class in this file.
+_SUFFIX_GATES = frozenset({"Dataset"})
 _DUNDERS = ("__name__", "__file__")
 _WINDOW = 64  # characters looked at on each side of a dunder
 _SPACE = " \t\r\n\\()"  # between a dunder and its operator: blanks, line continuations, parentheses
@@ -68,7 +71,7 @@ def _has_word(text: str, gate: str, words: frozenset[str]) -> bool:
             left -= 1
         while _word_char_at(text, right):
             right += 1
-        if text[left:right] in words:
+        if text[left:right] in words or (right == start + len(gate) and gate in _SUFFIX_GATES):
             return True
         start = text.find(gate, right)
     return False

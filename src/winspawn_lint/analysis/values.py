@@ -91,7 +91,13 @@ class Values:
         return ABSENT, None
 
     def mapping(self, expr: ast.AST, scope: Scope) -> Optional[dict[str, ast.expr]]:
-        """Keys of a dict literal or ``dict(k=v)`` call (through simple assignments), or None."""
+        """Keys of a dict literal or ``dict(k=v)`` call (through simple assignments), or None.
+
+        None too for a dict that is changed in place (``kwargs.update(...)``, ``kwargs["num_workers"] = n``):
+        its literal no longer says what it holds.
+        """
+        if isinstance(expr, ast.Name) and _changed_in_place(expr.id, scope):
+            return None
         expr, scope = self.resolver.value_of(expr, scope)
         if isinstance(expr, ast.Dict):
             out = {}
@@ -105,6 +111,20 @@ class Values:
                 return None
             return {k.arg: k.value for k in expr.keywords}
         return None
+
+    def passes_keyword(self, call: ast.Call, keyword: str, scope: Scope) -> bool:
+        """Whether *call* may pass *keyword*: written out, or a key of a ``**`` dict (its literal, or set later
+        by ``d["num_proc"] = n`` / ``d.update(num_proc=n)`` in the same scope)."""
+        for given in call.keywords:
+            if given.arg == keyword:
+                return True
+            if given.arg is None:
+                mapping = self.mapping(given.value, scope)
+                if mapping is not None and keyword in mapping:
+                    return True
+                if isinstance(given.value, ast.Name) and keyword in _keys_set_in_place(given.value.id, scope):
+                    return True
+        return False
 
     def workers(self, api: SpawnAPI, call: ast.Call, scope: Scope) -> str:
         """NONE (provably no worker), SOME, or MAYBE (count unresolved) for a call of *api*."""
@@ -156,3 +176,33 @@ def _number(value: Any) -> bool:
 
 def _assigned_once(binding) -> bool:
     return len(binding.scope.bindings.get(binding.name, ())) == 1
+
+
+_DICT_MUTATORS = frozenset({"update", "setdefault", "__setitem__"})
+
+
+def _changed_in_place(name: str, scope: Scope) -> bool:
+    """Whether the function (or module) *scope* changes the dict named *name* in place anywhere."""
+    for node in ast.walk(scope.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_MUTATORS:
+            target = node.func.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            target = node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == name:
+            return True
+    return False
+
+
+def _keys_set_in_place(name: str, scope: Scope) -> set[str]:
+    """Constant keys that the scope stores into the dict *name* (``d["k"] = v``, ``d.update(k=v)``)."""
+    keys = set()
+    for node in ast.walk(scope.node):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                and node.value.id == name and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            keys.add(node.slice.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update"
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
+            keys.update(k.arg for k in node.keywords if k.arg)
+    return keys

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, Arg, Registry, SpawnAPI
+from . import project
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
+
+if TYPE_CHECKING:
+    from .flow import Flow
 
 _ITERATING_BUILTINS = frozenset({"iter", "list", "next", "tuple", "enumerate", "sorted", "zip", "set", "sum", "any", "all"})
 #: keywords that choose the context of a worker API's processes (DataLoader, ProcessPoolExecutor)
@@ -56,12 +60,15 @@ class WorkerModel:
 
 class WorkerFinder:
     def __init__(self, index: ModuleIndex, resolver: Resolver, values: Values, registry: Registry,
-                 assume_workers: bool = True) -> None:
+                 assume_workers: bool = True, flow: Optional["Flow"] = None) -> None:
         self.index = index
         self.resolver = resolver
         self.values = values
         self.registry = registry
         self.assume_workers = assume_workers
+        self.flow = flow
+        self._object_methods = frozenset(method for api in registry.apis
+                                         for method in (*api.start_methods, *api.method_payload))
 
     def _active(self, api: SpawnAPI, call: ast.Call, scope: Scope) -> bool:
         state = self.values.workers(api, call, scope)
@@ -80,16 +87,25 @@ class WorkerFinder:
     def api_object(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[tuple[SpawnAPI, ast.Call, Scope]]:
         """The worker API whose constructor produced this value (``loader`` → its ``DataLoader(...)``).
 
-        Follows simple assignments, and one or two levels of factory functions of this module
-        (``loader = make_loader()`` where ``make_loader`` returns a ``DataLoader``).
+        Follows simple assignments, one or two levels of factory functions of this module
+        (``loader = make_loader()`` where ``make_loader`` returns a ``DataLoader``), and parameters back to
+        the arguments of their function's calls in this module (``train(loader)``).
         """
         expr, scope = self.resolver.value_of(expr, scope)
+        if isinstance(expr, ast.Name) and self.flow is not None and depth < 2:
+            for argument, argument_scope in self.flow.arguments(expr, scope):
+                found = self.api_object(argument, argument_scope, depth + 1)
+                if found is not None:
+                    return found
+            return None
         if not isinstance(expr, ast.Call):
             return None
         name = self.resolver.qualname(expr.func, scope)
         api = self.registry.by_name.get(name) if name else None
         if api is not None and (api.kind == "object" or api.method_payload):
             return api, expr, scope
+        if api is not None and api.returns in self.registry.by_key:
+            return self.registry.by_key[api.returns], expr, scope
         if api is None and depth < 2:
             binding = self.resolver.definition(expr.func, scope)
             if binding is not None and binding.kind == "def":
@@ -117,14 +133,27 @@ class WorkerFinder:
             return
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
+            if method == "__init__" and _is_super(call.func.value):
+                # `super().__init__(...)` in a subclass of a worker API builds that API's object.
+                api = self._base_api(site)
+                # `super().__init__(*args, **kwargs)` passes on what its callers give: an unresolved count there
+                # says nothing about this class's use (most subclasses are built with the defaults).
+                passes_through = any(isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords)
+                if api is not None and api.kind == "object" and self._active(api, call, scope) and not (
+                        passes_through and self.values.workers(api, call, scope) == MAYBE):
+                    model.payloads.extend(self._payloads(api, api.payload, call, site))
+                return
             for candidate in self.registry.by_method.get(method, ()):
-                if any(k.arg == candidate.required_keyword for k in call.keywords):
+                if self.values.passes_keyword(call, candidate.required_keyword, scope):
                     if self._active(candidate, call, scope):
                         model.starts.append(StartEvent(candidate, call, site))
                         model.payloads.extend(self._payloads(candidate, candidate.payload, call, site))
                     else:
                         model.idle_calls.append(call)
                     return
+            if method not in self._object_methods:
+                return  # no worker object has this method: what the receiver is does not matter
             found = self.api_object(call.func.value, scope)
             if found is not None:
                 obj_api, ctor, ctor_scope = found
@@ -140,6 +169,29 @@ class WorkerFinder:
         if name in {f"builtins.{b}" for b in _ITERATING_BUILTINS}:
             for arg in call.args:
                 self._iteration(arg, call, site, model)
+
+    def _base_api(self, site: Site) -> Optional[SpawnAPI]:
+        """The worker API a method's class derives from: directly, or through the project's modules."""
+        function = site.scope.function_scope()
+        owner = function.parent if function is not None else None
+        if owner is None or owner.kind != "class":
+            return None
+        filename = self.flow.filename if self.flow is not None else None
+        for base in owner.node.bases:
+            name = self.resolver.qualname(base, owner.parent or owner) or ""
+            if name in self.registry.by_name:
+                return self.registry.by_name[name]
+            # Another module is parsed only for a base named like a worker API (`_BaseTrainer`, `MyDataLoader`).
+            if filename and isinstance(base, ast.Name) and base.id.endswith(self._object_api_words()):
+                found = project.imported_base(filename, name, frozenset(self.registry.by_name))
+                if found is not None:
+                    return self.registry.by_name[found]
+        return None
+
+    def _object_api_words(self) -> tuple[str, ...]:
+        """The last name parts of the object APIs (``Trainer``, ``DataLoader``)."""
+        return tuple({name.rsplit(".", 1)[-1] for api in self.registry.apis if api.kind == "object"
+                      for name in api.names})
 
     def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, model: WorkerModel) -> None:
         # `enumerate(loader)`, `tqdm(loader)`: the wrapped loader is what gets iterated.
@@ -186,6 +238,10 @@ class WorkerFinder:
 
 # Names through which a function can read its locals without naming them.
 _DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _is_super(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
 def _never_used(call: ast.Call, site: Site) -> bool:

@@ -14,34 +14,22 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from ... import rules
-from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
+from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, HEAVY_METHODS, SET_START_METHOD, heavy_call
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
 from ..index import ModuleIndex, Site
 from ..names import Resolver
 from ..workers import resolve_callee
 
-# Heavy work that each worker repeats when it re-imports the module.
-HEAVY_CALLS = frozenset({
-    "torch.load", "torch.hub.load", "torch.jit.load", "torch.hub.load_state_dict_from_url",
-    "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile",
-    "datasets.load_dataset", "datasets.load_from_disk",
-    "joblib.load", "pickle.load", "safetensors.torch.load_file", "safetensors.numpy.load_file",
-    "transformers.pipeline", "sentence_transformers.SentenceTransformer", "timm.create_model",
-    "tensorflow.keras.models.load_model", "keras.models.load_model", "keras.saving.load_model",
-    "scipy.io.loadmat", "spacy.load", "open_clip.create_model_and_transforms", "whisper.load_model",
-})
-HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
-HEAVY_METHODS = frozenset({"from_pretrained"})
 _CUDA_TEXT = ("cuda", "gpu")
 
 
 def _is_heavy(call: ast.Call, ctx: Context, site: Site) -> Optional[str]:
     """A description of the heavy work this call does, or None."""
     name = ctx.resolver.qualname(call.func, site.scope)
-    if name:
-        if name in HEAVY_CALLS or name.startswith(HEAVY_PREFIXES):
-            return f"`{_short(name)}(...)`"
+    why = heavy_call(name, _constant_keywords(call))
+    if why is not None:
+        return f"`{_short(name)}(...)`{why}"
     if isinstance(call.func, ast.Attribute):
         method = call.func.attr
         if method in HEAVY_METHODS:
@@ -51,6 +39,10 @@ def _is_heavy(call: ast.Call, ctx: Context, site: Site) -> Optional[str]:
         if method == "to" and call.args and _mentions_cuda(call.args[0]):
             return "`.to(\"cuda\")` (moving to the GPU)"
     return None
+
+
+def _constant_keywords(call: ast.Call) -> list[tuple[str | None, object]]:
+    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else None) for k in call.keywords]
 
 
 def _mentions_cuda(expr: ast.AST) -> bool:
@@ -189,7 +181,7 @@ def check(ctx: Context) -> None:
         if starts and id(call) not in start_nodes:
             heavy = _is_heavy(call, ctx, site)
             if heavy:
-                ctx.emit(rules.WSP103, site.stmt, line_only=True, what=heavy)
+                ctx.emit(rules.WSP103, call, what=heavy)  # the call to move, on its own line in a long statement
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
 
@@ -278,8 +270,9 @@ def _sibling_heavy(path: str) -> Optional[str]:
                 if site.import_time:
                     name = resolver.qualname(call.func, site.scope) or ""
                     method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-                    if name in HEAVY_CALLS or name.startswith(HEAVY_PREFIXES) or method in HEAVY_METHODS:
-                        result = f"`{_short(name) if name else '.' + method}(...)`"
+                    why = heavy_call(name, _constant_keywords(call))
+                    if why is not None or method in HEAVY_METHODS:
+                        result = f"`{_short(name) if name else '.' + method}(...)`{why or ''}"
                         break
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         result = None
