@@ -96,7 +96,7 @@ def _fixable(finding: Finding, unsafe: bool) -> bool:
 def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None:
     from .fix import fix_text
 
-    outcome = fix_text(src.text, path, job.settings, unsafe=job.unsafe_fixes)
+    outcome = fix_text(src.text, path, job.settings, unsafe=job.unsafe_fixes, findings=result.findings)
     result.fix_note = outcome.note
     if outcome.text == src.text:
         return
@@ -105,9 +105,10 @@ def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None
     result.fixed_count = len(outcome.fixed)
     remaining = [f for f in outcome.remaining if f.code in job.settings.enabled_for(path)]
     # The fixed findings are dropped only when the fix reaches the user (a diff, or the file rewritten);
-    # otherwise (stdin, a read-only or changed file) they are still reported.
+    # otherwise (stdin, a read-only or changed file) they are still reported.  A diff writes nothing: what it
+    # leaves is reported where it is on disk.
     if job.diff:
-        result.findings = remaining
+        result.findings = [f for f in outcome.unfixed if f.code in job.settings.enabled_for(path)]
     elif from_stdin:
         note = "stdin is not rewritten; use --diff to see the fix"
         result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note

@@ -48,6 +48,8 @@ class WinspawnCodemod(CodemodCommand):
         self._given = findings
         self.unsafe = unsafe and not safe_only
         self.notes: list[str] = []
+        #: (finding, why) for each finding this codemod leaves; the driver reports them at on-disk positions
+        self.declined: list[tuple[Finding, str]] = []
         self.applied: list[Finding] = []
         self._imports: list[tuple[str, Optional[str]]] = []
 
@@ -71,6 +73,7 @@ class WinspawnCodemod(CodemodCommand):
         return [f for f in findings if f.rule in self.FIXES and allowed(f, self.unsafe)]
 
     def note(self, finding: Finding, why: str) -> None:
+        self.declined.append((finding, why))
         self.notes.append(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {why}")
         self.warn(self.notes[-1])
 

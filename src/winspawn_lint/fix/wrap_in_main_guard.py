@@ -207,55 +207,64 @@ class WrapInMainGuard(WinspawnCodemod):
         return units
 
     def _plan(self, units: list[_Unit], module: ast.Module) -> list[_Unit]:
-        """The units to move, in order; drops (with a note) findings whose fix would break workers."""
+        """The units to move, in order; drops (with a note) findings whose fix would break workers.
+
+        Each round either returns or declines at least one flagged unit, so there are at most as many
+        rounds as flagged units, plus the one that finds none left.
+        """
         workers = _worker_functions(module)
-        while True:
+        worker_reads = set().union(*(loaded_names([w]) for w in workers)) if workers else set()
+        for _ in range(sum(1 for u in units if u.findings) + 1):
             flagged = [u for u in units if u.findings]
             if not flagged:
-                return []
-            first = flagged[0].index
-            moved = {u.index for u in flagged}
-            for unit in units:
-                if unit.index > first and unit.kind == "statement":
-                    moved.add(unit.index)
-            # Statements right before the first flagged one that only feed the moved code move too.
-            for unit in reversed(units[:first]):
-                if unit.kind != "statement" or _is_constant_config(unit):
-                    break
-                names = unit.binds
-                others = set().union(*(u.reads for u in units if u.index not in moved and u.index != unit.index))
-                moved_reads = set().union(*(units[i].reads for i in moved))
-                if names and not (names & others) and names & moved_reads:
-                    moved.add(unit.index)
-                else:
-                    break
-            # Keep (at module level) unflagged statements whose names definitions read, unless they depend
-            # on moved code.
-            changed = True
-            while changed:
-                changed = False
-                kept_reads = set().union(*(u.reads for u in units
-                                           if u.index not in moved and u.kind != "guard"))
-                for unit in units:
-                    if unit.index in moved and not unit.findings and unit.binds & kept_reads:
-                        moved_binds = set().union(*(units[i].binds for i in moved if i != unit.index))
-                        if not (unit.reads & moved_binds):
-                            moved.discard(unit.index)
-                            changed = True
+                break
+            moved = self._moved(units, flagged)
             # Names a worker may read must stay: a flagged unit binding one cannot be fixed.
-            worker_reads = set().union(*(loaded_names([w]) for w in workers)) if workers else set()
             blocked = [units[i] for i in sorted(moved) if units[i].binds & worker_reads]
             if not blocked:
                 return [units[i] for i in sorted(moved)]
             for unit in blocked:
                 names = ", ".join(sorted(unit.binds & worker_reads))
-                victims = [u for u in units if u.findings and (u is unit or u.index >= unit.index)] \
-                    if not unit.findings else [unit]
+                # An unflagged unit moves because of flagged ones: those before it (everything after the
+                # first flagged statement moves) or, for a statement that feeds them, those after it.
+                victims = [unit] if unit.findings else (
+                    [u for u in flagged if u.index < unit.index] or [u for u in flagged if u.index > unit.index])
                 for victim in victims:
                     for finding in victim.findings:
                         self.note(finding, f"{names} is read by code that runs in worker processes; moving it "
                                            "under the guard would make the workers fail with NameError")
                     victim.findings = []
+        return []
+
+    def _moved(self, units: list[_Unit], flagged: list[_Unit]) -> set[int]:
+        """Indexes of the units that move with the flagged ones."""
+        first = flagged[0].index
+        moved = {u.index for u in flagged}
+        for unit in units:
+            if unit.index > first and unit.kind == "statement":
+                moved.add(unit.index)
+        # Statements right before the first flagged one that only feed the moved code move too.
+        for unit in reversed(units[:first]):
+            if unit.kind != "statement" or _is_constant_config(unit):
+                break
+            names = unit.binds
+            others = set().union(*(u.reads for u in units if u.index not in moved and u.index != unit.index))
+            moved_reads = set().union(*(units[i].reads for i in moved))
+            if names and not (names & others) and names & moved_reads:
+                moved.add(unit.index)
+            else:
+                break
+        # Keep (at module level) unflagged statements whose names definitions read, unless they depend on
+        # moved code.  Each round keeps at least one more unit or stops: at most len(units) rounds.
+        for _ in range(len(units)):
+            kept_reads = set().union(*(u.reads for u in units if u.index not in moved and u.kind != "guard"))
+            keep = [unit for unit in units
+                    if unit.index in moved and not unit.findings and unit.binds & kept_reads
+                    and not (unit.reads & set().union(*(units[i].binds for i in moved if i != unit.index)))]
+            if not keep:
+                break
+            moved.discard(keep[0].index)
+        return moved
 
     def _globals(self, units: list[_Unit], moved: list[_Unit], module: ast.Module) -> set[str]:
         moved_index = {u.index for u in moved}
