@@ -100,3 +100,13 @@ def test_diff_reports_what_it_leaves_at_on_disk_lines(tmp_path, capsys):
     assert "+def _collate_fn(b):" in captured.out
     assert f"{target}:12:1: WSP103" in captured.err  # line 16 of the fixed text, never written
     assert f"{target}: note: 12:1: WSP103 not fixed" in captured.err
+
+
+def test_readme_example_moves_the_unguarded_batch_without_a_false_note():
+    # Worker code (the dataset's methods, the collate function) reads only its own `x`, `y`: the unguarded
+    # `x, y = next(iter(loader))` that crashes spawned workers is moved, and nothing is noted about it.
+    path = FIXTURES_DIR.parent.parent / "docs" / "examples" / "train_unsafe.py"
+    outcome = fix_text(path.read_text(encoding="utf-8"), str(path), ALL, unsafe=True)
+    assert "read by code that runs in worker processes" not in (outcome.note or "")
+    assert "\n    x, y = next(iter(loader))\n" in outcome.text
+    assert {f.code for f in outcome.unfixed} == {"WSP301"}  # an open file in the dataset: no codemod for it

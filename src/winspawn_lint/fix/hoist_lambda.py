@@ -24,9 +24,9 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from .. import rules
+from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod
-from ._scopes import (CannotHoist, enclosing_free_variables, enclosing_function_names, find_node, is_plain_default,
-                      module_names, parents, unique_name)
+from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
 from .positions import cst_start
 
 
@@ -47,6 +47,7 @@ class HoistLambda(WinspawnCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, positions = self.prepare(tree)
         parent = parents(module)
+        scopes = ScopeTree(module)
         taken = module_names(module)
         plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
         for finding in self.findings_for(text):
@@ -61,10 +62,9 @@ class HoistLambda(WinspawnCodemod):
                 plans[key].findings.append(finding)
                 continue
             try:
-                free = enclosing_free_variables(node, parent)
-                local = enclosing_function_names(node, parent)
+                free = enclosing_free_variables(scopes, node)
                 defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-                if not all(is_plain_default(d, local) for d in defaults):
+                if not all(is_plain_default(d) for d in defaults) or scopes.outer_local_reads(node):
                     raise CannotHoist("a default value is not a plain constant")
                 if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)) for n in ast.walk(node)):
                     raise CannotHoist("it contains yield, await or `:=`")

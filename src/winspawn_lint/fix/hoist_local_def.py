@@ -22,7 +22,6 @@ Run on its own::
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -30,13 +29,11 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from .. import rules
+from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod
-from ._scopes import (FUNCTION_SCOPES, CannotHoist, _free_in, ancestors, enclosing_free_variables,
-                      enclosing_function_names, find_node, loaded_names, module_names, parents, scope_bindings,
-                      top_level_statement, unique_name)
+from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_WHAT = re.compile(r"`(?P<name>[A-Za-z_][A-Za-z0-9_]*)`")
 
 
 @dataclass
@@ -55,20 +52,21 @@ class HoistLocalDef(WinspawnCodemod):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, positions = self.prepare(tree)
+        text, module, _ = self.prepare(tree)
         parent = parents(module)
+        scopes = ScopeTree(module)
         taken = module_names(module)
-        module_binds = set().union(*(_binds(stmt) for stmt in module.body)) if module.body else set()
+        module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
         for finding in self.findings_for(text):
-            node = self._definition(finding, module, parent, positions)
+            node = self._definition(finding, module)
             if node is None:
                 continue
             if id(node) in plans:
                 plans[id(node)].findings.append(finding)
                 continue
             try:
-                free = self._check(node, parent)
+                free = self._check(node, scopes)
             except CannotHoist as why:
                 self.note(finding, str(why))
                 continue
@@ -76,8 +74,7 @@ class HoistLocalDef(WinspawnCodemod):
                 self.note(finding, f"it reads {', '.join(free)} from the enclosing function (binding them with "
                                    "functools.partial is an unsafe fix: use --unsafe-fixes)")
                 continue
-            enclosing = next(a for a in ancestors(node, parent) if isinstance(a, FUNCTION_SCOPES))
-            bound_once = len(scope_bindings(enclosing).names.get(node.name, ())) == 1
+            bound_once = len(scopes.scope_of[node].parent.bindings.get(node.name, ())) == 1
             same_name = not free and node.name not in module_binds and bound_once
             new_name = node.name if same_name else unique_name("_" + node.name.lstrip("_"), taken)
             if same_name:
@@ -164,68 +161,19 @@ class HoistLocalDef(WinspawnCodemod):
         return tree.with_changes(body=body)
 
     # -- finding the definition ---------------------------------------------------------------------------
-    def _definition(self, finding, module: ast.Module, parent, positions) -> Optional[ast.AST]:
+    def _definition(self, finding, module: ast.Module) -> Optional[ast.AST]:
+        """The local function or class the check points at (its ``fix_hint``), or None."""
         hint = finding.fix_hint.get("def")
-        if hint:
-            return find_node(module, _DEFS, hint["line"], hint["col"])
-        name = finding.args.get("cls") if finding.rule is rules.WSP203 else None
-        if name is None:
-            match = _WHAT.search(finding.args.get("what", ""))
-            if not match or "local function" not in finding.args.get("what", ""):
-                return None
-            name = match.group("name")
-        # The innermost function around the report that defines `name` (directly in its own scope).
-        byte_col = positions.byte_col(finding.line, finding.col)
-        target = None
-        for node in ast.walk(module):
-            if isinstance(node, ast.Name) and node.lineno == finding.line and node.col_offset >= byte_col:
-                target = node
-                break
-            if isinstance(node, ast.expr) and node.lineno == finding.line and node.col_offset == byte_col:
-                target = node
-        if target is None:
-            return None
-        kinds = (ast.ClassDef,) if finding.rule is rules.WSP203 else (ast.FunctionDef, ast.AsyncFunctionDef)
-        for scope in ancestors(target, parent):
-            if isinstance(scope, FUNCTION_SCOPES):
-                for stmt in ast.walk(scope):
-                    if isinstance(stmt, kinds) and stmt.name == name and _owner(stmt, parent) is scope:
-                        return stmt
-        return None
+        return find_node(module, _DEFS, hint["line"], hint["col"]) if hint else None
 
-    def _check(self, node: ast.AST, parent) -> list[str]:
-        local = enclosing_function_names(node, parent) - {node.name}
+    def _check(self, node: ast.AST, scopes: ScopeTree) -> list[str]:
         if isinstance(node, ast.ClassDef):
-            reads: set[str] = set()
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    reads |= _free_in(item) | loaded_names([*item.decorator_list, *item.args.defaults])
-                else:
-                    reads |= loaded_names([item])
-            reads |= loaded_names([*node.bases, *node.decorator_list, *(k.value for k in node.keywords)])
-            used = sorted(reads & local)
+            used = sorted(set(scopes.enclosing_reads(node)) | scopes.outer_local_reads(node))
             if used:
                 raise CannotHoist(f"the class reads {', '.join(used)} from the enclosing function")
             return []
         if node.decorator_list:
             raise CannotHoist("it is decorated")
-        outer = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-        outer += [a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg) and a.annotation is not None]
-        if node.returns is not None:
-            outer.append(node.returns)
-        if loaded_names(outer) & local:
+        if scopes.outer_local_reads(node):
             raise CannotHoist("a default value or annotation reads a local name")
-        return enclosing_free_variables(node, parent)
-
-
-def _owner(node: ast.AST, parent) -> Optional[ast.AST]:
-    for scope in ancestors(node, parent):
-        if isinstance(scope, (*FUNCTION_SCOPES, ast.ClassDef, ast.Module)):
-            return scope
-    return None
-
-
-def _binds(stmt: ast.stmt) -> set[str]:
-    from .wrap_in_main_guard import _top_binds
-
-    return _top_binds(stmt)
+        return enclosing_free_variables(scopes, node)

@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from ..analysis.guards import is_main_guard
 from .. import rules
+from ..analysis.guards import is_main_guard
+from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod, existing_spelling
-from ._scopes import loaded_names, module_names, unique_name
+from ._tree import module_names, unique_name
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -50,6 +51,8 @@ class _Unit:
 
     index: int
     stmts: list[ast.stmt]
+    binds: set[str]  # names it binds in the module scope
+    reads: set[str]  # module-level names it reads (in its nested functions and classes too)
     findings: list = field(default_factory=list)
 
     @property
@@ -62,46 +65,9 @@ class _Unit:
             return "definition"
         return "statement"
 
-    @property
-    def binds(self) -> set[str]:
-        names = set()
-        for stmt in self.stmts:
-            names |= _top_binds(stmt)
-        return names
-
-    @property
-    def reads(self) -> set[str]:
-        return loaded_names(self.stmts)
-
 
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
-
-def _top_binds(stmt: ast.stmt) -> set[str]:
-    """Names a module-level statement binds in the module scope (not inside its functions/classes)."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {stmt.name}
-    out: set[str] = set()
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-            continue
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            out |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            out.add(node.name)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _is_constant_config(unit: _Unit) -> bool:
@@ -120,7 +86,8 @@ class WrapInMainGuard(WinspawnCodemod):
         findings = self.findings_for(text)
         if not findings:
             return tree
-        units = self._units(tree, module)
+        scopes = ScopeTree(module)
+        units = self._units(tree, module, scopes)
         by_line = {}
         for unit in units:
             for stmt in unit.stmts:
@@ -139,7 +106,7 @@ class WrapInMainGuard(WinspawnCodemod):
                 continue
             unit.findings.append(finding)
 
-        moved = self._plan(units, module)
+        moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
             return tree
 
@@ -184,7 +151,7 @@ class WrapInMainGuard(WinspawnCodemod):
 
         taken = module_names(module)
         name = unique_name("main", taken)
-        globals_needed = self._globals(units, moved, module)
+        globals_needed = self._globals(units, moved, scopes)
         header = f"def {name}() -> None:\n{indent}pass\n"
         function = self.parse_statements(tree, header)[0]
         assert isinstance(function, cst.FunctionDef)
@@ -197,23 +164,24 @@ class WrapInMainGuard(WinspawnCodemod):
         return tree.with_changes(body=[*remaining, _with_blanks(function, 2), _with_blanks(new_guard, 2)])
 
     # -- analysis ---------------------------------------------------------------------------------------
-    def _units(self, tree: cst.Module, module: ast.Module) -> list[_Unit]:
+    def _units(self, tree: cst.Module, module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
         units = []
         stmts = list(module.body)
         for index, statement in enumerate(tree.body):
             span = self.get_metadata(PositionProvider, statement)
             mine = [s for s in stmts if span.start.line <= s.lineno <= span.end.line]
-            units.append(_Unit(index, mine))
+            binds = set().union(*(scopes.module_binds(s) for s in mine)) if mine else set()
+            units.append(_Unit(index, mine, binds, scopes.module_reads(mine)))
         return units
 
-    def _plan(self, units: list[_Unit], module: ast.Module) -> list[_Unit]:
+    def _plan(self, units: list[_Unit], module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
         """The units to move, in order; drops (with a note) findings whose fix would break workers.
 
         Each round either returns or declines at least one flagged unit, so there are at most as many
         rounds as flagged units, plus the one that finds none left.
         """
         workers = _worker_functions(module)
-        worker_reads = set().union(*(loaded_names([w]) for w in workers)) if workers else set()
+        worker_reads = scopes.module_reads(workers)
         for _ in range(sum(1 for u in units if u.findings) + 1):
             flagged = [u for u in units if u.findings]
             if not flagged:
@@ -266,18 +234,18 @@ class WrapInMainGuard(WinspawnCodemod):
             moved.discard(keep[0].index)
         return moved
 
-    def _globals(self, units: list[_Unit], moved: list[_Unit], module: ast.Module) -> set[str]:
+    def _globals(self, units: list[_Unit], moved: list[_Unit], scopes: ScopeTree) -> set[str]:
+        """Names main() must declare ``global``: those it binds that a module-level function or class reads,
+        or that module-level code also binds and main() reads (it may read the module's value first)."""
         moved_index = {u.index for u in moved}
         binds = set().union(*(u.binds for u in moved))
+        moved_reads = set().union(*(u.reads for u in moved))
         stay = [u for u in units if u.index not in moved_index]
-        read_by_functions = set()
-        for unit in stay:
-            for stmt in unit.stmts:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    read_by_functions |= loaded_names([stmt])
+        definitions = [s for u in stay for s in u.stmts
+                       if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        read_by_definitions = scopes.module_reads(definitions)
         bound_elsewhere = set().union(*(u.binds for u in stay)) if stay else set()
-        # Bound by a nested function/class of the moved code only: those stay local to main().
-        return (binds & read_by_functions) | (binds & bound_elsewhere)
+        return (binds & read_by_definitions) | (binds & bound_elsewhere & moved_reads)
 
     def _freeze_support(self, module: ast.Module) -> str:
         spelling = existing_spelling(module, "multiprocessing", "freeze_support")

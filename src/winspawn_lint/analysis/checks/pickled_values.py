@@ -126,7 +126,7 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
                 ctx.emit(rules.WSP202, report, role=role, api=api, what=f"`{value.id}`",
                          fix_hint={"def": _span(binding.node)})
             else:
-                ctx.emit(rules.WSP203, report, role=role, api=api, cls=value.id)
+                ctx.emit(rules.WSP203, report, role=role, api=api, cls=value.id, fix_hint={"def": _span(binding.node)})
         return
     if isinstance(value, ast.Attribute):
         # A bound method pickles its instance.
@@ -176,7 +176,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                 _object(ctx, returned, function_scope, report, role, api, reached, depth + 1)
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):
-                ctx.emit(rules.WSP203, report, role=role, api=api, cls=binding.name)
+                ctx.emit(rules.WSP203, report, role=role, api=api, cls=binding.name, fix_hint={"def": _span(binding.node)})
                 return
             info = ctx.index.classes.get(binding.node)
             if info is not None and not _has_state_hook(ctx, info):
@@ -206,7 +206,8 @@ def _stored_callable(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             binding = ctx.resolver.definition(node, scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                ctx.emit(rules.WSP204, node, what=f"local function `{node.id}`", owner=owner.strip("`"), api=api)
+                ctx.emit(rules.WSP204, node, what=f"local function `{node.id}`", owner=owner.strip("`"), api=api,
+                         fix_hint={"def": _span(binding.node)})
             elif binding is None:
                 value, _ = ctx.resolver.value_of(node, scope)
                 if isinstance(value, ast.Lambda):
@@ -279,7 +280,7 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
                     binding = ctx.resolver.definition(node, method_scope)
                     if binding is not None and binding.kind == "def" and is_local_definition(binding):
                         ctx.emit(rules.WSP204, node, what=f"local function `{node.id}`", owner=owner,
-                                 api=via.replace(" by ", "", 1) or "workers")
+                                 api=via.replace(" by ", "", 1) or "workers", fix_hint={"def": _span(binding.node)})
 
 
 def _npz_archive(ctx: Context, info: ClassInfo, attr: str, value: ast.expr, scope: Scope) -> Optional[Unpicklable]:
@@ -325,7 +326,8 @@ def _dill_payload(ctx: Context, payload: Payload) -> None:
         elif isinstance(value, ast.Name):
             binding = ctx.resolver.definition(value, value_scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
-                ctx.emit(rules.WSP901, payload.expr, what=f"local function `{value.id}`", api=api)
+                ctx.emit(rules.WSP901, payload.expr, what=f"local function `{value.id}`", api=api,
+                         fix_hint={"def": _span(binding.node)})
                 function_node = binding.node
         if function_node is not None:
             for binding in _free_names(ctx, function_node):
