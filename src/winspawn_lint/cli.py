@@ -78,7 +78,11 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
         result.findings = checked.findings
         if job.keep_lines and checked.lines is not None:
             result.lines = checked.lines
-        if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
+        if result.findings:
+            from .analysis.importers import regrade
+
+            result.findings, _ = regrade(result.findings, filename, src.text)  # the fixes' safety for this file
+        if (job.fix or job.diff) and any(_fixable(f, True) for f in result.findings):
             _fix(path, src, result, job, stdin_data is not None)
     except source_module.SourceError as error:
         result.error = str(error)
@@ -90,7 +94,7 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
 
 
 def _fixable(finding: Finding, unsafe: bool) -> bool:
-    return finding.rule.fix_safety.applies(unsafe)
+    return finding.safety.applies(unsafe)
 
 
 def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
-from .rules import RULES, Rule
+from .rules import RULES, FixSafety, Rule
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,18 @@ class Finding:
     # What the fixer needs to find the node again (e.g. the lambda's own span);
     # opaque to front ends.
     fix_hint: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # The fix's safety for this file when it differs from the rule's (the main-guard wrap of a file that
+    # nothing imports is safe: see winspawn_lint.analysis.importers).
+    fix_safety: Optional[FixSafety] = field(default=None, compare=False, hash=False)
 
     @property
     def rule(self) -> Rule:
         return RULES[self.code]
+
+    @property
+    def safety(self) -> FixSafety:
+        """How far ``--fix`` may go for this finding."""
+        return self.fix_safety or self.rule.fix_safety
 
     @property
     def name(self) -> str:

@@ -19,7 +19,7 @@ FORMATS = ("text", "grouped", "json", "github", "sarif")
 
 
 def fix_marker(finding: Finding, unsafe: bool) -> str:
-    return " [*]" if finding.rule.fix_safety.applies(unsafe) else ""
+    return " [*]" if finding.safety.applies(unsafe) else ""
 
 
 def text(rows: Rows, out: TextIO, **_: object) -> None:
@@ -31,7 +31,7 @@ def as_json(rows: Rows, out: TextIO, **_: object) -> None:
     data = [
         {
             "path": path, "line": f.line, "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
-            "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.rule.fix_safety.value,
+            "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.safety.value,
         }
         for path, f in rows
     ]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..finding import Finding
+from ..rules import FixSafety
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
 from .repair_main_guard import RepairMainGuard
@@ -52,8 +53,9 @@ class FixOutcome:
             self.unfixed = self.remaining
 
 
-def _allowed(finding: Finding, unsafe: bool) -> bool:
-    return finding.rule in FIXABLE and finding.rule.fix_safety.applies(unsafe)
+def _allowed(finding: Finding, unsafe: bool, safe_rules: frozenset = frozenset()) -> bool:
+    """``safe_rules``: rules whose fix is graded SAFE for this file (re-checked findings do not carry it)."""
+    return finding.rule in FIXABLE and (finding.rule in safe_rules or finding.safety.applies(unsafe))
 
 
 def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False,
@@ -88,12 +90,26 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
     from .. import check_text
     from ..settings import Settings
 
-    settings = settings or Settings()
-    original = findings if findings is not None else check_text(text, filename, settings)
-    if not any(_allowed(f, unsafe) for f in original):
-        return FixOutcome(text, [], original)
+    from ..analysis.importers import WRAP_RULES, regrade
 
-    run = _Run(text, filename, settings, unsafe, original, check_text)
+    settings = settings or Settings()
+    original, grade = regrade(findings if findings is not None else check_text(text, filename, settings),
+                              filename, text)
+    safe_rules = frozenset(f.rule for f in original if f.fix_safety is FixSafety.SAFE)
+    grade_note = None
+    if grade is not None:
+        codes = ", ".join(sorted({f.code for f in original if f.rule in WRAP_RULES}))
+        if grade.safety is FixSafety.SAFE:
+            grade_note = f"moving code under the main guard ({codes}) is a safe fix here: {grade.reason}"
+        elif not unsafe:
+            grade_note = (f"{codes} not fixed: moving code under the main guard is an unsafe fix here "
+                          f"({grade.reason}); use --unsafe-fixes")
+    if not any(_allowed(f, unsafe) for f in original):
+        return FixOutcome(text, [], original, grade_note)
+
+    run = _Run(text, filename, settings, unsafe, original, check_text, safe_rules)
+    if grade_note:
+        run.notes.append(grade_note)
     declined: set[str] = set()
     # Each run either reaches a fixed point or declines one more codemod: at most len(CODEMODS) + 1 runs.
     for _ in range(len(CODEMODS) + 1):
@@ -120,8 +136,9 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
 class _Run:
     """The state of fixing one text: checked and parsed texts (each done once), and the notes."""
 
-    def __init__(self, text, filename, settings, unsafe, original, check_text) -> None:
+    def __init__(self, text, filename, settings, unsafe, original, check_text, safe_rules) -> None:
         self.text, self.filename, self.settings, self.unsafe = text, filename, settings, unsafe
+        self.safe_rules = safe_rules
         self.original = original
         self._check_text = check_text
         self.checked = {text: original}
@@ -130,7 +147,7 @@ class _Run:
         self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
         # A finding this run did not set out to fix must not vanish: a rewrite that hides a hazard from the
         # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.
-        self.targeted = {f.code for f in original if _allowed(f, unsafe)}
+        self.targeted = {f.code for f in original if _allowed(f, unsafe, safe_rules)}
 
     def check(self, source: str) -> list:
         if source not in self.checked:
@@ -157,7 +174,7 @@ class _Run:
                 if class_name in declined:
                     continue
                 targets = [f for f in self.check(current)
-                           if f.rule in command_class.FIXES and _allowed(f, self.unsafe)]
+                           if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)]
                 if not targets:
                     continue
                 command = command_class(CodemodContext(filename=self.filename), findings=targets, unsafe=self.unsafe)

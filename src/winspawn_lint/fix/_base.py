@@ -22,7 +22,7 @@ from .positions import SourcePositions
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
-    return finding.rule.fix_safety.applies(unsafe)
+    return finding.safety.applies(unsafe)
 
 
 class WinspawnCodemod(CodemodCommand):
@@ -64,12 +64,12 @@ class WinspawnCodemod(CodemodCommand):
 
     # -- findings -------------------------------------------------------------------------------------
     def findings_for(self, text: str) -> list[Finding]:
-        findings = self._given
-        if findings is None:
-            from .. import check_text
-            from ..settings import Settings
+        if self._given is not None:  # chosen by the driver, which knows the file's fix safety
+            return [f for f in self._given if f.rule in self.FIXES]
+        from .. import check_text
+        from ..settings import Settings
 
-            findings = check_text(text, self.context.filename, Settings(select=frozenset(RULES)))
+        findings = check_text(text, self.context.filename, Settings(select=frozenset(RULES)))
         return [f for f in findings if f.rule in self.FIXES and allowed(f, self.unsafe)]
 
     def note(self, finding: Finding, why: str) -> None:
