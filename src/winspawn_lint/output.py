@@ -11,7 +11,7 @@ import os
 from typing import Callable, Sequence, TextIO
 
 from .finding import Finding
-from .rules import RULES
+from .rules import RULES, FixSafety
 
 #: (path, finding, fixable-now) triples, sorted by path then position
 Rows = Sequence[tuple[str, Finding]]
@@ -22,9 +22,9 @@ def fix_marker(finding: Finding, unsafe: bool) -> str:
     return " [*]" if finding.safety.applies(unsafe) else ""
 
 
-def text(rows: Rows, out: TextIO, **_: object) -> None:
+def text(rows: Rows, out: TextIO, unsafe: bool = False, **_: object) -> None:
     for path, f in rows:
-        out.write(f"{path}:{f.line}:{f.col + 1}: {f.code} {f.message}\n")
+        out.write(f"{path}:{f.line}:{f.col + 1}: {f.code}{fix_marker(f, unsafe)} {f.message}\n")
 
 
 def as_json(rows: Rows, out: TextIO, **_: object) -> None:
@@ -118,3 +118,48 @@ def statistics(rows: Rows, out: TextIO) -> None:
         counts[f.code] = counts.get(f.code, 0) + 1
     for code in sorted(counts):
         out.write(f"{counts[code]:<6} {code} {RULES[code].name}\n")
+
+
+def _plural(count: int, word: str, plural: str = "") -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def summary(rows: Rows, fixed: int, out: TextIO, fix: bool = False, diff: bool = False,
+            unsafe: bool = False) -> None:
+    """The closing lines, worded as ruff words them: what was found (and fixed), what ``--fix`` would fix,
+    and how many fixes ``--unsafe-fixes`` would enable."""
+    fixable = sum(1 for _, f in rows if f.safety.applies(unsafe))
+    hidden = 0 if unsafe else sum(1 for _, f in rows if f.safety is FixSafety.UNSAFE)
+    if diff:
+        if fixed:
+            more = f" ({_plural(hidden, 'additional fix', 'additional fixes')} available with `--unsafe-fixes`)" \
+                if hidden else ""
+            out.write(f"Would fix {_plural(fixed, 'error')}{more}.\n")
+        elif hidden:
+            out.write(f"No errors would be fixed ({_plural(hidden, 'fix', 'fixes')} available with `--unsafe-fixes`).\n")
+        return
+    total = len(rows) + fixed
+    if not total:
+        return
+    out.write(f"Found {_plural(total, 'error')}" + (f" ({fixed} fixed, {len(rows)} remaining)." if fix else ".") + "\n")
+    unsafe_line = f"{_plural(hidden, 'unsafe fix', 'unsafe fixes')} available with `--fix --unsafe-fixes`"
+    if fixable:
+        out.write(f"[*] {fixable} fixable with `--fix`" + (f" ({unsafe_line})." if hidden else ".") + "\n")
+    elif hidden:
+        out.write(f"{unsafe_line}.\n")
+
+
+def show_fixes(fixed: Rows, out: TextIO) -> None:
+    """``--show-fixes``: per file, how many findings of each rule ``--fix`` fixed."""
+    if not fixed:
+        return
+    out.write(f"\nFixed {_plural(len(fixed), 'error')}:\n")
+    by_path: dict[str, dict[str, int]] = {}
+    for path, f in fixed:
+        counts = by_path.setdefault(path, {})
+        counts[f.code] = counts.get(f.code, 0) + 1
+    for path in sorted(by_path):
+        out.write(f"- {path}:\n")
+        for code, count in sorted(by_path[path].items()):
+            out.write(f"    {count} × {code} ({RULES[code].name})\n")
+    out.write("\n")
