@@ -129,3 +129,22 @@ def leading_blank_count(statement: cst.CSTNode) -> int:
 
 def describe(findings: Iterable[Finding]) -> str:
     return ", ".join(sorted({f.code for f in findings}))
+
+
+def respace(body: list[tuple[int, cst.BaseStatement]]) -> list[cst.BaseStatement]:
+    """Top-level statements ``(original index, node)`` after some were taken out: where two become neighbours
+    that were not, and one of them is a def or class, two blank lines separate them (pycodestyle E302, E305)."""
+    out: list[cst.BaseStatement] = []
+    previous = None
+    for index, node in body:
+        if out and previous is not None and index != previous + 1 and leading_blank_count(node) < 2 and (
+                _is_definition(node) or _is_definition(out[-1])):
+            lines = list(getattr(node, "leading_lines", ()))
+            node = node.with_changes(leading_lines=[*blank_lines(2), *lines[leading_blank_count(node):]])
+        out.append(node)
+        previous = index
+    return out
+
+
+def _is_definition(node: cst.CSTNode) -> bool:
+    return isinstance(node, (cst.FunctionDef, cst.ClassDef))

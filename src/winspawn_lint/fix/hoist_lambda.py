@@ -25,7 +25,7 @@ from libcst.metadata import PositionProvider
 
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod
+from ._base import WinspawnCodemod, blank_lines, leading_blank_count
 from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
 from .positions import cst_start
 
@@ -98,7 +98,8 @@ class HoistLambda(WinspawnCodemod):
                 if span.start.line <= key[0] <= span.end.line and key not in owners:
                     owners[key] = index
         indent = tree.default_indent
-        for key, plan in plans.items():
+        shapes: dict[tuple[str, str], str] = {}
+        for key, plan in sorted(plans.items()):
             node = lambdas.get(key)
             if node is None or key not in owners:
                 continue
@@ -107,7 +108,13 @@ class HoistLambda(WinspawnCodemod):
             if "\n" in body or "\r" in body:
                 body = f"({body})"
             signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
-            plan.definition = f"def {plan.name}({signature}):\n{indent}return {body}\n"
+            # Identical lambdas (same parameters, body and captured names) share one helper.
+            shape = (signature, body)
+            if shape in shapes:
+                plan.name = shapes[shape]
+            else:
+                shapes[shape] = plan.name
+                plan.definition = f"def {plan.name}({signature}):\n{indent}return {body}\n"
             plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
             self.applied.extend(plan.findings)
 
@@ -127,17 +134,18 @@ class HoistLambda(WinspawnCodemod):
         new_tree = tree.visit(Replace())
         inserts: dict[int, list[cst.BaseStatement]] = {}
         for key, plan in sorted(ready.items()):
-            inserts.setdefault(owners[key], []).extend(self.parse_statements(tree, plan.definition))
+            if plan.definition:
+                inserts.setdefault(owners[key], []).extend(self.parse_statements(tree, plan.definition))
         body: list[cst.BaseStatement] = []
         for index, statement in enumerate(new_tree.body):
-            for definition in inserts.get(index, ()):
-                blanks = [line for line in getattr(statement, "leading_lines", ()) if line.comment is None]
-                count = 0
-                for line in getattr(statement, "leading_lines", ()):
-                    if line.comment is not None:
-                        break
-                    count += 1
-                body.append(definition.with_changes(leading_lines=blanks[:count] if index else []))
+            definitions = inserts.get(index, ())
+            for definition in definitions:
+                # Two blank lines around a top-level def (pycodestyle E302, E305), none at the top of the file.
+                body.append(definition.with_changes(leading_lines=blank_lines(2) if body else []))
+            if definitions:
+                lines = list(getattr(statement, "leading_lines", ()))
+                statement = statement.with_changes(leading_lines=[*blank_lines(2),
+                                                                  *lines[leading_blank_count(statement):]])
             body.append(statement)
         return new_tree.with_changes(body=body)
 

@@ -32,6 +32,7 @@ from .. import rules
 from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod
 from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
+from .style import max_line_length, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -84,6 +85,7 @@ class HoistLocalDef(WinspawnCodemod):
         if not plans:
             return tree
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
+        limit = max_line_length(self.context.filename)
         by_line = {(p.node.lineno, p.node.name): p for p in plans.values()}
         tops = {id(p.top): p.top.lineno for p in plans.values()}
         codemod = self
@@ -114,8 +116,12 @@ class HoistLocalDef(WinspawnCodemod):
                 if not plan.keep_local:
                     removed.add(id(original))
                     return cst.RemoveFromParent()
-                value = f"{partial}({plan.new_name}, {', '.join(plan.free)})" if plan.free else plan.new_name
-                statement = codemod.parse_statements(tree, f"{original.name.value} = {value}\n")[0]
+                if plan.free:
+                    code = wrap_call(f"{original.name.value} = ", partial, [plan.new_name, *plan.free],
+                                     plan.node.col_offset, tree.default_indent, limit)
+                else:
+                    code = f"{original.name.value} = {plan.new_name}\n"
+                statement = codemod.parse_statements(tree, code)[0]
                 blanks = [line for line in original.leading_lines if line.comment is None]
                 return statement.with_changes(leading_lines=blanks)
 

@@ -39,7 +39,7 @@ from libcst.metadata import PositionProvider
 from .. import rules
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, existing_spelling
+from ._base import WinspawnCodemod, existing_spelling, respace
 from ._tree import module_names, unique_name
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -136,9 +136,10 @@ class WrapInMainGuard(WinspawnCodemod):
                 rest = [rest[0]] + rest[1:]
             new_body = head + before + rest + [_strip_first_blank(n, False) for n in after]
             nodes[guard.index] = guard_node.with_changes(body=guard_node.body.with_changes(body=new_body))
-            return tree.with_changes(body=[n for i, n in enumerate(nodes) if i not in moved_set or i == guard.index])
+            return tree.with_changes(body=respace([(i, n) for i, n in enumerate(nodes)
+                                                   if i not in moved_set or i == guard.index]))
 
-        remaining = [n for i, n in enumerate(nodes) if i not in moved_set]
+        remaining = respace([(i, n) for i, n in enumerate(nodes) if i not in moved_set])
         single_call = len(moved) == 1 and len(moved[0].stmts) == 1 and isinstance(moved[0].stmts[0], ast.Expr) \
             and isinstance(moved[0].stmts[0].value, (ast.Call, ast.Await))
         guard_text = f"if __name__ == {quote}__main__{quote}:\n{indent}{freeze}()\n"
