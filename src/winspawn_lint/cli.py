@@ -80,11 +80,13 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
         if job.keep_lines and checked.lines is not None:
             result.lines = checked.lines
         if result.findings:
-            from .analysis.importers import regrade
+            from .analysis.importers import grade_note, regrade
 
-            result.findings, _ = regrade(result.findings, filename, src.text)  # the fixes' safety for this file
-        if (job.fix or job.diff) and any(_fixable(f, True) for f in result.findings):
-            _fix(path, src, result, job, stdin_data is not None)
+            result.findings, grade = regrade(result.findings, filename, src.text)  # the fixes' safety here
+            if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
+                _fix(path, src, result, job, stdin_data is not None)
+            elif job.fix or job.diff:  # nothing to do for the fixer (and no libcst import): say why
+                result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
     except source_module.SourceError as error:
         result.error = str(error)
     except RecursionError:

@@ -142,3 +142,16 @@ def _mentions(text: str) -> set[str]:
     for match in _DYNAMIC.finditer(text):
         words.update(_WORD.findall(match.group(1)))
     return words
+
+
+def grade_note(findings: Sequence[Finding], found: Optional[Grade], unsafe: bool) -> Optional[str]:
+    """The fix note on the wrap's grade: why it applies as a safe fix, or why it needs ``--unsafe-fixes``."""
+    if found is None:
+        return None
+    codes = ", ".join(sorted({f.code for f in findings if f.rule in WRAP_RULES}))
+    if found.safety is FixSafety.SAFE:
+        return f"moving code under the main guard ({codes}) is a safe fix here: {found.reason}"
+    if not unsafe:
+        return (f"{codes} not fixed: moving code under the main guard is an unsafe fix here ({found.reason}); "
+                "use --unsafe-fixes")
+    return None

@@ -90,26 +90,19 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
     from .. import check_text
     from ..settings import Settings
 
-    from ..analysis.importers import WRAP_RULES, regrade
+    from ..analysis.importers import grade_note, regrade
 
     settings = settings or Settings()
     original, grade = regrade(findings if findings is not None else check_text(text, filename, settings),
                               filename, text)
     safe_rules = frozenset(f.rule for f in original if f.fix_safety is FixSafety.SAFE)
-    grade_note = None
-    if grade is not None:
-        codes = ", ".join(sorted({f.code for f in original if f.rule in WRAP_RULES}))
-        if grade.safety is FixSafety.SAFE:
-            grade_note = f"moving code under the main guard ({codes}) is a safe fix here: {grade.reason}"
-        elif not unsafe:
-            grade_note = (f"{codes} not fixed: moving code under the main guard is an unsafe fix here "
-                          f"({grade.reason}); use --unsafe-fixes")
+    note = grade_note(original, grade, unsafe)
     if not any(_allowed(f, unsafe) for f in original):
-        return FixOutcome(text, [], original, grade_note)
+        return FixOutcome(text, [], original, note)
 
     run = _Run(text, filename, settings, unsafe, original, check_text, safe_rules)
-    if grade_note:
-        run.notes.append(grade_note)
+    if note:
+        run.notes.append(note)
     declined: set[str] = set()
     # Each run either reaches a fixed point or declines one more codemod: at most len(CODEMODS) + 1 runs.
     for _ in range(len(CODEMODS) + 1):
@@ -178,6 +171,7 @@ class _Run:
                 if not targets:
                     continue
                 command = command_class(CodemodContext(filename=self.filename), findings=targets, unsafe=self.unsafe)
+                command.source_text = current
                 try:
                     new = command.transform_module(self.parse(current)).code
                 except Exception as error:  # a codemod bug must not lose the user's file

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import argparse
 import ast
-from typing import ClassVar, Iterable, Optional, Sequence
+import contextlib
+import dataclasses
+import functools
+from typing import ClassVar, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
+from libcst.metadata import MetadataWrapper
 
+from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
 from .imports import add_imports
@@ -52,6 +57,22 @@ class WinspawnCodemod(CodemodCommand):
         self.declined: list[tuple[Finding, str]] = []
         self.applied: list[Finding] = []
         self._imports: list[tuple[str, Optional[str]]] = []
+        #: the text of the tree given to transform_module, when the caller has it
+        self.source_text: Optional[str] = None
+
+    @contextlib.contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
+        """libcst's, with one MetadataWrapper per tree shared by every codemod that transforms it: the
+        driver parses each text once, and positions are computed once (libcst's own copies the tree and
+        computes them again for each codemod: most of the time ``--fix`` took)."""
+        wrapper = _wrapper(module)
+        previous = self.context.wrapper
+        with self.resolve(wrapper):
+            self.context = dataclasses.replace(self.context, wrapper=wrapper)
+            try:
+                yield wrapper.module
+            finally:
+                self.context = dataclasses.replace(self.context, wrapper=previous)
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         self._imports = []
@@ -79,8 +100,14 @@ class WinspawnCodemod(CodemodCommand):
 
     # -- source helpers -------------------------------------------------------------------------------
     def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, SourcePositions]:
-        text = tree.code
-        return text, ast.parse(text), SourcePositions.of(text)
+        """The module's text, ``ast`` and positions; the driver passes the text it parsed (rendering a big
+        tree again costs more than the codemod), and one text is analysed once for all the codemods."""
+        text = self.source_text if self.source_text is not None else tree.code
+        return (text, *_analysed(text))
+
+    def scopes(self, module: ast.Module) -> ScopeTree:
+        """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text."""
+        return _scopes(module)
 
     def parse_statements(self, tree: cst.Module, code: str) -> list[cst.BaseStatement]:
         """Statements from ``code`` (``\\n`` line ends; indents already in ``tree.default_indent``)."""
@@ -95,6 +122,29 @@ class WinspawnCodemod(CodemodCommand):
             self.add_import("functools")
             spelling = "functools.partial"
         return spelling
+
+
+_WRAPPERS: dict[int, tuple[cst.Module, MetadataWrapper]] = {}
+
+
+def _wrapper(module: cst.Module) -> MetadataWrapper:
+    # Without a copy: a tree parsed from text has no node twice, and libcst trees are never changed in place.
+    found = _WRAPPERS.get(id(module))
+    if found is None or found[0] is not module:
+        if len(_WRAPPERS) >= 4:
+            _WRAPPERS.clear()
+        found = _WRAPPERS[id(module)] = (module, MetadataWrapper(module, unsafe_skip_copy=True))
+    return found[1]
+
+
+@functools.lru_cache(maxsize=4)
+def _analysed(text: str) -> tuple[ast.Module, SourcePositions]:
+    return ast.parse(text), SourcePositions.of(text)
+
+
+@functools.lru_cache(maxsize=4)
+def _scopes(module: ast.Module) -> ScopeTree:
+    return ScopeTree(module)
 
 
 def existing_spelling(tree: ast.Module, module: str, name: str):

@@ -24,7 +24,6 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from .. import rules
-from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod, blank_lines, leading_blank_count
 from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
 from .positions import cst_start
@@ -47,7 +46,7 @@ class HoistLambda(WinspawnCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, positions = self.prepare(tree)
         parent = parents(module)
-        scopes = ScopeTree(module)
+        scopes = self.scopes(module)
         taken = module_names(module)
         plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
         for finding in self.findings_for(text):

@@ -55,7 +55,7 @@ class HoistLocalDef(WinspawnCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)
         parent = parents(module)
-        scopes = ScopeTree(module)
+        scopes = self.scopes(module)
         taken = module_names(module)
         module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}

@@ -86,7 +86,7 @@ class WrapInMainGuard(WinspawnCodemod):
         findings = self.findings_for(text)
         if not findings:
             return tree
-        scopes = ScopeTree(module)
+        scopes = self.scopes(module)
         units = self._units(tree, module, scopes)
         by_line = {}
         for unit in units:
@@ -297,9 +297,16 @@ def _strip_first_blank(node: cst.BaseStatement, first: bool) -> cst.BaseStatemen
     if first:
         while lines and lines[0].comment is None:
             lines.pop(0)
-    # A blank line keeps no indentation (no trailing whitespace on it inside the new block).
-    lines = [line.with_changes(indent=False) if line.comment is None else line for line in lines]
-    return node.with_changes(leading_lines=lines)
+    # Inside a block one blank line at a time (two are pycodestyle's E303 there), and a blank line keeps no
+    # indentation (no trailing whitespace on it inside the new block).
+    kept: list[cst.EmptyLine] = []
+    for line in lines:
+        if line.comment is None:
+            if kept and kept[-1].comment is None:
+                continue
+            line = line.with_changes(indent=False)
+        kept.append(line)
+    return node.with_changes(leading_lines=kept)
 
 
 def _with_blanks(node: cst.BaseStatement, count: int) -> cst.BaseStatement:
