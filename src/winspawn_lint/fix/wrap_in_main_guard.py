@@ -34,7 +34,6 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from .. import rules
 from ..analysis.guards import is_main_guard
@@ -79,7 +78,6 @@ def _is_constant_config(unit: _Unit) -> bool:
 class WrapInMainGuard(WinspawnCodemod):
     DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
     FIXES = (rules.WSP101, rules.WSP103, rules.WSP104, rules.WSP105)
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)
@@ -166,11 +164,15 @@ class WrapInMainGuard(WinspawnCodemod):
 
     # -- analysis ---------------------------------------------------------------------------------------
     def _units(self, tree: cst.Module, module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
+        # The two trees list the same statements in the same order; a libcst line of simple statements
+        # (`a = 1; b = 2`) is one ast statement each.  (No PositionProvider: computing positions renders
+        # the whole module, most of this codemod's time.)
         units = []
         stmts = list(module.body)
+        at = 0
         for index, statement in enumerate(tree.body):
-            span = self.get_metadata(PositionProvider, statement)
-            mine = [s for s in stmts if span.start.line <= s.lineno <= span.end.line]
+            count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+            mine, at = stmts[at:at + count], at + count
             binds = set().union(*(scopes.module_binds(s) for s in mine)) if mine else set()
             units.append(_Unit(index, mine, binds, scopes.module_reads(mine)))
         return units
