@@ -110,3 +110,29 @@ def test_readme_example_moves_the_unguarded_batch_without_a_false_note():
     assert "read by code that runs in worker processes" not in (outcome.note or "")
     assert "\n    x, y = next(iter(loader))\n" in outcome.text
     assert {f.code for f in outcome.unfixed} == {"WSP301"}  # an open file in the dataset: no codemod for it
+
+
+def test_long_hoisted_signature_and_partial_are_wrapped():
+    text = textwrap.dedent('''\
+        import multiprocessing
+
+
+        def main(first_argument_with_a_long_name, second_argument_with_a_long_name, third_one):
+            def work(item):
+                return item + first_argument_with_a_long_name + second_argument_with_a_long_name + third_one
+
+            with multiprocessing.Pool(2) as pool:
+                print(pool.map(work, [1, 2]))
+
+
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            main(1, 2, 3)
+        ''')
+    outcome = fix_text(text, None, ALL, unsafe=True)
+    assert "def _work(\n        first_argument_with_a_long_name,\n" in outcome.text
+    assert "    work = functools.partial(\n        _work,\n        first_argument_with_a_long_name,\n" in outcome.text
+    # Every line the fix wrote is within the limit (the moved body only loses indentation).
+    before = {line.strip() for line in text.splitlines()}
+    added = [line for line in outcome.text.splitlines() if line.strip() not in before]
+    assert all(len(line) <= 79 for line in added), [line for line in added if len(line) > 79]

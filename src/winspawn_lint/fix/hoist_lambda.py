@@ -27,6 +27,7 @@ from .. import rules
 from ._base import WinspawnCodemod, blank_lines, leading_blank_count
 from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
 from .positions import cst_start
+from .style import max_line_length
 
 
 @dataclass
@@ -98,6 +99,7 @@ class HoistLambda(WinspawnCodemod):
                     owners[key] = index
         indent = tree.default_indent
         shapes: dict[tuple[str, str], str] = {}
+        limit = max_line_length(self.context.filename)
         for key, plan in sorted(plans.items()):
             node = lambdas.get(key)
             if node is None or key not in owners:
@@ -113,7 +115,10 @@ class HoistLambda(WinspawnCodemod):
                 plan.name = shapes[shape]
             else:
                 shapes[shape] = plan.name
-                plan.definition = f"def {plan.name}({signature}):\n{indent}return {body}\n"
+                header = f"def {plan.name}({signature}):"
+                if len(header) > limit:  # the parameters on a continuation line, indented twice
+                    header = f"def {plan.name}(\n{indent * 2}{signature}):"
+                plan.definition = f"{header}\n{indent}return {body}\n"
             plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
             self.applied.extend(plan.findings)
 

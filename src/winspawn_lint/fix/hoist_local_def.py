@@ -30,7 +30,7 @@ from libcst.metadata import PositionProvider
 
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod
+from ._base import WinspawnCodemod, wrap_params
 from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
 from .style import max_line_length, wrap_call
 
@@ -106,7 +106,7 @@ class HoistLocalDef(WinspawnCodemod):
                         params = params.with_changes(posonly_params=[*extra, *params.posonly_params])
                     else:
                         params = params.with_changes(params=[*extra, *params.params])
-                    definition = definition.with_changes(params=params)
+                    definition = wrap_params(definition.with_changes(params=params), limit, tree.default_indent)
                 comments = [line for line in original.leading_lines if line.comment is not None]
                 definition = definition.with_changes(
                     leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False),
