@@ -114,11 +114,14 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
     for code, why in _NOTE.findall(outcome.note or ""):
         reasons[f"{code} {_NAMES.sub('`_`', why)}"] += 1
         noted[code] += 1
+    # Notes about the whole file ("HoistLocalDef did not reach a fixed point ...") explain the rest.
+    general = [part for part in (outcome.note or "").split("; ") if part and not re.match(r"\d+:\d+: WSP", part)]
     for finding in outcome.unfixed:
         if noted[finding.code]:
             noted[finding.code] -= 1
         else:
-            why = "no fix for this rule" if finding.rule.fix_safety.value == "none" else "left without a note"
+            why = "no fix for this rule" if finding.rule.fix_safety.value == "none" else (
+                _NAMES.sub("`_`", general[0]) if general else "left without a note")
             reasons[f"{finding.code} {why}"] += 1
     if outcome.text == text:
         return

@@ -30,7 +30,7 @@ from .hoist_local_def import HoistLocalDef
 from .repair_main_guard import RepairMainGuard
 from .wrap_in_main_guard import WrapInMainGuard
 
-MAX_PASSES = 3
+MAX_PASSES = 5
 
 # In the order they run: the guard first (other fixes rely on it), then the hoisting of definitions out of
 # functions, then moving module-level statements under the guard.
