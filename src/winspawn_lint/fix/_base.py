@@ -218,3 +218,25 @@ def wrap_params(definition: cst.FunctionDef, limit: int, step: str) -> cst.Funct
         return wrapped
     each = [param.with_changes(comma=cst.Comma(whitespace_after=newline)) for param in params.params[:-1]]
     return wrapped.with_changes(params=params.with_changes(params=[*each, params.params[-1]]))
+
+
+def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt]]:
+    """For each top-level libcst statement, its ast statements.  The two trees list the same statements in
+    the same order; a libcst line of simple statements (``a = 1; b = 2``) is one ast statement each.  (No
+    PositionProvider: computing positions renders the whole module, most of a codemod's time.)"""
+    groups, at = [], 0
+    for statement in tree.body:
+        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        groups.append(module.body[at:at + count])
+        at += count
+    return groups
+
+
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def definition_order(module: ast.Module) -> dict[int, int]:
+    """id(def or class node) -> its index in source order, which is the order a libcst visitor enters them."""
+    found = [node for node in ast.walk(module) if isinstance(node, DEFINITIONS)]
+    found.sort(key=lambda node: (node.lineno, node.col_offset))
+    return {id(node): index for index, node in enumerate(found)}

@@ -26,11 +26,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, wrap_params
+from ._base import WinspawnCodemod, definition_order, statement_groups, wrap_params
 from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
 from .style import max_line_length, wrap_call
 
@@ -50,7 +49,6 @@ class _Plan:
 class HoistLocalDef(WinspawnCodemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
     FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)
@@ -86,17 +84,34 @@ class HoistLocalDef(WinspawnCodemod):
             return tree
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
         limit = max_line_length(self.context.filename)
-        by_line = {(p.node.lineno, p.node.name): p for p in plans.values()}
-        tops = {id(p.top): p.top.lineno for p in plans.values()}
+        # A definition is found again by its index in source order (the order a visitor enters them).
+        order = definition_order(module)
+        by_order = {order[id(p.node)]: p for p in plans.values()}
+        groups = statement_groups(tree, module)
+        tops = {id(p.top) for p in plans.values()}
         codemod = self
-        hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level line -> definitions to insert before it
+        hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level statement index -> definitions before it
         removed: set[int] = set()
 
         class Hoist(cst.CSTTransformer):
+            def __init__(self, first: int) -> None:
+                super().__init__()
+                self.next = first
+                self.entered: dict[int, int] = {}
+
+            def _enter(self, node) -> None:
+                self.entered[id(node)] = self.next
+                self.next += 1
+
+            def visit_FunctionDef(self, node) -> None:
+                self._enter(node)
+
+            def visit_ClassDef(self, node) -> None:
+                self._enter(node)
+
             def _leave(self, original, updated):
-                line = codemod.get_metadata(PositionProvider, original.name).start.line
-                plan = by_line.get((line, original.name.value))
-                if plan is None:
+                plan = by_order.get(self.entered.get(id(original), -1))
+                if plan is None or plan.node.name != original.name.value:
                     return updated
                 definition = updated.with_changes(name=cst.Name(plan.new_name))
                 if plan.free and isinstance(definition, cst.FunctionDef):
@@ -111,7 +126,7 @@ class HoistLocalDef(WinspawnCodemod):
                 definition = definition.with_changes(
                     leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False),
                                    *[c.with_changes(indent=False) for c in comments]])
-                hoisted.setdefault(plan.top.lineno, []).append(definition)
+                hoisted.setdefault(id(plan.top), []).append(definition)
                 codemod.applied.extend(plan.findings)
                 if not plan.keep_local:
                     removed.add(id(original))
@@ -144,18 +159,18 @@ class HoistLocalDef(WinspawnCodemod):
 
         # Only visit inside top-level statements, so top-level definitions are never touched.
         body: list[cst.BaseStatement] = []
-        for statement in tree.body:
-            span = self.get_metadata(PositionProvider, statement)
-            lines = [line for line in set(tops.values()) if span.start.line <= line <= span.end.line]
-            if not lines:
+        for statement, group in zip(tree.body, groups):
+            mine = [stmt for stmt in group if id(stmt) in tops]
+            if not mine:
                 body.append(statement)
                 continue
+            first = min(order[id(n)] for stmt in group for n in ast.walk(stmt) if id(n) in order)
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                new = statement.with_changes(body=statement.body.visit(Hoist()))
+                new = statement.with_changes(body=statement.body.visit(Hoist(first + 1)))
             else:
-                new = statement.visit(Hoist())
-            for line in lines:
-                for index, definition in enumerate(hoisted.pop(line, [])):
+                new = statement.visit(Hoist(first))
+            for stmt in mine:
+                for index, definition in enumerate(hoisted.pop(id(stmt), [])):
                     if index == 0 and not body:
                         definition = definition.with_changes(leading_lines=[])
                     body.append(definition)

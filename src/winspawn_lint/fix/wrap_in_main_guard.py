@@ -38,7 +38,7 @@ import libcst as cst
 from .. import rules
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, existing_spelling, respace
+from ._base import WinspawnCodemod, existing_spelling, respace, statement_groups
 from ._tree import module_names, unique_name
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -164,15 +164,8 @@ class WrapInMainGuard(WinspawnCodemod):
 
     # -- analysis ---------------------------------------------------------------------------------------
     def _units(self, tree: cst.Module, module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
-        # The two trees list the same statements in the same order; a libcst line of simple statements
-        # (`a = 1; b = 2`) is one ast statement each.  (No PositionProvider: computing positions renders
-        # the whole module, most of this codemod's time.)
         units = []
-        stmts = list(module.body)
-        at = 0
-        for index, statement in enumerate(tree.body):
-            count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-            mine, at = stmts[at:at + count], at + count
+        for index, mine in enumerate(statement_groups(tree, module)):
             binds = set().union(*(scopes.module_binds(s) for s in mine)) if mine else set()
             units.append(_Unit(index, mine, binds, scopes.module_reads(mine)))
         return units
