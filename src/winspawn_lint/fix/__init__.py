@@ -167,7 +167,8 @@ class _Run:
                 if class_name in declined:
                     continue
                 targets = [f for f in self.check(current)
-                           if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)]
+                           if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)
+                           and command_class.wants(f)]
                 if not targets:
                     continue
                 command = command_class(CodemodContext(filename=self.filename), findings=targets, unsafe=self.unsafe)

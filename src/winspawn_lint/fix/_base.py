@@ -43,6 +43,11 @@ class WinspawnCodemod(CodemodCommand):
     FIXES: ClassVar[tuple[Rule, ...]] = ()
 
     @staticmethod
+    def wants(finding: Finding) -> bool:
+        """Whether this codemod can act on ``finding`` at all (the driver skips it otherwise)."""
+        return True
+
+    @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
         arg_parser.add_argument("--safe-only", dest="safe_only", action="store_true",
                                 help="apply only fixes graded SAFE (default: unsafe fixes too)")

@@ -42,6 +42,11 @@ class _Plan:
 class HoistLambda(WinspawnCodemod):
     DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
     FIXES = (rules.WSP201, rules.WSP202, rules.WSP204, rules.WSP901)
+
+    @staticmethod
+    def wants(finding) -> bool:
+        return "lambda" in finding.fix_hint
+
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

@@ -50,6 +50,10 @@ class HoistLocalDef(WinspawnCodemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
     FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
 
+    @staticmethod
+    def wants(finding) -> bool:
+        return "def" in finding.fix_hint
+
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)
         parent = parents(module)
