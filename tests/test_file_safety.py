@@ -71,7 +71,8 @@ def test_fix_replaces_atomically_in_the_same_directory(tmp_path, fixed, monkeypa
 def test_fix_through_the_command(tmp_path, fixed):
     (tmp_path / "train.py").write_text(FIXABLE)
     proc = run("--fix", "train.py", cwd=tmp_path)
-    assert proc.returncode == 1 and proc.stdout == ""  # rewritten: exit 1 (the pre-commit contract), nothing left
+    # rewritten: exit 1 (the pre-commit contract), nothing left but ruff's summary line
+    assert proc.returncode == 1 and proc.stdout == "Found 1 error (1 fixed, 0 remaining).\n"
     assert proc.stderr == "winspawn-lint: rewrote 1 file\n"
     assert (tmp_path / "train.py").read_text() == fixed
     assert run("--fix", "train.py", cwd=tmp_path).returncode == 0  # a second --fix finds nothing to do
