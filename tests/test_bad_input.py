@@ -29,7 +29,9 @@ def run(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 300)
 
 
 def lines(data: bytes) -> list[str]:
-    return data.decode("utf-8", "replace").splitlines()
+    """The output's lines, without the closing summary ("Found N errors.", "[*] M fixable ...")."""
+    return [line for line in data.decode("utf-8", "replace").splitlines()
+            if not line.startswith(("Found ", "[*] ")) and " available with `--" not in line]
 
 
 def assert_one_diagnostic(proc: subprocess.CompletedProcess, name: str, reason: str) -> None:

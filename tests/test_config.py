@@ -72,6 +72,8 @@ def lint(capsys, *args: str) -> tuple[int, dict[str, set[tuple[int, str]]], str]
     captured = capsys.readouterr()
     found: dict[str, set[tuple[int, str]]] = {}
     for line in captured.out.splitlines():
+        if ": WSP" not in line:
+            continue  # the closing summary ("Found N errors.")
         path, lineno, _col, rest = line.split(":", 3)
         found.setdefault(path, set()).add((int(lineno), rest.split()[0]))
     return status, found, captured.err

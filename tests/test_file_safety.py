@@ -71,7 +71,8 @@ def test_fix_replaces_atomically_in_the_same_directory(tmp_path, fixed, monkeypa
 def test_fix_through_the_command(tmp_path, fixed):
     (tmp_path / "train.py").write_text(FIXABLE)
     proc = run("--fix", "train.py", cwd=tmp_path)
-    assert proc.returncode == 1 and proc.stdout == ""  # rewritten: exit 1 (the pre-commit contract), nothing left
+    # rewritten: exit 1 (the pre-commit contract), nothing left but ruff's summary line
+    assert proc.returncode == 1 and proc.stdout == "Found 1 error (1 fixed, 0 remaining).\n"
     assert proc.stderr == "winspawn-lint: rewrote 1 file\n"
     assert (tmp_path / "train.py").read_text() == fixed
     assert run("--fix", "train.py", cwd=tmp_path).returncode == 0  # a second --fix finds nothing to do
@@ -140,8 +141,8 @@ def test_file_changed_on_disk_after_reading_is_not_overwritten(tmp_path, monkeyp
     edited = FIXABLE + "# the user saved this while the fix ran\n"
     real_fix_text = fix_module.fix_text
 
-    def slow_fix_text(text, filename, settings, unsafe=False):
-        outcome = real_fix_text(text, filename, settings, unsafe)
+    def slow_fix_text(text, filename, settings, unsafe=False, **kwargs):
+        outcome = real_fix_text(text, filename, settings, unsafe, **kwargs)
         path.write_text(edited)  # an editor saves the file between our read and our write
         return outcome
 
@@ -189,11 +190,11 @@ def test_exception_in_the_middle_of_many_files(tmp_path, fixed, monkeypatch):
     real_fix_text = fix_module.fix_text
     calls = []
 
-    def flaky(text, filename, settings, unsafe=False):
+    def flaky(text, filename, settings, unsafe=False, **kwargs):
         calls.append(filename)
         if len(calls) == 3:
             raise RuntimeError("codemod bug")
-        return real_fix_text(text, filename, settings, unsafe)
+        return real_fix_text(text, filename, settings, unsafe, **kwargs)
 
     monkeypatch.setattr(fix_module, "fix_text", flaky)
     results = cli._check_many([str(p) for p in paths], cli.Job(Settings(), fix=True), jobs=1)
@@ -212,11 +213,11 @@ def test_interrupt_in_the_middle_of_many_files(tmp_path, fixed, monkeypatch):
     real_fix_text = fix_module.fix_text
     calls = []
 
-    def interrupted(text, filename, settings, unsafe=False):
+    def interrupted(text, filename, settings, unsafe=False, **kwargs):
         calls.append(filename)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real_fix_text(text, filename, settings, unsafe)
+        return real_fix_text(text, filename, settings, unsafe, **kwargs)
 
     monkeypatch.setattr(fix_module, "fix_text", interrupted)
     with pytest.raises(KeyboardInterrupt):

@@ -205,3 +205,35 @@ def test_fix_hook_rewrites_the_file_and_a_second_run_passes(project: Path, env):
     assert second.returncode == 0, _describe(second)
     check = pre_commit(project, env, "run", "winspawn-lint", "--files", "train.py", "clean.py")
     assert check.returncode == 0, _describe(check)
+
+
+POOL_SCRIPT = '''\
+from multiprocessing import Pool
+
+
+def square(x):
+    return x * x
+
+
+pool = Pool(2)
+print(pool.map(square, range(4)))
+pool.close()
+pool.join()
+'''
+
+
+def test_fix_hook_wraps_an_unguarded_pool_script_nothing_imports_and_the_second_commit_passes(project: Path, env):
+    # Nothing in the project imports pool_script.py: moving its code under the guard is a safe fix, so the
+    # hook (no extra args) applies it.
+    (project / "pool_script.py").write_text(POOL_SCRIPT, encoding="utf-8")
+    _git(project, "add", "pool_script.py")
+    first = pre_commit(project, env, "run", "winspawn-lint-fix", "--files", "pool_script.py")
+    assert first.returncode == 1, _describe(first)
+    after = (project / "pool_script.py").read_text(encoding="utf-8")
+    assert 'if __name__ == "__main__":' in after and "    pool = Pool(2)\n" in after, _describe(first)
+    compile(after, "pool_script.py", "exec")
+
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "--no-verify", "-m", "fixed by the hook")
+    second = pre_commit(project, env, "run", "winspawn-lint-fix", "--files", "pool_script.py")
+    assert second.returncode == 0, _describe(second)

@@ -37,6 +37,7 @@ class FileResult:
     original_text: Optional[str] = None
     diff_lines: Optional[list[str]] = None  # --diff output when not a diff of the whole text (a notebook's cells)
     fixed_count: int = 0
+    fixed: list[Finding] = field(default_factory=list)  # what --fix/--diff fixed (for --show-fixes)
     fix_note: Optional[str] = None
     written: bool = False
 
@@ -84,8 +85,14 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
         result.findings = checked.findings
         if job.keep_lines and checked.lines is not None:
             result.lines = checked.lines
-        if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
-            _fix(path, src, result, job, stdin_data is not None)
+        if result.findings:
+            from .analysis.importers import grade_note, regrade
+
+            result.findings, grade = regrade(result.findings, filename, src.text)  # the fixes' safety here
+            if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
+                _fix(path, src, result, job, stdin_data is not None)
+            elif job.fix or job.diff:  # nothing to do for the fixer (and no libcst import): say why
+                result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
     except source_module.SourceError as error:
         result.error = str(error)
     except RecursionError:
@@ -96,24 +103,31 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
 
 
 def _fixable(finding: Finding, unsafe: bool) -> bool:
-    return finding.rule.fix_safety.applies(unsafe)
+    return finding.safety.applies(unsafe)
 
 
 def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None:
     from .fix import fix_text
 
-    outcome = fix_text(src.text, path, job.settings, unsafe=job.unsafe_fixes)
+    from .analysis.importers import regrade
+
+    outcome = fix_text(src.text, path, job.settings, unsafe=job.unsafe_fixes, findings=result.findings)
     result.fix_note = outcome.note
+    result.findings = _declined(result.findings, job)
     if outcome.text == src.text:
         return
     result.original_text = src.text
     result.fixed_text = outcome.text
     result.fixed_count = len(outcome.fixed)
-    remaining = [f for f in outcome.remaining if f.code in job.settings.enabled_for(path)]
+    result.fixed = outcome.fixed
+    remaining, _ = regrade([f for f in outcome.remaining if f.code in job.settings.enabled_for(path)], path,
+                           outcome.text)
+    remaining = _declined(remaining, job)
     # The fixed findings are dropped only when the fix reaches the user (a diff, or the file rewritten);
-    # otherwise (stdin, a read-only or changed file) they are still reported.
+    # otherwise (stdin, a read-only or changed file) they are still reported.  A diff writes nothing: what it
+    # leaves is reported where it is on disk.
     if job.diff:
-        result.findings = remaining
+        result.findings = _declined([f for f in outcome.unfixed if f.code in job.settings.enabled_for(path)], job)
     elif from_stdin:
         note = "stdin is not rewritten; use --diff to see the fix"
         result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
@@ -126,6 +140,13 @@ def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None
             result.findings = remaining
         except WriteError as error:
             result.error = f"not rewritten: {error}"
+
+
+def _declined(findings: list[Finding], job: Job) -> list[Finding]:
+    """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
+    from .rules import FixSafety
+
+    return [replace(f, fix_safety=FixSafety.NONE) if _fixable(f, job.unsafe_fixes) else f for f in findings]
 
 
 def _ignore_sigint() -> None:
@@ -204,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("text", "grouped", "json", "github", "sarif"), default="text")
     parser.add_argument("--statistics", action="store_true", help="print the count of findings per code")
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change meaning")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="also apply fixes that may change meaning (alone: show them as fixable, as ruff does)")
+    parser.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--exclude", help="comma-separated glob patterns to skip (replaces the defaults)")
     parser.add_argument("--extend-exclude", default="", help="glob patterns to skip in addition")
@@ -350,6 +373,12 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
             output.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=ns.unsafe_fixes, root=os.getcwd())
     if ns.statistics:
         output.statistics(rows, out if not ns.diff else err)
+    if ns.format in ("text", "grouped"):
+        stream = err if ns.diff else out
+        if ns.show_fixes and ns.fix and not ns.diff:
+            output.show_fixes([(r.path, f) for r in results if r.written for f in r.fixed], stream)
+        fixed = [f for r in results if r.fixed_text is not None and (r.written or ns.diff) for f in r.fixed]
+        output.summary(rows, len(fixed), stream, fix=ns.fix, diff=ns.diff, unsafe=ns.unsafe_fixes)
     if ns.fix and fixed_files and not ns.diff:
         err.write(f"winspawn-lint: rewrote {fixed_files} file{'s' if fixed_files != 1 else ''}\n")
     if status == EXIT_ERROR:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from .rules import RULES, Rule
+from .rules import RULES, FixSafety, Rule
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,18 @@ class Finding:
     cell: Optional[int] = None
     #: where it breaks: ids of :data:`.spawn_apis.PLATFORMS` (None: not platform-specific, or unknown)
     platforms: Optional[tuple[str, ...]] = field(default=None, compare=False, hash=False)
+    # The fix's safety for this file when it differs from the rule's (the main-guard wrap of a file that
+    # nothing imports is safe: see winspawn_lint.analysis.importers).
+    fix_safety: Optional[FixSafety] = field(default=None, compare=False, hash=False)
 
     @property
     def rule(self) -> Rule:
         return RULES[self.code]
+
+    @property
+    def safety(self) -> FixSafety:
+        """How far ``--fix`` may go for this finding."""
+        return self.fix_safety or self.rule.fix_safety
 
     @property
     def name(self) -> str:

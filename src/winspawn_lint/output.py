@@ -11,7 +11,7 @@ import os
 from typing import Callable, Sequence, TextIO
 
 from .finding import Finding
-from .rules import RULES
+from .rules import RULES, FixSafety
 
 #: (path, finding, fixable-now) triples, sorted by path then position
 Rows = Sequence[tuple[str, Finding]]
@@ -19,7 +19,7 @@ FORMATS = ("text", "grouped", "json", "github", "sarif")
 
 
 def fix_marker(finding: Finding, unsafe: bool) -> str:
-    return " [*]" if finding.rule.fix_safety.applies(unsafe) else ""
+    return " [*]" if finding.safety.applies(unsafe) else ""
 
 
 def place(path: str, f: Finding) -> str:
@@ -28,15 +28,15 @@ def place(path: str, f: Finding) -> str:
     return f"{path}:{cell}{f.line}:{f.col + 1}"
 
 
-def text(rows: Rows, out: TextIO, **_: object) -> None:
+def text(rows: Rows, out: TextIO, unsafe: bool = False, **_: object) -> None:
     for path, f in rows:
-        out.write(f"{place(path, f)}: {f.code} {f.message}{f.platform_suffix}\n")
+        out.write(f"{place(path, f)}: {f.code}{fix_marker(f, unsafe)} {f.message}{f.platform_suffix}\n")
 
 
 def _json_row(path: str, f: Finding) -> dict:
     row = {
         "path": path, "line": f.line, "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
-        "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.rule.fix_safety.value,
+        "code": f.code, "name": f.name, "message": f.message, "fix_safety": f.safety.value,
         "platforms": list(f.platforms) if f.platforms is not None else None,
     }
     if f.cell is not None:  # a notebook: lines count within this cell
@@ -136,3 +136,48 @@ def statistics(rows: Rows, out: TextIO) -> None:
         counts[f.code] = counts.get(f.code, 0) + 1
     for code in sorted(counts):
         out.write(f"{counts[code]:<6} {code} {RULES[code].name}\n")
+
+
+def _plural(count: int, word: str, plural: str = "") -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def summary(rows: Rows, fixed: int, out: TextIO, fix: bool = False, diff: bool = False,
+            unsafe: bool = False) -> None:
+    """The closing lines, worded as ruff words them: what was found (and fixed), what ``--fix`` would fix,
+    and how many fixes ``--unsafe-fixes`` would enable."""
+    fixable = sum(1 for _, f in rows if f.safety.applies(unsafe))
+    hidden = 0 if unsafe else sum(1 for _, f in rows if f.safety is FixSafety.UNSAFE)
+    if diff:
+        if fixed:
+            more = f" ({_plural(hidden, 'additional fix', 'additional fixes')} available with `--unsafe-fixes`)" \
+                if hidden else ""
+            out.write(f"Would fix {_plural(fixed, 'error')}{more}.\n")
+        elif hidden:
+            out.write(f"No errors would be fixed ({_plural(hidden, 'fix', 'fixes')} available with `--unsafe-fixes`).\n")
+        return
+    total = len(rows) + fixed
+    if not total:
+        return
+    out.write(f"Found {_plural(total, 'error')}" + (f" ({fixed} fixed, {len(rows)} remaining)." if fix else ".") + "\n")
+    unsafe_line = f"{_plural(hidden, 'unsafe fix', 'unsafe fixes')} available with `--fix --unsafe-fixes`"
+    if fixable:
+        out.write(f"[*] {fixable} fixable with `--fix`" + (f" ({unsafe_line})." if hidden else ".") + "\n")
+    elif hidden:
+        out.write(f"{unsafe_line}.\n")
+
+
+def show_fixes(fixed: Rows, out: TextIO) -> None:
+    """``--show-fixes``: per file, how many findings of each rule ``--fix`` fixed."""
+    if not fixed:
+        return
+    out.write(f"\nFixed {_plural(len(fixed), 'error')}:\n")
+    by_path: dict[str, dict[str, int]] = {}
+    for path, f in fixed:
+        counts = by_path.setdefault(path, {})
+        counts[f.code] = counts.get(f.code, 0) + 1
+    for path in sorted(by_path):
+        out.write(f"- {path}:\n")
+        for code, count in sorted(by_path[path].items()):
+            out.write(f"    {count} × {code} ({RULES[code].name})\n")
+    out.write("\n")

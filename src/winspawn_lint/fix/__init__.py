@@ -6,28 +6,33 @@
 * :mod:`.hoist_lambda` — WSP201/WSP204/WSP901 (and ``partial(lambda ...)`` of WSP202);
 * :mod:`.wrap_in_main_guard` — WSP101/WSP103/WSP104, and WSP105's ``freeze_support()``.
 
-:func:`fix_text` applies the codemods whose rules are enabled and whose fix
-safety the caller allows, re-checks after each one (positions move), and
-repeats until nothing changes (at most :data:`MAX_PASSES` passes).  It never
-returns text that does not compile or that has findings the original did not
-have: then the original text comes back with a note.  Front ends import this
-package (and with it libcst) only when a file has something to fix.
+:func:`fix_text` applies the codemods whose rules are enabled and whose fix safety the caller allows,
+re-checks after each one (positions move), and repeats until nothing changes.  Every step is verified on
+its own: a codemod whose output does not compile, adds a finding, or hides one it did not set out to fix is
+dropped (with a note) while the others still apply.
+
+Termination does not depend on the code converging: a run makes at most :data:`MAX_PASSES` passes over the
+codemods; a codemod still changing the text in the last pass is declined and the run starts again without
+it, so there are at most ``len(CODEMODS) + 1`` runs.  Front ends import this package (and with it libcst) only when a file has something to fix.
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
 from ..finding import Finding
+from ..rules import FixSafety
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
 from .repair_main_guard import RepairMainGuard
 from .wrap_in_main_guard import WrapInMainGuard
 
-MAX_PASSES = 3
+MAX_PASSES = 5
 
 # In the order they run: the guard first (other fixes rely on it), then the hoisting of definitions out of
 # functions, then moving module-level statements under the guard.
@@ -39,27 +44,40 @@ FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 class FixOutcome:
     text: str
     fixed: list[Finding] = field(default_factory=list)
+    #: findings of the fixed text, at its positions
     remaining: list[Finding] = field(default_factory=list)
     note: Optional[str] = None
+    #: the original's findings that the fix leaves, at the original's positions (what ``--diff`` reports)
+    unfixed: Optional[list[Finding]] = None
+
+    def __post_init__(self) -> None:
+        if self.unfixed is None:
+            self.unfixed = self.remaining
 
 
-def _allowed(finding: Finding, unsafe: bool) -> bool:
-    return finding.rule in FIXABLE and finding.rule.fix_safety.applies(unsafe)
+def _allowed(finding: Finding, unsafe: bool, safe_rules: frozenset = frozenset()) -> bool:
+    """``safe_rules``: rules whose fix is graded SAFE for this file (re-checked findings do not carry it)."""
+    return finding.rule in FIXABLE and (finding.rule in safe_rules or finding.safety.applies(unsafe))
 
 
-def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
-    """Apply every allowed fix to ``text``; never returns code that does not compile."""
+def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False,
+             findings: Optional[list[Finding]] = None) -> FixOutcome:
+    """Apply every allowed fix to ``text``; never returns code that does not compile.
+
+    ``findings``: the check's findings for ``text`` when the caller has them (not checked again).
+    """
     # libcst keeps LF and CRLF files byte for byte but drops a lone-CR file's last newline: fix such a file
     # with LF endings and put its CRs back (old Mac files exist; they are valid Python).
     if "\r" in text and "\n" not in text:
-        outcome = _fix_text(text.replace("\r", "\n"), filename, settings, unsafe)
+        outcome = _fix_text(text.replace("\r", "\n"), filename, settings, unsafe, findings)
         if outcome.text == text.replace("\r", "\n"):
-            return FixOutcome(text, outcome.fixed, outcome.remaining, outcome.note)
-        return FixOutcome(outcome.text.replace("\n", "\r"), outcome.fixed, outcome.remaining, outcome.note)
+            return FixOutcome(text, outcome.fixed, outcome.remaining, outcome.note, outcome.unfixed)
+        return FixOutcome(outcome.text.replace("\n", "\r"), outcome.fixed, outcome.remaining, outcome.note,
+                          outcome.unfixed)
     if "\r" in text.replace("\r\n", ""):
-        findings = _check(text, filename, settings)
-        return FixOutcome(text, [], findings, "mixed lone-CR and LF line endings; not fixed (normalise them first)")
-    return _fix_text(text, filename, settings, unsafe)
+        found = findings if findings is not None else _check(text, filename, settings)
+        return FixOutcome(text, [], found, "mixed lone-CR and LF line endings; not fixed (normalise them first)")
+    return _fix_text(text, filename, settings, unsafe, findings)
 
 
 def _check(text: str, filename: Optional[str], settings) -> list:
@@ -69,84 +87,176 @@ def _check(text: str, filename: Optional[str], settings) -> list:
     return check_text(text, filename, settings or Settings())
 
 
-def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False) -> FixOutcome:
+def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
+              findings: Optional[list[Finding]]) -> FixOutcome:
     from .. import check_text
     from ..settings import Settings
 
+    from ..analysis.importers import grade_note, regrade
+
     settings = settings or Settings()
-    original = check_text(text, filename, settings)
+    original, grade = regrade(findings if findings is not None else check_text(text, filename, settings),
+                              filename, text)
+    safe_rules = frozenset(f.rule for f in original if f.fix_safety is FixSafety.SAFE)
+    note = grade_note(original, grade, unsafe)
     if not any(_allowed(f, unsafe) for f in original):
-        return FixOutcome(text, [], original)
+        return FixOutcome(text, [], original, note)
 
-    import libcst as cst
-    from libcst.codemod import CodemodContext
-
-    # Each text is checked and parsed once: most codemods in a pass leave the text as it was.
-    checked = {text: original}
-    parsed: dict[str, cst.Module] = {}
-
-    def check(source: str) -> list:
-        if source not in checked:
-            checked[source] = check_text(source, filename, settings)
-        return checked[source]
-
-    def parse(source: str) -> cst.Module:  # libcst trees are immutable, so one can be shared by codemods
-        if source not in parsed:
-            parsed[source] = cst.parse_module(source)
-        return parsed[source]
-
-    current, notes = text, []
-    converged = False
-    for _ in range(MAX_PASSES):
-        changed = False
-        for command_class in CODEMODS:
-            class_name = command_class.__name__
-            targets = [f for f in check(current) if f.rule in command_class.FIXES and _allowed(f, unsafe)]
-            if not targets:
-                continue
-            command = command_class(CodemodContext(filename=filename), findings=targets, unsafe=unsafe)
-            try:
-                new = command.transform_module(parse(current)).code
-            except Exception as error:  # a codemod bug must not lose the user's file
-                notes.append(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
-                continue
-            for note in command.notes:
-                if note not in notes:
-                    notes.append(note)
-            if new != current:
-                try:
-                    compile(new, filename or "<fix>", "exec", dont_inherit=True)
-                except SyntaxError as error:
-                    notes.append(f"{class_name} produced code that does not compile ({error.msg}); skipped")
-                    continue
-                current, changed = new, True
-        if not changed:
-            converged = True
+    run = _Run(text, filename, settings, unsafe, original, check_text, safe_rules)
+    if note:
+        run.notes.append(note)
+    declined: set[str] = set()
+    # Each run either reaches a fixed point or declines one more codemod: at most len(CODEMODS) + 1 runs.
+    for _ in range(len(CODEMODS) + 1):
+        current, unstable = run.passes(declined)
+        if not unstable:
             break
-    note = "; ".join(notes) or None
+        declined |= unstable
+        run.notes.append(f"{', '.join(sorted(unstable))} did not reach a fixed point in {MAX_PASSES} passes; "
+                         "its fixes were not applied")
+    else:  # every codemod declined and still no fixed point: cannot happen, but the bound is the contract
+        return FixOutcome(text, [], original, _join(run.note(), "no fix could be planned within the pass "
+                                                                "budget; file left unchanged"))
+    note = run.note()
     if current == text:
         return FixOutcome(text, [], original, note)
-    if not converged:
-        return FixOutcome(text, [], original, _join(note, f"fixes did not converge in {MAX_PASSES} passes; "
-                                                          "file left unchanged"))
-    remaining = check(current)
-    before, after = Counter(f.code for f in original), Counter(f.code for f in remaining)
-    new_codes = sorted(code for code in after if after[code] > before[code])
-    if new_codes:
-        return FixOutcome(text, [], original, _join(note, f"the fix would introduce {', '.join(new_codes)}; "
-                                                          "file left unchanged"))
-    # A finding this run did not set out to fix must not vanish either: a rewrite that hides a hazard from the
-    # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.
-    targeted = {f.code for f in original if _allowed(f, unsafe)}
-    hidden = sorted(code for code in before if code not in targeted and after.get(code, 0) < before[code])
-    if hidden:
-        return FixOutcome(text, [], original, _join(note, f"the fix would hide {', '.join(hidden)} without fixing "
-                                                          "it; file left unchanged"))
-    fixed: list[Finding] = []
-    for code, count in before.items():
-        gone = count - after.get(code, 0)
-        fixed.extend([f for f in original if f.code == code][:gone])
-    return FixOutcome(current, sorted(fixed, key=Finding.sort_key), remaining, note)
+    remaining = run.check(current)
+    unfixed = _on_original(remaining, original, text, current)
+    kept = {id(f) for f in unfixed}
+    fixed = [f for f in original if id(f) not in kept]
+    return FixOutcome(current, sorted(fixed, key=Finding.sort_key), remaining, note,
+                      sorted(unfixed, key=Finding.sort_key))
+
+
+class _Run:
+    """The state of fixing one text: checked and parsed texts (each done once), and the notes."""
+
+    def __init__(self, text, filename, settings, unsafe, original, check_text, safe_rules) -> None:
+        self.text, self.filename, self.settings, self.unsafe = text, filename, settings, unsafe
+        self.safe_rules = safe_rules
+        self.original = original
+        self._check_text = check_text
+        self.checked = {text: original}
+        self.parsed: dict = {}
+        self.notes: list[str] = []
+        self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
+        # A finding this run did not set out to fix must not vanish: a rewrite that hides a hazard from the
+        # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.
+        self.targeted = {f.code for f in original if _allowed(f, unsafe, safe_rules)}
+
+    def check(self, source: str) -> list:
+        if source not in self.checked:
+            self.checked[source] = self._check_text(source, self.filename, self.settings)
+        return self.checked[source]
+
+    def parse(self, source: str):  # libcst trees are immutable, so one can be shared by codemods
+        import libcst as cst
+
+        if source not in self.parsed:
+            self.parsed[source] = cst.parse_module(source)
+        return self.parsed[source]
+
+    def passes(self, declined: set[str]) -> tuple[str, set[str]]:
+        """At most MAX_PASSES passes; returns the text and the codemods that still changed it in the last."""
+        from libcst.codemod import CodemodContext
+
+        current = self.text
+        changed_by: set[str] = set()
+        for _ in range(MAX_PASSES):
+            changed_by = set()
+            for command_class in CODEMODS:
+                class_name = command_class.__name__
+                if class_name in declined:
+                    continue
+                targets = [f for f in self.check(current)
+                           if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)
+                           and command_class.wants(f)]
+                if not targets:
+                    continue
+                command = command_class(CodemodContext(filename=self.filename), findings=targets, unsafe=self.unsafe)
+                command.source_text = current
+                try:
+                    new = command.transform_module(self.parse(current)).code
+                except Exception as error:  # a codemod bug must not lose the user's file
+                    self._note(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
+                    continue
+                for finding, why in command.declined:
+                    self._decline(finding, why, current)
+                if new == current:
+                    continue
+                problem = self._verify(new, current)
+                if problem:
+                    self._note(f"{class_name} {problem}; skipped")
+                    continue
+                current = new
+                changed_by.add(class_name)
+            if not changed_by:
+                break
+        return current, changed_by
+
+    def _verify(self, new: str, current: str) -> Optional[str]:
+        try:
+            compile(new, self.filename or "<fix>", "exec", dont_inherit=True)
+        except SyntaxError as error:
+            return f"produced code that does not compile ({error.msg})"
+        before = Counter(f.code for f in self.check(current))
+        after = Counter(f.code for f in self.check(new))
+        added = sorted(code for code in after if after[code] > before[code])
+        if added:
+            return f"would introduce {', '.join(added)}"
+        hidden = sorted(code for code in before if code not in self.targeted and after[code] < before[code])
+        if hidden:
+            return f"would hide {', '.join(hidden)} without fixing it"
+        return None
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def _decline(self, finding: Finding, why: str, current: str) -> None:
+        """A finding a codemod left, reported once at its place in the original text."""
+        (at,) = _on_original([finding], self.original, self.text, current) or [finding]
+        key = (at.code, at.line, at.col, why)
+        self.declines.setdefault(key, f"{at.line}:{at.col + 1}: {at.code} not fixed: {why}")
+
+    def note(self) -> Optional[str]:
+        return "; ".join([*self.declines.values(), *self.notes]) or None
+
+
+def _on_original(findings: list[Finding], original: list[Finding], text: str, current: str) -> list[Finding]:
+    """The original's findings that ``findings`` (of ``current``, a rewrite of ``text``) stand for.
+
+    A finding is matched to an unmatched original one with the same code and message, preferring the one on
+    the line it came from (lines the rewrite left in place map back through a diff of the two texts); one
+    with no counterpart is kept as it is.
+    """
+    if current == text:
+        return list(findings)
+    line_map = _line_map(text, current)
+    free = list(original)
+    out: list[Finding] = []
+    for finding in findings:
+        same = [f for f in free if f.code == finding.code and f.message == finding.message]
+        if not same:
+            out.append(finding)
+            continue
+        line = line_map.get(finding.line, finding.line)
+        best = min(same, key=lambda f: (abs(f.line - line), abs(f.col - finding.col)))
+        free.remove(best)
+        out.append(best)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _line_map(text: str, current: str) -> dict[int, int]:
+    """Line of ``current`` -> line of ``text``, for the lines a rewrite left in place."""
+    line_map: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, text.splitlines(), current.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            for offset in range(j2 - j1):
+                line_map[j1 + offset + 1] = i1 + offset + 1
+    return line_map
 
 
 def _join(note: Optional[str], more: str) -> str:

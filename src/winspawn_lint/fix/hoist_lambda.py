@@ -24,10 +24,10 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from .. import rules
-from ._base import WinspawnCodemod
-from ._scopes import (CannotHoist, enclosing_free_variables, enclosing_function_names, find_node, is_plain_default,
-                      module_names, parents, unique_name)
+from ._base import WinspawnCodemod, blank_lines, leading_blank_count
+from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
 from .positions import cst_start
+from .style import max_line_length
 
 
 @dataclass
@@ -42,11 +42,17 @@ class _Plan:
 class HoistLambda(WinspawnCodemod):
     DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
     FIXES = (rules.WSP201, rules.WSP202, rules.WSP204, rules.WSP901)
+
+    @staticmethod
+    def wants(finding) -> bool:
+        return "lambda" in finding.fix_hint
+
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, positions = self.prepare(tree)
         parent = parents(module)
+        scopes = self.scopes(module)
         taken = module_names(module)
         plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
         for finding in self.findings_for(text):
@@ -61,10 +67,9 @@ class HoistLambda(WinspawnCodemod):
                 plans[key].findings.append(finding)
                 continue
             try:
-                free = enclosing_free_variables(node, parent)
-                local = enclosing_function_names(node, parent)
+                free = enclosing_free_variables(scopes, node)
                 defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-                if not all(is_plain_default(d, local) for d in defaults):
+                if not all(is_plain_default(d) for d in defaults) or scopes.outer_local_reads(node):
                     raise CannotHoist("a default value is not a plain constant")
                 if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)) for n in ast.walk(node)):
                     raise CannotHoist("it contains yield, await or `:=`")
@@ -98,7 +103,9 @@ class HoistLambda(WinspawnCodemod):
                 if span.start.line <= key[0] <= span.end.line and key not in owners:
                     owners[key] = index
         indent = tree.default_indent
-        for key, plan in plans.items():
+        shapes: dict[tuple[str, str], str] = {}
+        limit = max_line_length(self.context.filename)
+        for key, plan in sorted(plans.items()):
             node = lambdas.get(key)
             if node is None or key not in owners:
                 continue
@@ -107,7 +114,16 @@ class HoistLambda(WinspawnCodemod):
             if "\n" in body or "\r" in body:
                 body = f"({body})"
             signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
-            plan.definition = f"def {plan.name}({signature}):\n{indent}return {body}\n"
+            # Identical lambdas (same parameters, body and captured names) share one helper.
+            shape = (signature, body)
+            if shape in shapes:
+                plan.name = shapes[shape]
+            else:
+                shapes[shape] = plan.name
+                header = f"def {plan.name}({signature}):"
+                if len(header) > limit:  # the parameters on a continuation line, indented twice
+                    header = f"def {plan.name}(\n{indent * 2}{signature}):"
+                plan.definition = f"{header}\n{indent}return {body}\n"
             plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
             self.applied.extend(plan.findings)
 
@@ -127,17 +143,18 @@ class HoistLambda(WinspawnCodemod):
         new_tree = tree.visit(Replace())
         inserts: dict[int, list[cst.BaseStatement]] = {}
         for key, plan in sorted(ready.items()):
-            inserts.setdefault(owners[key], []).extend(self.parse_statements(tree, plan.definition))
+            if plan.definition:
+                inserts.setdefault(owners[key], []).extend(self.parse_statements(tree, plan.definition))
         body: list[cst.BaseStatement] = []
         for index, statement in enumerate(new_tree.body):
-            for definition in inserts.get(index, ()):
-                blanks = [line for line in getattr(statement, "leading_lines", ()) if line.comment is None]
-                count = 0
-                for line in getattr(statement, "leading_lines", ()):
-                    if line.comment is not None:
-                        break
-                    count += 1
-                body.append(definition.with_changes(leading_lines=blanks[:count] if index else []))
+            definitions = inserts.get(index, ())
+            for definition in definitions:
+                # Two blank lines around a top-level def (pycodestyle E302, E305), none at the top of the file.
+                body.append(definition.with_changes(leading_lines=blank_lines(2) if body else []))
+            if definitions:
+                lines = list(getattr(statement, "leading_lines", ()))
+                statement = statement.with_changes(leading_lines=[*blank_lines(2),
+                                                                  *lines[leading_blank_count(statement):]])
             body.append(statement)
         return new_tree.with_changes(body=body)
 

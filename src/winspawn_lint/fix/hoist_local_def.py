@@ -22,21 +22,18 @@ Run on its own::
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from .. import rules
-from ._base import WinspawnCodemod
-from ._scopes import (FUNCTION_SCOPES, CannotHoist, _free_in, ancestors, enclosing_free_variables,
-                      enclosing_function_names, find_node, loaded_names, module_names, parents, scope_bindings,
-                      top_level_statement, unique_name)
+from ..analysis.scopes import ScopeTree
+from ._base import WinspawnCodemod, definition_order, statement_groups, wrap_params
+from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
+from .style import max_line_length, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_WHAT = re.compile(r"`(?P<name>[A-Za-z_][A-Za-z0-9_]*)`")
 
 
 @dataclass
@@ -52,23 +49,27 @@ class _Plan:
 class HoistLocalDef(WinspawnCodemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
     FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
-    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    @staticmethod
+    def wants(finding) -> bool:
+        return "def" in finding.fix_hint
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, positions = self.prepare(tree)
+        text, module, _ = self.prepare(tree)
         parent = parents(module)
+        scopes = self.scopes(module)
         taken = module_names(module)
-        module_binds = set().union(*(_binds(stmt) for stmt in module.body)) if module.body else set()
+        module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
         for finding in self.findings_for(text):
-            node = self._definition(finding, module, parent, positions)
+            node = self._definition(finding, module)
             if node is None:
                 continue
             if id(node) in plans:
                 plans[id(node)].findings.append(finding)
                 continue
             try:
-                free = self._check(node, parent)
+                free = self._check(node, scopes)
             except CannotHoist as why:
                 self.note(finding, str(why))
                 continue
@@ -76,8 +77,7 @@ class HoistLocalDef(WinspawnCodemod):
                 self.note(finding, f"it reads {', '.join(free)} from the enclosing function (binding them with "
                                    "functools.partial is an unsafe fix: use --unsafe-fixes)")
                 continue
-            enclosing = next(a for a in ancestors(node, parent) if isinstance(a, FUNCTION_SCOPES))
-            bound_once = len(scope_bindings(enclosing).names.get(node.name, ())) == 1
+            bound_once = len(scopes.scope_of[node].parent.bindings.get(node.name, ())) == 1
             same_name = not free and node.name not in module_binds and bound_once
             new_name = node.name if same_name else unique_name("_" + node.name.lstrip("_"), taken)
             if same_name:
@@ -87,17 +87,35 @@ class HoistLocalDef(WinspawnCodemod):
         if not plans:
             return tree
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        by_line = {(p.node.lineno, p.node.name): p for p in plans.values()}
-        tops = {id(p.top): p.top.lineno for p in plans.values()}
+        limit = max_line_length(self.context.filename)
+        # A definition is found again by its index in source order (the order a visitor enters them).
+        order = definition_order(module)
+        by_order = {order[id(p.node)]: p for p in plans.values()}
+        groups = statement_groups(tree, module)
+        tops = {id(p.top) for p in plans.values()}
         codemod = self
-        hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level line -> definitions to insert before it
+        hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level statement index -> definitions before it
         removed: set[int] = set()
 
         class Hoist(cst.CSTTransformer):
+            def __init__(self, first: int) -> None:
+                super().__init__()
+                self.next = first
+                self.entered: dict[int, int] = {}
+
+            def _enter(self, node) -> None:
+                self.entered[id(node)] = self.next
+                self.next += 1
+
+            def visit_FunctionDef(self, node) -> None:
+                self._enter(node)
+
+            def visit_ClassDef(self, node) -> None:
+                self._enter(node)
+
             def _leave(self, original, updated):
-                line = codemod.get_metadata(PositionProvider, original.name).start.line
-                plan = by_line.get((line, original.name.value))
-                if plan is None:
+                plan = by_order.get(self.entered.get(id(original), -1))
+                if plan is None or plan.node.name != original.name.value:
                     return updated
                 definition = updated.with_changes(name=cst.Name(plan.new_name))
                 if plan.free and isinstance(definition, cst.FunctionDef):
@@ -107,18 +125,22 @@ class HoistLocalDef(WinspawnCodemod):
                         params = params.with_changes(posonly_params=[*extra, *params.posonly_params])
                     else:
                         params = params.with_changes(params=[*extra, *params.params])
-                    definition = definition.with_changes(params=params)
+                    definition = wrap_params(definition.with_changes(params=params), limit, tree.default_indent)
                 comments = [line for line in original.leading_lines if line.comment is not None]
                 definition = definition.with_changes(
                     leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False),
                                    *[c.with_changes(indent=False) for c in comments]])
-                hoisted.setdefault(plan.top.lineno, []).append(definition)
+                hoisted.setdefault(id(plan.top), []).append(definition)
                 codemod.applied.extend(plan.findings)
                 if not plan.keep_local:
                     removed.add(id(original))
                     return cst.RemoveFromParent()
-                value = f"{partial}({plan.new_name}, {', '.join(plan.free)})" if plan.free else plan.new_name
-                statement = codemod.parse_statements(tree, f"{original.name.value} = {value}\n")[0]
+                if plan.free:
+                    code = wrap_call(f"{original.name.value} = ", partial, [plan.new_name, *plan.free],
+                                     plan.node.col_offset, tree.default_indent, limit)
+                else:
+                    code = f"{original.name.value} = {plan.new_name}\n"
+                statement = codemod.parse_statements(tree, code)[0]
                 blanks = [line for line in original.leading_lines if line.comment is None]
                 return statement.with_changes(leading_lines=blanks)
 
@@ -141,18 +163,18 @@ class HoistLocalDef(WinspawnCodemod):
 
         # Only visit inside top-level statements, so top-level definitions are never touched.
         body: list[cst.BaseStatement] = []
-        for statement in tree.body:
-            span = self.get_metadata(PositionProvider, statement)
-            lines = [line for line in set(tops.values()) if span.start.line <= line <= span.end.line]
-            if not lines:
+        for statement, group in zip(tree.body, groups):
+            mine = [stmt for stmt in group if id(stmt) in tops]
+            if not mine:
                 body.append(statement)
                 continue
+            first = min(order[id(n)] for stmt in group for n in ast.walk(stmt) if id(n) in order)
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                new = statement.with_changes(body=statement.body.visit(Hoist()))
+                new = statement.with_changes(body=statement.body.visit(Hoist(first + 1)))
             else:
-                new = statement.visit(Hoist())
-            for line in lines:
-                for index, definition in enumerate(hoisted.pop(line, [])):
+                new = statement.visit(Hoist(first))
+            for stmt in mine:
+                for index, definition in enumerate(hoisted.pop(id(stmt), [])):
                     if index == 0 and not body:
                         definition = definition.with_changes(leading_lines=[])
                     body.append(definition)
@@ -164,68 +186,19 @@ class HoistLocalDef(WinspawnCodemod):
         return tree.with_changes(body=body)
 
     # -- finding the definition ---------------------------------------------------------------------------
-    def _definition(self, finding, module: ast.Module, parent, positions) -> Optional[ast.AST]:
+    def _definition(self, finding, module: ast.Module) -> Optional[ast.AST]:
+        """The local function or class the check points at (its ``fix_hint``), or None."""
         hint = finding.fix_hint.get("def")
-        if hint:
-            return find_node(module, _DEFS, hint["line"], hint["col"])
-        name = finding.args.get("cls") if finding.rule is rules.WSP203 else None
-        if name is None:
-            match = _WHAT.search(finding.args.get("what", ""))
-            if not match or "local function" not in finding.args.get("what", ""):
-                return None
-            name = match.group("name")
-        # The innermost function around the report that defines `name` (directly in its own scope).
-        byte_col = positions.byte_col(finding.line, finding.col)
-        target = None
-        for node in ast.walk(module):
-            if isinstance(node, ast.Name) and node.lineno == finding.line and node.col_offset >= byte_col:
-                target = node
-                break
-            if isinstance(node, ast.expr) and node.lineno == finding.line and node.col_offset == byte_col:
-                target = node
-        if target is None:
-            return None
-        kinds = (ast.ClassDef,) if finding.rule is rules.WSP203 else (ast.FunctionDef, ast.AsyncFunctionDef)
-        for scope in ancestors(target, parent):
-            if isinstance(scope, FUNCTION_SCOPES):
-                for stmt in ast.walk(scope):
-                    if isinstance(stmt, kinds) and stmt.name == name and _owner(stmt, parent) is scope:
-                        return stmt
-        return None
+        return find_node(module, _DEFS, hint["line"], hint["col"]) if hint else None
 
-    def _check(self, node: ast.AST, parent) -> list[str]:
-        local = enclosing_function_names(node, parent) - {node.name}
+    def _check(self, node: ast.AST, scopes: ScopeTree) -> list[str]:
         if isinstance(node, ast.ClassDef):
-            reads: set[str] = set()
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    reads |= _free_in(item) | loaded_names([*item.decorator_list, *item.args.defaults])
-                else:
-                    reads |= loaded_names([item])
-            reads |= loaded_names([*node.bases, *node.decorator_list, *(k.value for k in node.keywords)])
-            used = sorted(reads & local)
+            used = sorted(set(scopes.enclosing_reads(node)) | scopes.outer_local_reads(node))
             if used:
                 raise CannotHoist(f"the class reads {', '.join(used)} from the enclosing function")
             return []
         if node.decorator_list:
             raise CannotHoist("it is decorated")
-        outer = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-        outer += [a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg) and a.annotation is not None]
-        if node.returns is not None:
-            outer.append(node.returns)
-        if loaded_names(outer) & local:
+        if scopes.outer_local_reads(node):
             raise CannotHoist("a default value or annotation reads a local name")
-        return enclosing_free_variables(node, parent)
-
-
-def _owner(node: ast.AST, parent) -> Optional[ast.AST]:
-    for scope in ancestors(node, parent):
-        if isinstance(scope, (*FUNCTION_SCOPES, ast.ClassDef, ast.Module)):
-            return scope
-    return None
-
-
-def _binds(stmt: ast.stmt) -> set[str]:
-    from .wrap_in_main_guard import _top_binds
-
-    return _top_binds(stmt)
+        return enclosing_free_variables(scopes, node)

@@ -34,12 +34,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 import libcst as cst
-from libcst.metadata import PositionProvider
 
-from ..analysis.guards import is_main_guard
 from .. import rules
-from ._base import WinspawnCodemod, existing_spelling
-from ._scopes import loaded_names, module_names, unique_name
+from ..analysis.guards import is_main_guard
+from ..analysis.scopes import ScopeTree
+from ._base import WinspawnCodemod, existing_spelling, respace, statement_groups
+from ._tree import module_names, unique_name
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -50,6 +50,8 @@ class _Unit:
 
     index: int
     stmts: list[ast.stmt]
+    binds: set[str]  # names it binds in the module scope
+    reads: set[str]  # module-level names it reads (in its nested functions and classes too)
     findings: list = field(default_factory=list)
 
     @property
@@ -62,46 +64,9 @@ class _Unit:
             return "definition"
         return "statement"
 
-    @property
-    def binds(self) -> set[str]:
-        names = set()
-        for stmt in self.stmts:
-            names |= _top_binds(stmt)
-        return names
-
-    @property
-    def reads(self) -> set[str]:
-        return loaded_names(self.stmts)
-
 
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
-
-def _top_binds(stmt: ast.stmt) -> set[str]:
-    """Names a module-level statement binds in the module scope (not inside its functions/classes)."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {stmt.name}
-    out: set[str] = set()
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-            continue
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            out |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            out.add(node.name)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _is_constant_config(unit: _Unit) -> bool:
@@ -113,14 +78,14 @@ def _is_constant_config(unit: _Unit) -> bool:
 class WrapInMainGuard(WinspawnCodemod):
     DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
     FIXES = (rules.WSP101, rules.WSP103, rules.WSP104, rules.WSP105)
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)
         findings = self.findings_for(text)
         if not findings:
             return tree
-        units = self._units(tree, module)
+        scopes = self.scopes(module)
+        units = self._units(tree, module, scopes)
         by_line = {}
         for unit in units:
             for stmt in unit.stmts:
@@ -139,7 +104,7 @@ class WrapInMainGuard(WinspawnCodemod):
                 continue
             unit.findings.append(finding)
 
-        moved = self._plan(units, module)
+        moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
             return tree
 
@@ -169,9 +134,10 @@ class WrapInMainGuard(WinspawnCodemod):
                 rest = [rest[0]] + rest[1:]
             new_body = head + before + rest + [_strip_first_blank(n, False) for n in after]
             nodes[guard.index] = guard_node.with_changes(body=guard_node.body.with_changes(body=new_body))
-            return tree.with_changes(body=[n for i, n in enumerate(nodes) if i not in moved_set or i == guard.index])
+            return tree.with_changes(body=respace([(i, n) for i, n in enumerate(nodes)
+                                                   if i not in moved_set or i == guard.index]))
 
-        remaining = [n for i, n in enumerate(nodes) if i not in moved_set]
+        remaining = respace([(i, n) for i, n in enumerate(nodes) if i not in moved_set])
         single_call = len(moved) == 1 and len(moved[0].stmts) == 1 and isinstance(moved[0].stmts[0], ast.Expr) \
             and isinstance(moved[0].stmts[0].value, (ast.Call, ast.Await))
         guard_text = f"if __name__ == {quote}__main__{quote}:\n{indent}{freeze}()\n"
@@ -184,7 +150,7 @@ class WrapInMainGuard(WinspawnCodemod):
 
         taken = module_names(module)
         name = unique_name("main", taken)
-        globals_needed = self._globals(units, moved, module)
+        globals_needed = self._globals(units, moved, scopes)
         header = f"def {name}() -> None:\n{indent}pass\n"
         function = self.parse_statements(tree, header)[0]
         assert isinstance(function, cst.FunctionDef)
@@ -197,78 +163,85 @@ class WrapInMainGuard(WinspawnCodemod):
         return tree.with_changes(body=[*remaining, _with_blanks(function, 2), _with_blanks(new_guard, 2)])
 
     # -- analysis ---------------------------------------------------------------------------------------
-    def _units(self, tree: cst.Module, module: ast.Module) -> list[_Unit]:
+    def _units(self, tree: cst.Module, module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
         units = []
-        stmts = list(module.body)
-        for index, statement in enumerate(tree.body):
-            span = self.get_metadata(PositionProvider, statement)
-            mine = [s for s in stmts if span.start.line <= s.lineno <= span.end.line]
-            units.append(_Unit(index, mine))
+        for index, mine in enumerate(statement_groups(tree, module)):
+            binds = set().union(*(scopes.module_binds(s) for s in mine)) if mine else set()
+            units.append(_Unit(index, mine, binds, scopes.module_reads(mine)))
         return units
 
-    def _plan(self, units: list[_Unit], module: ast.Module) -> list[_Unit]:
-        """The units to move, in order; drops (with a note) findings whose fix would break workers."""
+    def _plan(self, units: list[_Unit], module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
+        """The units to move, in order; drops (with a note) findings whose fix would break workers.
+
+        Each round either returns or declines at least one flagged unit, so there are at most as many
+        rounds as flagged units, plus the one that finds none left.
+        """
         workers = _worker_functions(module)
-        while True:
+        worker_reads = scopes.module_reads(workers)
+        for _ in range(sum(1 for u in units if u.findings) + 1):
             flagged = [u for u in units if u.findings]
             if not flagged:
-                return []
-            first = flagged[0].index
-            moved = {u.index for u in flagged}
-            for unit in units:
-                if unit.index > first and unit.kind == "statement":
-                    moved.add(unit.index)
-            # Statements right before the first flagged one that only feed the moved code move too.
-            for unit in reversed(units[:first]):
-                if unit.kind != "statement" or _is_constant_config(unit):
-                    break
-                names = unit.binds
-                others = set().union(*(u.reads for u in units if u.index not in moved and u.index != unit.index))
-                moved_reads = set().union(*(units[i].reads for i in moved))
-                if names and not (names & others) and names & moved_reads:
-                    moved.add(unit.index)
-                else:
-                    break
-            # Keep (at module level) unflagged statements whose names definitions read, unless they depend
-            # on moved code.
-            changed = True
-            while changed:
-                changed = False
-                kept_reads = set().union(*(u.reads for u in units
-                                           if u.index not in moved and u.kind != "guard"))
-                for unit in units:
-                    if unit.index in moved and not unit.findings and unit.binds & kept_reads:
-                        moved_binds = set().union(*(units[i].binds for i in moved if i != unit.index))
-                        if not (unit.reads & moved_binds):
-                            moved.discard(unit.index)
-                            changed = True
+                break
+            moved = self._moved(units, flagged)
             # Names a worker may read must stay: a flagged unit binding one cannot be fixed.
-            worker_reads = set().union(*(loaded_names([w]) for w in workers)) if workers else set()
             blocked = [units[i] for i in sorted(moved) if units[i].binds & worker_reads]
             if not blocked:
                 return [units[i] for i in sorted(moved)]
             for unit in blocked:
                 names = ", ".join(sorted(unit.binds & worker_reads))
-                victims = [u for u in units if u.findings and (u is unit or u.index >= unit.index)] \
-                    if not unit.findings else [unit]
+                # An unflagged unit moves because of flagged ones: those before it (everything after the
+                # first flagged statement moves) or, for a statement that feeds them, those after it.
+                victims = [unit] if unit.findings else (
+                    [u for u in flagged if u.index < unit.index] or [u for u in flagged if u.index > unit.index])
                 for victim in victims:
                     for finding in victim.findings:
                         self.note(finding, f"{names} is read by code that runs in worker processes; moving it "
                                            "under the guard would make the workers fail with NameError")
                     victim.findings = []
+        return []
 
-    def _globals(self, units: list[_Unit], moved: list[_Unit], module: ast.Module) -> set[str]:
+    def _moved(self, units: list[_Unit], flagged: list[_Unit]) -> set[int]:
+        """Indexes of the units that move with the flagged ones."""
+        first = flagged[0].index
+        moved = {u.index for u in flagged}
+        for unit in units:
+            if unit.index > first and unit.kind == "statement":
+                moved.add(unit.index)
+        # Statements right before the first flagged one that only feed the moved code move too.
+        for unit in reversed(units[:first]):
+            if unit.kind != "statement" or _is_constant_config(unit):
+                break
+            names = unit.binds
+            others = set().union(*(u.reads for u in units if u.index not in moved and u.index != unit.index))
+            moved_reads = set().union(*(units[i].reads for i in moved))
+            if names and not (names & others) and names & moved_reads:
+                moved.add(unit.index)
+            else:
+                break
+        # Keep (at module level) unflagged statements whose names definitions read, unless they depend on
+        # moved code.  Each round keeps at least one more unit or stops: at most len(units) rounds.
+        for _ in range(len(units)):
+            kept_reads = set().union(*(u.reads for u in units if u.index not in moved and u.kind != "guard"))
+            keep = [unit for unit in units
+                    if unit.index in moved and not unit.findings and unit.binds & kept_reads
+                    and not (unit.reads & set().union(*(units[i].binds for i in moved if i != unit.index)))]
+            if not keep:
+                break
+            moved.discard(keep[0].index)
+        return moved
+
+    def _globals(self, units: list[_Unit], moved: list[_Unit], scopes: ScopeTree) -> set[str]:
+        """Names main() must declare ``global``: those it binds that a module-level function or class reads,
+        or that module-level code also binds and main() reads (it may read the module's value first)."""
         moved_index = {u.index for u in moved}
         binds = set().union(*(u.binds for u in moved))
+        moved_reads = set().union(*(u.reads for u in moved))
         stay = [u for u in units if u.index not in moved_index]
-        read_by_functions = set()
-        for unit in stay:
-            for stmt in unit.stmts:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    read_by_functions |= loaded_names([stmt])
+        definitions = [s for u in stay for s in u.stmts
+                       if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        read_by_definitions = scopes.module_reads(definitions)
         bound_elsewhere = set().union(*(u.binds for u in stay)) if stay else set()
-        # Bound by a nested function/class of the moved code only: those stay local to main().
-        return (binds & read_by_functions) | (binds & bound_elsewhere)
+        return (binds & read_by_definitions) | (binds & bound_elsewhere & moved_reads)
 
     def _freeze_support(self, module: ast.Module) -> str:
         spelling = existing_spelling(module, "multiprocessing", "freeze_support")
@@ -319,9 +292,16 @@ def _strip_first_blank(node: cst.BaseStatement, first: bool) -> cst.BaseStatemen
     if first:
         while lines and lines[0].comment is None:
             lines.pop(0)
-    # A blank line keeps no indentation (no trailing whitespace on it inside the new block).
-    lines = [line.with_changes(indent=False) if line.comment is None else line for line in lines]
-    return node.with_changes(leading_lines=lines)
+    # Inside a block one blank line at a time (two are pycodestyle's E303 there), and a blank line keeps no
+    # indentation (no trailing whitespace on it inside the new block).
+    kept: list[cst.EmptyLine] = []
+    for line in lines:
+        if line.comment is None:
+            if kept and kept[-1].comment is None:
+                continue
+            line = line.with_changes(indent=False)
+        kept.append(line)
+    return node.with_changes(leading_lines=kept)
 
 
 def _with_blanks(node: cst.BaseStatement, count: int) -> cst.BaseStatement:

@@ -85,12 +85,12 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
     short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
     if payload.task:
         _emit(ctx, rules.WSP302, report, role=_role(payload), api=payload.api.label,
-                 what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
-                      f"`Manager()` lock)")
+              what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
+              f"`Manager()` lock)")
     elif value is item and payload.api.key in DROPS_ARGS_AT_START:
         _emit(ctx, rules.WSP302, report, role=_role(payload), api=payload.api.label,
-                 what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
-                      f"child opens it: keep it in a variable)")
+              what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
+              f"child opens it: keep it in a variable)")
     return True
 
 
@@ -126,7 +126,7 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
     if isinstance(value, ast.Lambda):
         rule = rules.WSP202 if in_partial else rules.WSP201
         _emit(ctx, rule, value, role=role, api=_located(api, report), what="a lambda inside `functools.partial`",
-                 fix_hint={"lambda": _span(value)})
+              fix_hint={"lambda": _span(value)})
         return
     if _is_partial(ctx, value, value_scope):
         if value.args:
@@ -139,11 +139,11 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         if binding is not None and is_local_definition(binding):
             if binding.kind == "def":
                 _emit(ctx, rules.WSP202, binding.node, line_only=True, role=role, api=_located(api, report),
-                         what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
+                      what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
                 _captured(ctx, binding, api, report, reached, depth)
             else:
                 _emit(ctx, rules.WSP203, binding.node, line_only=True, role=role, api=_located(api, report),
-                         cls=binding.name, fix_hint={"def": _span(binding.node)})
+                      cls=binding.name, fix_hint={"def": _span(binding.node)})
         return
     if isinstance(value, ast.Attribute):
         # A bound method pickles its instance (an attribute holding some other object does not).
@@ -177,7 +177,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and is_local_definition(binding):
             _emit(ctx, rules.WSP202, binding.node, line_only=True, role=role, api=_located(api, report),
-                     what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
+                  what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
             _captured(ctx, binding, api, report, reached, depth)
         return
     if _is_partial(ctx, value, value_scope):
@@ -243,7 +243,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):
                 _emit(ctx, rules.WSP203, binding.node, line_only=True, role=role, api=_located(api, report),
-                         cls=binding.name, fix_hint={"def": _span(binding.node)})
+                      cls=binding.name, fix_hint={"def": _span(binding.node)})
                 return
             info = ctx.index.classes.get(binding.node)
             if info is not None and not _has_state_hook(ctx, info):
@@ -438,7 +438,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         binding = ctx.resolver.definition(expr, scope)
         if binding is not None:
             if binding.kind == "def" and is_local_definition(binding):
-                report(expr, f"local function `{binding.name}`")
+                report(expr, f"local function `{binding.name}`", {"def": _span(binding.node)})
             return
         arguments = _parameter_arguments(ctx, expr, scope, depth) if callers else None
         if arguments is not None:
@@ -482,7 +482,8 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         return
     if binding is not None and binding.kind == "class":
         if is_local_definition(binding):
-            _emit(ctx, rules.WSP203, expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name)
+            _emit(ctx, rules.WSP203, expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name,
+                  fix_hint={"def": _span(binding.node)})
             return
         info = ctx.index.classes.get(binding.node)
         if info is None or _has_state_hook(ctx, info):
@@ -598,14 +599,14 @@ def _dill_payload(ctx: Context, payload: Payload) -> None:
             binding = ctx.resolver.definition(value, value_scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
                 _emit(ctx, rules.WSP901, binding.node, line_only=True, what=f"local function `{binding.name}`",
-                         api=_located(api, payload.expr), fix_hint={"def": _span(binding.node)})
+                      api=_located(api, payload.expr), fix_hint={"def": _span(binding.node)})
                 function_node = binding.node
         if function_node is not None:
             for binding in _free_names(ctx, function_node):
                 found = _unpicklable(ctx, binding.value, binding.scope) if binding.value is not None else None
                 if found is not None and not found.dill_ok:
                     _emit(ctx, rules.WSP302, payload.expr, role=f"a value captured by {_role(payload)}", api=api,
-                             what=f"`{binding.name}` ({found.what})")
+                          what=f"`{binding.name}` ({found.what})")
     elif payload.arg.kind in ("args", "kwargs"):
         items, items_scope = _items(ctx, payload.expr, scope)
         for item in items:
@@ -665,7 +666,7 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
                 kind = "function" if name.startswith("torch.") else "cache wrapper"
                 via = _ANY_LOADER if dataset and node not in reached else ""
                 _emit(ctx, rules.WSP205, decorator, decorator=_short(name) + ("()" if decorator is not target else ""),
-                         cls=node.name, kind=kind, via=via)
+                      cls=node.name, kind=kind, via=via)
 
 
 def _short(name: str) -> str:

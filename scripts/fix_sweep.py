@@ -1,0 +1,188 @@
+"""Real-code fix sweep (not run in CI): ``--fix --unsafe-fixes`` on every file of a corpus of repositories.
+
+    python scripts/fix_sweep.py [--timeout S] [--corpus DIR] REPO [REPO ...]
+
+For each repository (a directory under ``--corpus``, default ``.corpus`` of the main checkout) it times a
+check of the whole repository and a ``--diff --unsafe-fixes`` run of it (``winspawn-lint -j 1``, in a
+subprocess), then fixes every file that has findings, in this process, with a per-file time limit, and
+checks that:
+
+* the fix finishes (a hang is a file that takes longer than ``--timeout``);
+* the patched file compiles;
+* fixing the patched file again changes nothing;
+* pycodestyle (E1, E2, E3, E5 with the file's configured maximum line length, W) reports no code more often
+  on the patched file than on the original.
+
+It prints one row per repository, then the findings left unfixed by reason (names in backticks shown as
+`_`), then every failure.  Nothing is written to the swept files; nothing in them is imported or run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "src"))
+
+from winspawn_lint import check_text  # noqa: E402
+from winspawn_lint.settings import Settings  # noqa: E402
+
+DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
+PYCODESTYLE_SELECT = "E1,E2,E3,E5,W"
+_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)(?=; \d+:\d+: WSP|$)")
+_NAMES = re.compile(r"`[^`]*`")
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout
+
+
+def python_files(root: str) -> list[str]:
+    out = []
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        out.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
+    return out
+
+
+def timed_cli(args: list[str], timeout: float) -> float:
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "winspawn_lint", "--isolated", "-j", "1", *args],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+    return time.monotonic() - start
+
+
+def pycodestyle_counts(text: str, max_line_length: int) -> Counter:
+    import pycodestyle
+
+    style = pycodestyle.StyleGuide(select=PYCODESTYLE_SELECT.split(","), max_line_length=max_line_length,
+                                   quiet=True)
+    lines = text.splitlines(keepends=True)
+    checker = pycodestyle.Checker(lines=lines, options=style.options)
+    found: Counter = Counter()
+    checker.report_error = lambda line, col, message, check: found.update([message[:4]])  # type: ignore
+    with redirect_stdout(io.StringIO()):
+        checker.check_all()
+    return found
+
+
+def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reasons: Counter,
+               failures: list[str]) -> None:
+    from winspawn_lint.fix import fix_text
+    from winspawn_lint.fix.style import max_line_length
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return
+    try:
+        findings = check_text(text, path, settings)
+    except Exception:  # noqa: BLE001 - unparsable files (other Pythons, test data) are not the fixer's
+        stats["unparsable"] += 1
+        return
+    if not findings:
+        return
+    stats["files with findings"] += 1
+    stats["findings"] += len(findings)
+    signal.alarm(timeout)
+    try:
+        outcome = fix_text(text, path, settings, unsafe=True)
+        again = fix_text(outcome.text, path, settings, unsafe=True) if outcome.text != text else outcome
+    except Timeout:
+        stats["hangs"] += 1
+        failures.append(f"HANG {path}")
+        return
+    finally:
+        signal.alarm(0)
+    stats["fixed"] += len(outcome.fixed)
+    stats["unfixed"] += len(outcome.unfixed)
+    noted = Counter()
+    for code, why in _NOTE.findall(outcome.note or ""):
+        reasons[f"{code} {_NAMES.sub('`_`', why)}"] += 1
+        noted[code] += 1
+    # Notes about the whole file ("HoistLocalDef did not reach a fixed point ...") explain the rest.
+    general = [part for part in (outcome.note or "").split("; ") if part and not re.match(r"\d+:\d+: WSP", part)]
+    for finding in outcome.unfixed:
+        if noted[finding.code]:
+            noted[finding.code] -= 1
+        else:
+            why = "no fix for this rule" if finding.rule.fix_safety.value == "none" else (
+                _NAMES.sub("`_`", general[0]) if general else "left without a note")
+            reasons[f"{finding.code} {why}"] += 1
+    if outcome.text == text:
+        return
+    stats["files changed"] += 1
+    try:
+        compile(outcome.text, path, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        stats["non-compiling"] += 1
+        failures.append(f"NON-COMPILING {path}: {error}")
+        return
+    if again.text != outcome.text:
+        stats["non-idempotent"] += 1
+        failures.append(f"NON-IDEMPOTENT {path}")
+    limit = max_line_length(path)
+    before, after = pycodestyle_counts(text, limit), pycodestyle_counts(outcome.text, limit)
+    new = {code: after[code] - before[code] for code in after if after[code] > before[code]}
+    if new:
+        stats["files with new pycodestyle findings"] += 1
+        failures.append(f"PYCODESTYLE {path} (max-line-length {limit}): {new}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repos", nargs="+")
+    parser.add_argument("--corpus", default=DEFAULT_CORPUS)
+    parser.add_argument("--timeout", type=int, default=60, help="seconds per file (a hang past it is counted)")
+    parser.add_argument("--no-timing", action="store_true", help="skip the whole-repository check/fix timing")
+    ns = parser.parse_args()
+    signal.signal(signal.SIGALRM, _alarm)
+    settings = Settings()
+    columns = ("files", "files with findings", "findings", "fixed", "unfixed", "files changed", "hangs",
+               "non-compiling", "non-idempotent", "files with new pycodestyle findings")
+    rows, reasons, failures = [], Counter(), []
+    for repo in ns.repos:
+        root = os.path.join(ns.corpus, repo)
+        files = python_files(root)
+        stats: Counter = Counter(files=len(files))
+        start = time.monotonic()
+        for path in files:
+            sweep_file(path, settings, ns.timeout, stats, reasons, failures)
+        stats["sweep s"] = round(time.monotonic() - start, 1)
+        if not ns.no_timing:
+            check = timed_cli([root], 3600)
+            fix = timed_cli(["--diff", "--unsafe-fixes", root], 3600)
+            stats["check s"], stats["fix s"] = round(check, 1), round(fix, 1)
+            stats["fix/check"] = round(fix / check, 2)
+        rows.append((repo, stats))
+        print(f"{repo}: {dict(stats)}", file=sys.stderr, flush=True)
+    header = ["repo", *columns, *([] if ns.no_timing else ["check s", "fix s", "fix/check"]), "sweep s"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for repo, stats in rows:
+        print("| " + " | ".join([repo, *(str(stats.get(c, 0)) for c in header[1:])]) + " |")
+    print("\nFindings left unfixed by --unsafe-fixes, by reason:")
+    for reason, count in reasons.most_common():
+        print(f"{count:6}  {reason}")
+    if failures:
+        print("\nFailures:")
+        print("\n".join(failures))
+    return 1 if any(s["hangs"] or s["non-compiling"] or s["non-idempotent"] for _, s in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

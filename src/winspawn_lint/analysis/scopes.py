@@ -1,0 +1,299 @@
+"""Python's scoping rules, computed on the stdlib ``ast``: which scope each name read resolves to.
+
+One walk builds a :class:`Scope` per module, function, lambda, comprehension and class body, with what
+each binds (and where), what it declares ``global`` or ``nonlocal``, and the names it reads.  Resolution
+follows the language: a function's own bindings (parameters, assignments, ``del``, imports, ``def``/
+``class`` names, ``except ... as``, ``with ... as``, ``for`` targets, match captures, ``:=``) make a name
+local unless declared ``global``/``nonlocal``; a comprehension has its own scope for its targets while its
+first iterable and any ``:=`` belong to the enclosing function; a class body is invisible to the functions
+and comprehensions inside it; decorators, defaults, annotations and base classes are evaluated in the
+enclosing scope.
+
+The fixer asks two questions of it: which module-level names the code of a function (and everything nested
+in it) reads (:meth:`ScopeTree.module_reads`), and which names a nested function or lambda takes from the
+functions around it (:meth:`ScopeTree.enclosing_reads`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+Position = tuple[int, int]
+
+
+@dataclass(eq=False)
+class Scope:
+    node: ast.AST
+    kind: str  # "module" | "function" | "lambda" | "comprehension" | "class"
+    parent: Optional["Scope"]
+    #: name -> where it is bound in this scope's own code (parameters at the scope's start)
+    bindings: dict[str, list[Position]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    #: name -> where this scope's own code reads it
+    reads: dict[str, list[Position]] = field(default_factory=dict)
+    children: list["Scope"] = field(default_factory=list)
+
+    def binds(self, name: str) -> bool:
+        """``name`` is local to this scope (bound here and not declared global or nonlocal)."""
+        return name in self.bindings and name not in self.globals and name not in self.nonlocals
+
+    def bind(self, name: str, node: ast.AST) -> None:
+        self.bindings.setdefault(name, []).append(_position(node))
+
+    def walk(self) -> Iterable["Scope"]:
+        """This scope and every scope nested in it."""
+        stack = [self]
+        while stack:
+            scope = stack.pop()
+            yield scope
+            stack.extend(scope.children)
+
+
+class ScopeTree:
+    """The scopes of one module, and where each name read resolves."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.module = Scope(tree, "module", None)
+        self.scope_of: dict[ast.AST, Scope] = {tree: self.module}  # def/lambda/comprehension/class -> scope
+        self._build(tree)
+
+    # -- queries ---------------------------------------------------------------------------------------
+    def resolve(self, scope: Scope, name: str) -> Scope:
+        """The scope a read of ``name`` in ``scope`` finds it in (the module for globals and builtins)."""
+        if name in scope.globals:
+            return self.module
+        if scope.binds(name):
+            return scope
+        current = scope.parent
+        while current is not None and current is not self.module:
+            if current.kind != "class":  # class bodies are invisible to the scopes nested in them
+                if name in current.globals:
+                    return self.module
+                if current.binds(name):
+                    return current
+            current = current.parent
+        return self.module
+
+    def module_reads(self, nodes: Iterable[ast.AST]) -> set[str]:
+        """Names that ``nodes`` (module-level statements, or definitions) read from the module scope,
+        in their own code and in every function, lambda, comprehension and class nested in them."""
+        out: set[str] = set()
+        for scope in self._scopes_in(nodes):
+            out |= {name for name in scope.reads if self.resolve(scope, name) is self.module}
+        return out
+
+    def enclosing_reads(self, node: ast.AST) -> dict[str, tuple[Scope, Position]]:
+        """Names the function, lambda or class ``node`` (with everything nested in it) reads from the
+        function scopes around it: for each, the scope it is found in and where it is first read."""
+        own = self.scope_of[node]
+        inside = set(map(id, own.walk()))
+        out: dict[str, tuple[Scope, Position]] = {}
+        for scope in own.walk():
+            for name, where in scope.reads.items():
+                found = self.resolve(scope, name)
+                if id(found) not in inside and found is not self.module:
+                    first = min(where) if name not in out else min(min(where), out[name][1])
+                    out[name] = (found, first)
+        return out
+
+    def outer_local_reads(self, node: ast.AST) -> set[str]:
+        """Names the decorators, defaults, annotations or bases of definition ``node`` read from function
+        scopes (they are evaluated where the definition is)."""
+        around = self.scope_of[node].parent or self.module
+        return {name.id for name in self._owner_parts(node) if self.resolve(around, name.id) is not self.module}
+
+    def module_binds(self, stmt: ast.stmt) -> set[str]:
+        """Names the module-level statement ``stmt`` binds in the module scope when it runs."""
+        start = (stmt.lineno, stmt.col_offset)
+        end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        return {name for name, where in self.module.bindings.items() if any(start <= w <= end for w in where)}
+
+    def declares_nonlocal(self, node: ast.AST) -> bool:
+        """``node``'s scope, or one nested in it, rebinds a name of an enclosing function (``nonlocal``)."""
+        own = self.scope_of[node]
+        inside = set(map(id, own.walk()))
+        return any(id(self.resolve(scope.parent or scope, name)) not in inside
+                   for scope in own.walk() for name in scope.nonlocals)
+
+    def enclosing_function(self, node: ast.AST) -> Optional[Scope]:
+        """The innermost function or lambda scope around ``node``'s own scope."""
+        current = self.scope_of[node].parent
+        while current is not None and current.kind not in ("function", "lambda"):
+            current = current.parent
+        return current
+
+    def _scopes_in(self, nodes: Iterable[ast.AST]) -> Iterable[Scope]:
+        """The scopes whose code lies in ``nodes``: the scope owning each node's own parts, and nested ones."""
+        for node in nodes:
+            if node in self.scope_of and node is not self.module.node:
+                # A definition: its decorators and defaults are read by the scope around it.
+                yield from self.scope_of[node].walk()
+                yield _Part(self._owner_parts(node))
+                continue
+            yield _Part(self._module_parts(node))
+            for child in self._child_scopes(node):
+                yield from child.walk()
+
+    # -- building --------------------------------------------------------------------------------------
+    def _build(self, tree: ast.Module) -> None:
+        # (node, scope) pairs; iterative so deeply nested code cannot exhaust the C stack here.
+        stack: list[tuple[ast.AST, Scope]] = [(stmt, self.module) for stmt in reversed(tree.body)]
+        while stack:
+            node, scope = stack.pop()
+            self._visit(node, scope, stack)
+
+    def _new(self, node: ast.AST, kind: str, parent: Scope) -> Scope:
+        scope = Scope(node, kind, parent)
+        parent.children.append(scope)
+        self.scope_of[node] = scope
+        return scope
+
+    def _visit(self, node: ast.AST, scope: Scope, stack: list) -> None:
+        push = stack.append
+        if isinstance(node, FUNCTIONS) or isinstance(node, ast.Lambda):
+            outer = _outer_parts(node)
+            if not isinstance(node, ast.Lambda):
+                scope.bind(node.name, node)
+            inner = self._new(node, "lambda" if isinstance(node, ast.Lambda) else "function", scope)
+            for arg in _params(node.args):
+                inner.bindings.setdefault(arg.arg, []).append(_position(node))
+            body = [node.body] if isinstance(node, ast.Lambda) else node.body
+            for child in reversed(body):
+                push((child, inner))
+            for child in outer:
+                push((child, scope))
+            return
+        if isinstance(node, ast.ClassDef):
+            scope.bind(node.name, node)
+            inner = self._new(node, "class", scope)
+            for child in reversed(node.body):
+                push((child, inner))
+            for child in _outer_parts(node):
+                push((child, scope))
+            return
+        if isinstance(node, COMPREHENSIONS):
+            inner = self._new(node, "comprehension", scope)
+            first, *rest = node.generators
+            push((first.iter, scope))  # the first iterable is evaluated in the enclosing scope
+            parts: list[ast.AST] = [first.target, *first.ifs]
+            for generator in rest:
+                parts.extend([generator.target, generator.iter, *generator.ifs])
+            parts.extend([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt])
+            for child in reversed(parts):
+                push((child, inner))
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                scope.reads.setdefault(node.id, []).append(_position(node))
+            else:
+                scope.bind(node.id, node)
+            return
+        if isinstance(node, ast.NamedExpr):
+            # `:=` in a comprehension binds in the enclosing function (or module), never the comprehension.
+            target = scope
+            while target.kind == "comprehension" and target.parent is not None:
+                target = target.parent
+            target.bind(node.target.id, node.target)
+            if target is not scope:  # reads of it in the comprehension find it where it is bound
+                (scope.globals if target.kind == "module" else scope.nonlocals).add(node.target.id)
+            push((node.value, scope))
+            return
+        if isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+            return
+        if isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    scope.bind(alias.asname or alias.name.split(".")[0], node)
+            return
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            scope.bind(node.name, node)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            scope.bind(node.name, node)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            scope.bind(node.rest, node)
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            push((child, scope))
+
+    def _owner_parts(self, node: ast.AST) -> list[ast.Name]:
+        return [n for part in _outer_parts(node) for n in _names_in_scope(part, self)]
+
+    def _module_parts(self, node: ast.AST) -> list[ast.Name]:
+        return _names_in_scope(node, self)
+
+    def _child_scopes(self, node: ast.AST) -> list[Scope]:
+        out, stack = [], [node]
+        while stack:
+            current = stack.pop()
+            if current in self.scope_of and current is not node:
+                out.append(self.scope_of[current])
+                if isinstance(current, COMPREHENSIONS):
+                    stack.append(current.generators[0].iter)
+                else:
+                    stack.extend(_outer_parts(current))
+                continue
+            stack.extend(ast.iter_child_nodes(current))
+        return out
+
+
+class _Part(Scope):
+    """The reads of some code evaluated in the module scope (a module-level statement outside its nested
+    scopes, or a definition's decorators and defaults), as a scope of its own for :meth:`module_reads`."""
+
+    def __init__(self, names: list[ast.Name]) -> None:
+        super().__init__(None, "part", None)
+        for name in names:
+            self.reads.setdefault(name.id, []).append(_position(name))
+
+
+def _names_in_scope(node: ast.AST, tree: ScopeTree) -> list[ast.Name]:
+    """Names read by ``node`` outside the scopes nested in it."""
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if current in tree.scope_of and current is not node:
+            if isinstance(current, COMPREHENSIONS):
+                stack.append(current.generators[0].iter)
+            else:
+                stack.extend(_outer_parts(current))
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
+            out.append(current)
+        stack.extend(ast.iter_child_nodes(current))
+    return out
+
+
+def _outer_parts(node: ast.AST) -> list[ast.AST]:
+    """The parts of a definition evaluated in the scope around it: decorators, defaults, annotations, bases."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    args = node.args
+    parts: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if isinstance(node, FUNCTIONS):
+        parts[:0] = node.decorator_list
+        parts.extend(a.annotation for a in _params(args) if a.annotation is not None)
+        if node.returns is not None:
+            parts.append(node.returns)
+    return parts
+
+
+def _params(args: ast.arguments) -> list[ast.arg]:
+    out = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if args.vararg:
+        out.append(args.vararg)
+    if args.kwarg:
+        out.append(args.kwarg)
+    return out
+
+
+def _position(node: ast.AST) -> Position:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)

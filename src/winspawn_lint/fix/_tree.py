@@ -1,0 +1,111 @@
+"""The ``ast`` facts the hoisting codemods need on top of :mod:`..analysis.scopes`: where a node sits, which
+names a definition takes from the functions around it (and whether it can move to module level at all), and
+names that clash with nothing."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Iterator, Optional
+
+from ..analysis.guards import is_main_guard
+from ..analysis.scopes import COMPREHENSIONS, ScopeTree
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+class CannotHoist(Exception):
+    """Why a definition cannot move to module level (the fix is skipped, the finding stays)."""
+
+
+def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    out: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            out[child] = node
+    return out
+
+
+def ancestors(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> Iterator[ast.AST]:
+    while node in parent:  # ends at the module: every node has one parent and the tree has no cycle
+        node = parent[node]
+        yield node
+
+
+def top_level_statement(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> ast.stmt:
+    return next(a for a in [node, *ancestors(node, parent)] if isinstance(parent.get(a), ast.Module))
+
+
+def enclosing_free_variables(scopes: ScopeTree, definition: ast.AST) -> list[str]:
+    """The names ``definition`` (a nested function or lambda) reads from the functions around it, in
+    first-read order: the leading arguments of the ``functools.partial`` that replaces it.
+
+    Raises CannotHoist when one may not be bound yet where the definition runs, or when moving it would
+    change what a name refers to (``nonlocal``, zero-argument ``super()``).
+    """
+    if scopes.declares_nonlocal(definition):
+        raise CannotHoist("it declares `nonlocal`")
+    if any(name in scope.reads for scope in scopes.scope_of[definition].walk() for name in ("super", "__class__")):
+        raise CannotHoist("it uses zero-argument `super()`")
+    reads = scopes.enclosing_reads(definition)
+    start = (definition.lineno, definition.col_offset)
+    for name, (scope, _) in sorted(reads.items()):
+        if not any(where < start for where in scope.bindings[name]):
+            raise CannotHoist(f"`{name}` is assigned only after it in the enclosing function")
+    # A global that only the main guard binds does not exist in a spawned worker (it imports the module as
+    # `__mp_main__`): it is passed along like a local.
+    guarded = guard_only_names(scopes)
+    order = {name: first for name, (_, first) in reads.items()}
+    for scope in scopes.scope_of[definition].walk():
+        for name, where in scope.reads.items():
+            if name in guarded and scopes.resolve(scope, name) is scopes.module:
+                order[name] = min(min(where), order.get(name, min(where)))
+    return sorted(order, key=lambda name: order[name])
+
+
+def guard_only_names(scopes: ScopeTree) -> set[str]:
+    """Module-level names bound only inside ``if __name__ == "__main__":`` blocks."""
+    spans = [((s.lineno, s.col_offset), (s.end_lineno or s.lineno, s.end_col_offset or 0))
+             for s in scopes.module.node.body if isinstance(s, ast.If) and is_main_guard(s.test)]
+    if not spans:
+        return set()
+    return {name for name, where in scopes.module.bindings.items()
+            if all(any(start <= w <= end for start, end in spans) for w in where)}
+
+
+def is_plain_default(expr: ast.expr) -> bool:
+    """A default value that means the same evaluated once at module level: no calls, no side effects."""
+    return not any(isinstance(node, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, *COMPREHENSIONS,
+                                     ast.Lambda)) for node in ast.walk(expr))
+
+
+def module_names(tree: ast.Module) -> set[str]:
+    """Every identifier used anywhere in the module (to choose names that clash with nothing)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                out.add((alias.asname or alias.name).split(".")[0])
+    return out
+
+
+def unique_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_N`` with the smallest N that is free (at most len(taken) + 1 tries)."""
+    candidates = [base, *(f"{base}_{n}" for n in range(2, len(taken) + 3))]
+    name = next(c for c in candidates if c not in taken and c not in _BUILTIN_NAMES)
+    taken.add(name)
+    return name
+
+
+def find_node(tree: ast.AST, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
+    """The node of one of ``kinds`` starting at (line, ast byte col)."""
+    for node in ast.walk(tree):
+        if isinstance(node, kinds) and node.lineno == line and node.col_offset == col:
+            return node
+    return None

@@ -1,0 +1,83 @@
+"""The main-guard wrap's fix safety for one file: SAFE when the project cannot import the file."""
+
+from __future__ import annotations
+
+import pytest
+
+from winspawn_lint.analysis import importers
+from winspawn_lint.rules import FixSafety
+
+
+@pytest.fixture(autouse=True)
+def fresh_index(monkeypatch):
+    monkeypatch.setattr(importers, "_names_by_root", {})
+
+
+def _project(tmp_path, files: dict[str, str]):
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("importer", [
+    "import train\n",
+    "import pkg.train as t\n",
+    "from train import main\n",
+    "from . import train\n",
+    "from .train import main\n",
+    "from pkg import (\n    other,\n    train,\n)\n",
+    "import importlib\nmod = importlib.import_module('pkg.train')\n",
+    "mod = __import__(\"train\")\n",
+    "def f():\n    import os, train\n",
+])
+def test_imported_somewhere_is_unsafe(tmp_path, importer):
+    root = _project(tmp_path, {"train.py": "print(1)\n", "pkg/user.py": importer})
+    grade = importers.grade(str(root / "train.py"), "print(1)\n")
+    assert grade.safety is FixSafety.UNSAFE
+    assert "user.py" in grade.reason
+
+
+@pytest.mark.parametrize("other", [
+    "import trainer\n",
+    "from training import train_loop\n",
+    "# import train  (a comment)\nx = 'train'\n",
+    "",
+])
+def test_not_imported_is_safe(tmp_path, other):
+    root = _project(tmp_path, {"train.py": "import os\n", "other.py": other})
+    grade = importers.grade(str(root / "train.py"), "import os\n")
+    assert grade.safety is FixSafety.SAFE and str(root) in grade.reason
+
+
+def test_its_own_imports_do_not_count(tmp_path):
+    root = _project(tmp_path, {"train.py": "from train import x\n"})
+    assert importers.grade(str(root / "train.py"), "from train import x\n").safety is FixSafety.SAFE
+
+
+def test_a_name_that_is_not_an_identifier_is_safe(tmp_path):
+    root = _project(tmp_path, {"train-gpt.py": "", "user.py": "import train\n"})
+    assert importers.grade(str(root / "train-gpt.py"), "").safety is FixSafety.SAFE
+
+
+def test_a_shebang_is_safe(tmp_path):
+    root = _project(tmp_path, {"train.py": "#!/usr/bin/env python\n", "user.py": "import train\n"})
+    grade = importers.grade(str(root / "train.py"), "#!/usr/bin/env python\n")
+    assert grade.safety is FixSafety.SAFE and "shebang" in grade.reason
+
+
+def test_stdin_is_unsafe():
+    assert importers.grade(None, "").safety is FixSafety.UNSAFE
+
+
+def test_too_many_files_is_unsafe(tmp_path, monkeypatch):
+    monkeypatch.setattr(importers, "MAX_FILES", 2)
+    root = _project(tmp_path, {"train.py": "", "a.py": "", "b.py": ""})
+    assert importers.grade(str(root / "train.py"), "").safety is FixSafety.UNSAFE
+
+
+def test_project_root_is_the_nearest_marker(tmp_path):
+    root = _project(tmp_path, {"src/pkg/train.py": ""})
+    assert importers.project_root(str(root / "src" / "pkg" / "train.py")) == str(root)
