@@ -1,0 +1,33 @@
+#!/usr/bin/env python
+
+# Copyright 2026 The HuggingFace Inc. team. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+from .config_so_leader import (
+    SO100LeaderConfig,
+    SO101LeaderConfig,
+    SOLeaderConfig,
+    SOLeaderTeleopConfig,
+)
+from .so_leader import SO100Leader, SO101Leader, SOLeader
+
+__all__ = [
+    "SO100Leader",
+    "SO100LeaderConfig",
+    "SO101Leader",
+    "SO101LeaderConfig",
+    "SOLeader",
+    "SOLeaderConfig",
+    "SOLeaderTeleopConfig",
+]

@@ -1,0 +1,1 @@
+"""Utilities shared by PI0/PI05 policy tests."""

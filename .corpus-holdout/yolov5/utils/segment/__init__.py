@@ -1,0 +1,1 @@
+# Ultralytics 🚀 AGPL-3.0 License - https://ultralytics.com/license
