@@ -151,6 +151,7 @@ def test_encodings_and_line_endings_report_the_right_line(tree, name, content):
                                   for line in lines(run("good.py", cwd=tree).stdout)]
 
 
+@pytest.mark.slow  # half a minute on a loaded machine
 def test_five_megabyte_file(tree):
     parts = ["from multiprocessing import Pool\n\n"]
     size, i = len(parts[0]), 0
