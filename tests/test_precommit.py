@@ -16,7 +16,6 @@ takes a second or two.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys

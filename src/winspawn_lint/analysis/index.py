@@ -113,7 +113,6 @@ class ModuleIndex:
         self.classes: dict[ast.ClassDef, ClassInfo] = {}
         self.functions: dict[ast.AST, Scope] = {}  # def node -> its scope
         self.generator_functions: set[ast.AST] = set()
-        self.max_depth_hit = False
         self._walk_module()
 
     # -- the walk ---------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-from typing import ClassVar, Iterable, Optional, Sequence
+from typing import ClassVar, Optional, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
@@ -112,17 +112,3 @@ def existing_spelling(tree: ast.Module, module: str, name: str):
 
 def blank_lines(count: int) -> list[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(count)]
-
-
-def leading_blank_count(statement: cst.CSTNode) -> int:
-    lines = getattr(statement, "leading_lines", ())
-    count = 0
-    for line in lines:
-        if line.comment is not None:
-            break
-        count += 1
-    return count
-
-
-def describe(findings: Iterable[Finding]) -> str:
-    return ", ".join(sorted({f.code for f in findings}))

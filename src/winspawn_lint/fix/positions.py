@@ -8,8 +8,6 @@ byte columns; everything the codemods compare with libcst goes through here.
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from ..analysis.positions import Positions
 from ..source import split_lines
 
@@ -28,11 +26,6 @@ class SourcePositions(Positions):
         if text.isascii():
             return char_col
         return len(text[:char_col].encode("utf-8"))
-
-    def char_span(self, hint: Mapping[str, int]) -> tuple[int, int, int, int]:
-        """(line, col, end_line, end_col) in characters, from a hint's ast byte span."""
-        return (hint["line"], self.char_col(hint["line"], hint["col"]),
-                hint["end_line"], self.char_col(hint["end_line"], hint["end_col"]))
 
     def node_start(self, node) -> tuple[int, int]:
         """An ast node's start as (line, character column)."""
