@@ -289,8 +289,9 @@ class ModuleIndex:
                 if alias.name == "*":
                     scope.star_imports.append(module)
                     continue
+                # `from . import x` stands for `.x`, `from .pkg import x` for `.pkg.x`
                 scope.bind(Binding(alias.asname or alias.name, "import", stmt, scope,
-                                   qualname=f"{module}.{alias.name}" if module else alias.name))
+                                   qualname=f"{module}.{alias.name}" if stmt.module else module + alias.name))
 
     def _collect_self_assignments(self, info: ClassInfo, name: str, method: ast.AST) -> None:
         params = [*method.args.posonlyargs, *method.args.args]
