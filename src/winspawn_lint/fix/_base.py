@@ -15,10 +15,10 @@ from typing import ClassVar, Optional, Sequence
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 
+from ..analysis.positions import Positions
 from ..finding import Finding
 from ..rules import RULES, Rule
 from .imports import add_imports
-from .positions import SourcePositions
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
@@ -75,9 +75,9 @@ class WinspawnCodemod(CodemodCommand):
         self.warn(self.notes[-1])
 
     # -- source helpers -------------------------------------------------------------------------------
-    def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, SourcePositions]:
+    def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, Positions]:
         text = tree.code
-        return text, ast.parse(text), SourcePositions.of(text)
+        return text, ast.parse(text), Positions.of(text)
 
     def parse_statements(self, tree: cst.Module, code: str) -> list[cst.BaseStatement]:
         """Statements from ``code`` (``\\n`` line ends; indents already in ``tree.default_indent``)."""

@@ -24,10 +24,10 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from .. import rules
+from ..analysis.positions import cst_start
 from ._base import WinspawnCodemod
 from ._scopes import (CannotHoist, enclosing_free_variables, enclosing_function_names, find_node, is_plain_default,
                       module_names, parents, unique_name)
-from .positions import cst_start
 
 
 @dataclass
