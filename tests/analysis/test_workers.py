@@ -149,6 +149,7 @@ def test_resolve_callee_finds_the_function_or_the_init_a_call_runs():
             helper()
             unknown()
     ''')
+
     def callee(text):
         call, site = module.call(text)
         found = resolve_callee(call, site, module.index, module.resolver)
@@ -169,6 +170,7 @@ def test_instance_class_knows_self_instances_and_the_class_itself():
         use(Data)
         use(other)
     ''')
+
     def cls(text):
         call, site = module.call(text)
         info = instance_class(call.args[0], site.scope, module.index, module.resolver)
