@@ -2,8 +2,9 @@
 
 For each rule: a fixture that expects it and on which the linter emits it, a safe twin
 (``wspNNN_ok_*``) that does not expect it, a documentation page, and -- exactly when the catalogue
-grades it fixable -- a codemod that claims it (``FIXES``) and a ``.fixed`` file after a fixture that
-expects it.  A codemod may not claim a rule the catalogue grades unfixable.  Rule codes live in the
+grades it fixable -- a fixer that claims it (a codemod's ``FIXES``, or ``notebook.FIXES`` for the
+notebook-level move) and a ``.fixed`` file after a fixture that expects it.  No fixer may claim a rule the
+catalogue grades unfixable.  Rule codes live in the
 catalogue: no other source file spells one as a string.
 
 Notebook fixtures (``tests/fixtures/**/*.ipynb``) count like script fixtures; their expectations are
@@ -19,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from fixture_spec import FIXTURES_DIR, load_fixture
-from winspawn_lint import check_text, rules
+from fixture_spec import FIXTURES_DIR, all_fixtures, load_fixture
+from winspawn_lint import check_text, notebook, rules
 from winspawn_lint.fix import CODEMODS
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings
@@ -36,8 +37,9 @@ def _is_fixed(path: Path) -> bool:
 
 
 def _fixtures() -> list[Path]:
-    """Every script and notebook fixture (helper modules and ``.fixed`` outputs left out)."""
-    found = [*FIXTURES_DIR.rglob("*.py"), *FIXTURES_DIR.rglob("*.ipynb")]
+    """Every script fixture (``tests/fixtures/*.py``) and notebook fixture (``tests/fixtures/**/*.ipynb``),
+    helper modules and ``.fixed`` outputs left out."""
+    found = [*all_fixtures(), *FIXTURES_DIR.rglob("*.ipynb")]
     return sorted(p for p in found if not _is_fixed(p) and not p.name.startswith("_"))
 
 
@@ -70,11 +72,15 @@ def emitted() -> dict[str, set[Path]]:
     return found
 
 
+#: Everything that fixes: the libcst codemods, and the notebook-level move of definitions (WSP206).
+FIXERS = {**{codemod.__name__: codemod.FIXES for codemod in CODEMODS}, "notebook.FIXES": notebook.FIXES}
+
+
 def _claimed_by() -> dict[str, list[str]]:
     claims: dict[str, list[str]] = defaultdict(list)
-    for codemod in CODEMODS:
-        for rule in codemod.FIXES:
-            claims[rule.code].append(codemod.__name__)
+    for fixer, fixes in FIXERS.items():
+        for rule in fixes:
+            claims[rule.code].append(fixer)
     return claims
 
 
@@ -100,21 +106,21 @@ def test_the_rule_has_a_documentation_page(code):
 
 
 @pytest.mark.parametrize("code", CODES)
-def test_a_fixable_rule_has_a_codemod_and_a_fixed_fixture_and_an_unfixable_one_has_neither(code):
+def test_a_fixable_rule_has_a_fixer_and_a_fixed_fixture_and_an_unfixable_one_has_neither(code):
     rule, claims = RULES[code], _claimed_by()[code]
     if rule.fix_safety is FixSafety.NONE:
         assert not claims, f"{code} is graded unfixable in rules.py, but {claims} claim it in FIXES"
         return
-    assert claims, f"{code} is graded {rule.fix_safety.value}-fixable in rules.py, but no codemod lists it in FIXES"
+    assert claims, f"{code} is graded {rule.fix_safety.value}-fixable in rules.py, but no fixer lists it in FIXES"
     fixed = [_fixed_partner(path) for path in FIXTURES if code in EXPECTED[path] and _fixed_partner(path)]
     assert fixed, f"{code}: no fixture that expects it has a NAME.fixed.py (the exact output of --fix)"
 
 
-def test_codemods_claim_catalogue_rules_once_each_per_codemod():
-    for codemod in CODEMODS:
-        assert codemod.FIXES, f"{codemod.__name__} fixes nothing"
-        assert all(RULES.get(rule.code) is rule for rule in codemod.FIXES), f"{codemod.__name__}: not catalogue rules"
-        assert len(set(codemod.FIXES)) == len(codemod.FIXES), f"{codemod.__name__} lists a rule twice"
+def test_fixers_claim_catalogue_rules_once_each():
+    for fixer, fixes in FIXERS.items():
+        assert fixes, f"{fixer} fixes nothing"
+        assert all(RULES.get(rule.code) is rule for rule in fixes), f"{fixer}: not catalogue rules"
+        assert len(set(fixes)) == len(fixes), f"{fixer} lists a rule twice"
 
 
 def test_every_rule_is_a_module_attribute_named_by_its_code():
