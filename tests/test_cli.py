@@ -144,16 +144,19 @@ def test_cli_does_not_import_flake8_or_libcst(tree):
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_lint_source_public_api():
-    from winspawn_lint import lint_source
+def test_the_public_api_checks_and_fixes_text():
+    from winspawn_lint import check_text, fix_text
 
-    findings = lint_source(HAZARD, filename="x.py")
+    findings = check_text(HAZARD, filename="x.py")
     assert [(f.line, f.code, f.col) for f in findings] == [(8, "WSP101", 7)]
     assert findings[0].name == "unguarded-process-start"
+    assert fix_text(HAZARD, filename="x.py").text == HAZARD  # WSP101's fix is unsafe
+    fixed = fix_text(HAZARD, filename="x.py", unsafe=True)
+    assert [f.code for f in fixed.fixed] == ["WSP101"] and check_text(fixed.text) == []
 
 
 def test_columns_are_characters_on_non_ascii_lines():
-    from winspawn_lint import lint_source
+    from winspawn_lint import check_text
 
     source = textwrap.dedent('''\
         import multiprocessing
@@ -165,6 +168,6 @@ def test_columns_are_characters_on_non_ascii_lines():
             multiprocessing.freeze_support()
             main()
     ''')
-    [finding] = lint_source(source)
+    [finding] = check_text(source)
     line = source.splitlines()[4]
     assert line[finding.col:finding.end_col] == "lambda x: x"

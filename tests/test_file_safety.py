@@ -287,6 +287,7 @@ def _wait_for(predicate, timeout: float) -> bool:
     return False
 
 
+@pytest.mark.slow  # 600 files fixed by the real command, and a race with it: not for the quick tier
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to a process group")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_sigint_during_fix_leaves_every_file_old_or_new(tmp_path, fixed, jobs):

@@ -108,9 +108,9 @@ def test_non_ascii_columns():
     assert line[finding.col:].startswith("lambda")
     hint = finding.fix_hint["lambda"]
     assert hint["col"] > finding.col  # the hint is in bytes, the finding in characters
-    from winspawn_lint.fix.positions import SourcePositions
+    from winspawn_lint.analysis.positions import Positions
 
-    positions = SourcePositions.of(text)
+    positions = Positions.of(text)
     assert positions.char_col(hint["line"], hint["col"]) == finding.col
     assert positions.byte_col(finding.line, finding.col) == hint["col"]
 

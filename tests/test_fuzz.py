@@ -33,7 +33,10 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUZZ_EXAMPLES = int(os.environ.get("WINSPAWN_FUZZ_EXAMPLES", "0") or 0)
 ALL_RULES = Settings(select=frozenset(RULES))
 ERROR_COMMENT = re.compile(r"#\s*error:")
-pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # compile() on generated code: `1 is 1`...
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore::SyntaxWarning"),  # compile() on generated code: `1 is 1`...
+]
 
 
 def budget(default: int) -> settings:

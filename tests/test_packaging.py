@@ -1,15 +1,20 @@
 """Packaging: sdist and wheel build, ``twine check`` passes, and the wheel works in a fresh virtualenv.
 
-Offline: the package is built without build isolation (setuptools comes from
-this interpreter), and the fresh virtual environment sees this interpreter's
-site-packages for the dependencies (astroid, libcst, flake8) while the wheel
-itself is installed with ``--no-deps --no-index`` from the local file.  The test
-checks that the venv really imports the wheel's copy, not this checkout.
+Offline, and from what the running interpreter has: the package is built
+without build isolation (the build backend is a declared test dependency), and
+the fresh virtual environment -- no system site-packages -- gets the wheel and
+its declared dependencies from the wheelhouse (``conftest.wheelhouse``: the
+installed distributions packed back into wheels) with ``--no-index``.  A
+dependency the code imports but the metadata does not declare is therefore
+missing there, and the tests below fail.  They also check that the venv really
+imports the wheel's copy, not this checkout.
 """
 
 from __future__ import annotations
 
+import ast
 import email
+import importlib.util
 import os
 import re
 import shutil
@@ -20,12 +25,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from wheelhouse import pip_environment
 
 from winspawn_lint import __version__
 from winspawn_lint.rules import RULES
 
 pytestmark = pytest.mark.integration
-pytest.importorskip("build")
 
 ROOT = Path(__file__).resolve().parent.parent
 HAZARD = '''\
@@ -51,18 +56,12 @@ def _describe(done: subprocess.CompletedProcess) -> str:
     return f"{command}\nexit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
 
 
-def _shared_dir(tmp_path_factory) -> Path:
-    # One build per test run, shared by pytest-xdist workers.
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 @pytest.fixture(scope="session")
-def dists(tmp_path_factory) -> dict[str, Path]:
+def dists(shared_tmp) -> dict[str, Path]:
     """{"sdist": ..., "wheel": ...} built from a copy of the checkout (the checkout is left untouched)."""
-    from filelock import FileLock  # a dependency of virtualenv, which the test extra pulls in
+    from filelock import FileLock
 
-    shared = _shared_dir(tmp_path_factory)
+    shared = shared_tmp
     out = shared / "dist"
     with FileLock(str(shared / "dist.lock")):
         if not out.is_dir():
@@ -104,7 +103,6 @@ def test_readme_has_no_links_that_break_on_pypi():
 
 
 def test_twine_check(dists):
-    pytest.importorskip("twine")
     done = _run(sys.executable, "-m", "twine", "check", "--strict", str(dists["sdist"]), str(dists["wheel"]))
     assert done.returncode == 0, _describe(done)
     assert done.stdout.count("PASSED") == 2, _describe(done)
@@ -150,16 +148,17 @@ def test_sdist_contents(dists):
 
 
 @pytest.fixture(scope="session")
-def venv(dists, tmp_path_factory) -> Path:
-    """A fresh virtualenv with the wheel installed (dependencies from this interpreter's site-packages)."""
+def venv(dists, wheelhouse, tmp_path_factory) -> Path:
+    """A fresh virtualenv (no system site-packages) with the wheel, its flake8 extra and the dependencies
+    they declare, installed from the wheelhouse only."""
     path = tmp_path_factory.mktemp("venv") / "env"
     # --without-pip: seeding pip takes longer than everything else here; this interpreter's pip
     # installs into the venv instead (pip >= 22.3: --python).
-    done = _run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(path))
+    done = _run(sys.executable, "-m", "venv", "--without-pip", str(path))
     assert done.returncode == 0, _describe(done)
     python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    done = _run(sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-                "--disable-pip-version-check", str(dists["wheel"]))
+    done = _run(sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index",
+                "--find-links", str(wheelhouse), f"{dists['wheel']}[flake8]", env=pip_environment())
     assert done.returncode == 0, _describe(done)
     return path
 
@@ -197,8 +196,57 @@ def test_the_installed_wheel_works(venv, dists, tmp_path):
     assert done.stdout.strip() == page.strip()  # the rule's page, read from the installed package data
 
 
+def _imported_modules(package: Path) -> set[str]:
+    """Top-level names of every module the package's code imports, wherever the import statement is
+    (astroid and libcst are imported lazily, inside functions)."""
+    names: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def _is_stdlib(name: str) -> bool:
+    if hasattr(sys, "stdlib_module_names"):  # 3.10+
+        return name in sys.stdlib_module_names or name == "__future__"
+    spec = importlib.util.find_spec(name)
+    return spec is not None and (spec.origin in ("built-in", "frozen") or "site-packages" not in (spec.origin or ""))
+
+
+# Imported only where their host is already running: the pytest plugin (pytest11 entry point) and the
+# emulation's patch of `multiprocess` (applied when a program imports it); tomli only before 3.11.
+OPTIONAL_IMPORTS = {"pytest", "_pytest", "multiprocess"} | ({"tomli"} if sys.version_info >= (3, 11) else set())
+
+
+def test_every_module_the_package_imports_is_installed_with_it(venv):
+    """A dependency the code uses but pyproject.toml does not declare is missing from the venv: fail."""
+    needed = {name for name in _imported_modules(ROOT / "src" / "winspawn_lint")
+              if name != "winspawn_lint" and not _is_stdlib(name)} - OPTIONAL_IMPORTS
+    assert {"astroid", "libcst"} <= needed
+    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    probe = "import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] if not importlib.util.find_spec(m)))"
+    done = _run(python, "-c", probe, *sorted(needed), env=_venv_env(venv))
+    assert done.returncode == 0, _describe(done)
+    assert done.stdout.split() == [], f"imported by winspawn_lint but not installed with it: {done.stdout}"
+    done = _run(sys.executable, "-m", "pip", "--python", python, "check", env=pip_environment())
+    assert done.returncode == 0, _describe(done)
+
+
+def test_the_installed_wheel_fixes_with_libcst_and_infers_with_astroid(venv, tmp_path):
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    env = _venv_env(venv)
+    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    done = _run(str(bindir / "winspawn-lint"), "--diff", "job.py", cwd=tmp_path, env=env)
+    assert done.returncode == 1 and "+def _map_fn(x):" in done.stdout, _describe(done)
+    code = "import astroid, libcst, winspawn_lint.analysis.inference, winspawn_lint.fix; print('ok')"
+    done = _run(str(bindir / "python"), "-c", code, cwd=tmp_path, env=env)
+    assert done.stdout.strip() == "ok", _describe(done)
+
+
 def test_flake8_finds_the_installed_plugin(venv, tmp_path):
-    pytest.importorskip("flake8")
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     env = _venv_env(venv)
     (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")

@@ -21,6 +21,8 @@ import pytest
 from winspawn_lint.cli import PARALLEL_THRESHOLD
 from winspawn_lint.emulation import child_environment
 
+pytestmark = pytest.mark.slow  # a few hundred files checked five times over, in spawned workers
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 COMMAND = [sys.executable, "-m", "winspawn_lint", "--isolated", "--extend-select", "WSP105,WSP901"]
 

@@ -5,24 +5,26 @@ installs hooks from a repository at a revision, and the working tree may hold
 uncommitted changes); a second throwaway repository holds a hazardous file, a
 clean file and a ``.pre-commit-config.yaml`` pointing at the first by path.
 
-No network: pre-commit's virtualenv is created with the system site-packages
-visible (so astroid and libcst come from this interpreter), pip may not look at
-any index, and the package is built without build isolation.  The hook
-environment is built once per test run, shared by xdist workers (about 20-40 s);
-every hook run after that takes a second or two.
+No network, and nothing borrowed from the base interpreter: pre-commit's
+virtualenv is a plain one, and its pip may look at no index but the wheelhouse
+(``conftest.wheelhouse``: this interpreter's installed dependencies packed back
+into wheels), from which it installs the build backend (build isolation) and
+the package's declared dependencies.  The hook environment is built once per
+test run, shared by xdist workers (about 20-40 s); every hook run after that
+takes a second or two.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from wheelhouse import pip_environment
 
-pytest.importorskip("pre_commit")
+pytestmark = pytest.mark.integration
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git is not installed", allow_module_level=True)
 
@@ -77,43 +79,29 @@ def _copy_checkout(dest: Path) -> None:
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build"))
 
 
-def _shared_dir(tmp_path_factory) -> Path:
-    """One directory for the whole run, shared by pytest-xdist workers (each has its own basetemp
-    below the run's), so the hook environment is built once, not once per worker."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 @pytest.fixture(scope="session")
-def env(tmp_path_factory) -> dict[str, str]:
+def env(shared_tmp, wheelhouse) -> dict[str, str]:
     # pre-commit locks its store while it installs, so workers can share it.
-    home = _shared_dir(tmp_path_factory) / "pre-commit-home"
+    home = shared_tmp / "pre-commit-home"
     home.mkdir(exist_ok=True)
-    environ = dict(os.environ)
+    environ = pip_environment()
     for key in list(environ):
-        if key.startswith(("PRE_COMMIT", "GIT_", "PIP_INDEX", "PIP_EXTRA_INDEX", "VIRTUALENV_")):
+        if key.startswith(("PRE_COMMIT", "GIT_", "VIRTUALENV_")):
             del environ[key]
     environ.update(
         PRE_COMMIT_HOME=str(home),
         PRE_COMMIT_COLOR="never",
-        # Offline: the hook's virtualenv sees this interpreter's site-packages
-        # (astroid, libcst, setuptools), pip may not consult any index, and the
-        # package is built in that environment.  PIP_NO_BUILD_ISOLATION=0 means
-        # "no build isolation": pip's environment variables for --no-* flags are inverted.
-        VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
-        PIP_NO_INDEX="1",
-        PIP_NO_BUILD_ISOLATION="0",
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_FIND_LINKS=str(wheelhouse),
         NO_COLOR="1",
     )
     return environ
 
 
 @pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory) -> tuple[Path, str]:
-    from filelock import FileLock  # a dependency of virtualenv, which pre-commit requires
+def hook_repo(shared_tmp) -> tuple[Path, str]:
+    from filelock import FileLock
 
-    shared = _shared_dir(tmp_path_factory)
+    shared = shared_tmp
     repo = shared / "hook-repo" / "winspawn-lint"
     with FileLock(str(shared / "hook-repo.lock")):
         if not (repo / ".git").is_dir():

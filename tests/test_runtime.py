@@ -9,6 +9,8 @@ the header format.  Run in parallel with ``pytest -m runtime -n 2``.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -84,10 +86,28 @@ def _fixed_params():
         yield pytest.param(path, id=path.name[: -len(".py")])
 
 
+def _missing_imports(path) -> list[str]:
+    """Top-level modules the fixture imports that this interpreter cannot find (its sibling helpers count
+    as found)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return sorted(name for name in names
+                  if not (FIXTURES_DIR / f"{name}.py").is_file() and importlib.util.find_spec(name) is None)
+
+
 def _load_runnable(path) -> Fixture:
     fixture = load_fixture(path)  # a malformed header fails here, naming the file
     if not fixture.runnable:
         pytest.skip(f"{path.name}: not-run {fixture.spawn.reason}")
+    missing = _missing_imports(path)
+    if missing:
+        why = " (pyproject's test extra installs torch only on Python 3.11, where its CPU wheel is)" \
+            if "torch" in missing else ""
+        pytest.skip(f"{path.name} imports {', '.join(missing)}, not installed here{why}")
     return fixture
 
 

@@ -1,32 +1,58 @@
 """winspawn-lint: find and fix the multiprocessing bugs that crash ML pipelines under spawn.
 
-Public API::
+Public API, one function per verb::
 
-    from winspawn_lint import lint_source
-    for finding in lint_source(text, filename="train.py"):
-        print(finding.line, finding.code, finding.message)
+    from winspawn_lint import check_text, fix_text
+
+    for finding in check_text(text, filename="train.py"):
+        print(finding.line, finding.col + 1, finding.code, finding.message)
+
+    outcome = fix_text(text, filename="train.py")   # safe fixes; unsafe=True adds the unsafe ones
+    new_text = outcome.text
+
+``Finding`` (what a check reports), ``Settings`` (rule selection and policies), ``RULES`` (the
+catalogue, by code) and ``FixSafety`` complete it.  Everything else is internal; see
+docs/architecture.md for the layout.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .__version__ import __version__
 from .finding import Finding
 from .rules import RULES, FixSafety, Rule
 from .settings import Settings
 
-__all__ = ["Finding", "FixSafety", "RULES", "Rule", "Settings", "__version__", "lint_source", "check_text"]
+if TYPE_CHECKING:
+    from .fix import FixOutcome
+
+__all__ = ["Finding", "FixSafety", "RULES", "Rule", "Settings", "__version__", "check_text", "fix_text"]
 
 
 def check_text(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None,
                noqa: bool = True, prefilter: bool = True) -> list[Finding]:
-    """Findings for decoded source text; raises ``source.SourceError`` when it cannot be parsed."""
+    """The findings for decoded Python source *text*, sorted by position.
+
+    *filename* names the file for per-file ignores, messages and sibling-module inference (``None``: not
+    on disk).  *settings*: the default rule selection and policies when ``None``.  *noqa*: honour
+    ``# noqa`` comments.  *prefilter*: skip, unparsed, a text that mentions no worker-starting API.
+    Raises :class:`winspawn_lint.source.SourceError` when the text cannot be parsed.
+    """
     from .pipeline import check
 
     return check(text, filename, settings, noqa=noqa, prefilter=prefilter).findings
 
 
-def lint_source(source: str, filename: Optional[str] = None, settings: Optional[Settings] = None) -> list[Finding]:
-    """Findings for Python source text (default rule selection, ``# noqa`` applied)."""
-    return check_text(source, filename, settings)
+def fix_text(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None,
+             unsafe: bool = False) -> "FixOutcome":
+    """Apply every allowed fix to decoded Python source *text*, as ``--fix`` (and ``--unsafe-fixes``
+    when *unsafe*) would.
+
+    Returns a ``FixOutcome``: ``text`` (the new text, or *text* itself when nothing was fixed),
+    ``fixed`` and ``remaining`` (findings), and ``note`` (why a fix was declined, if one was).  The
+    new text always compiles; libcst is imported only here.
+    """
+    from .fix import fix_text as apply_fixes
+
+    return apply_fixes(text, filename, settings or Settings(), unsafe=unsafe)

@@ -213,6 +213,8 @@ class _sigint_blocked:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .output import FORMATS
+
     parser = argparse.ArgumentParser(
         prog="winspawn-lint",
         description="Find (and fix) multiprocessing code that breaks under the spawn start method "
@@ -222,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--select", help="comma-separated codes, prefixes or names to enable (replaces the default)")
     parser.add_argument("--extend-select", default="", help="codes to enable in addition (e.g. WSP105,WSP901)")
     parser.add_argument("--ignore", default="", help="codes to disable")
-    parser.add_argument("--format", choices=("text", "grouped", "json", "github", "sarif"), default="text")
+    parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--statistics", action="store_true", help="print the count of findings per code")
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true",

@@ -35,17 +35,6 @@ METHODS = ("spawn", "forkserver", "fork")
 SITE_DIR = Path(__file__).resolve().parent / "_emulation"
 
 
-def set_default_start_method(method: str, module_name: str = "multiprocessing") -> None:
-    """Make *method* the default context of *module_name* without setting it."""
-    context = sys.modules.get(module_name + ".context")
-    if context is None:
-        __import__(module_name + ".context")
-        context = sys.modules[module_name + ".context"]
-    default = context._default_context
-    default._default_context = context._concrete_contexts[method]
-    # Only the default changes: a context a script already chose stays chosen.
-
-
 def child_environment(method: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment for a subprocess (and all its children) running under *method*."""
     if method not in METHODS:

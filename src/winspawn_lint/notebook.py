@@ -36,6 +36,7 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
+from . import rules
 from .finding import Finding
 from .source import SourceError, split_lines
 
@@ -514,6 +515,11 @@ def _write_new(path: str, text: str) -> None:
 
 
 # -- the unsafe fix of WSP206: move definitions into a module next to the notebook ---------------------
+
+#: The rules this notebook-level fix repairs (the libcst codemods declare theirs the same way; the catalogue
+#: test reads both).
+FIXES = (rules.WSP206,)
+
 @dataclass
 class Move:
     """Definitions moved out of a notebook: the new module text, and the notebook's module without them."""

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from .rules import DEFAULT_SELECT, RULES, expand
+from .rules import DEFAULT_SELECT, expand
 from .spawn_apis import BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, WINDOWS, Registry, SpawnAPI, from_config
 
 if sys.version_info >= (3, 11):
@@ -261,6 +261,3 @@ def parse_version(value: Any) -> tuple[int, int]:
     if match is None:
         raise ValueError(f"target-version: expected e.g. 'py311' or '3.11', got {value!r}")
     return 3, int(match[1] or match[2])
-
-
-ALL_CODES = frozenset(RULES)

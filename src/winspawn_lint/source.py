@@ -28,10 +28,6 @@ class Source:
     bom: bool
     original: Optional[bytes] = None  # the bytes read, to detect a change on disk before a rewrite
 
-    @property
-    def lines(self) -> list[str]:
-        return split_lines(self.text)
-
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 

@@ -627,9 +627,6 @@ TORCH_SHARED_STATE: Mapping[str, Unpicklable] = {
 }
 GENERATOR = Unpicklable("a generator", False)
 
-#: Classes whose pickled form is fine although they look like handles (measured: `np.memmap` pickles as a copy).
-PICKLABLE_LOOKALIKES = frozenset({"numpy.memmap"})
-
 #: multiprocessing's semaphore-based objects: they reach a child only by inheritance (Process args,
 #: Pool initargs), never with a pool task (measured: "Lock objects should only be shared between
 #: processes through inheritance", under fork too).

@@ -113,7 +113,6 @@ class ModuleIndex:
         self.classes: dict[ast.ClassDef, ClassInfo] = {}
         self.functions: dict[ast.AST, Scope] = {}  # def node -> its scope
         self.generator_functions: set[ast.AST] = set()
-        self.max_depth_hit = False
         self._walk_module()
 
     # -- the walk ---------------------------------------------------------------------------------
@@ -290,8 +289,9 @@ class ModuleIndex:
                 if alias.name == "*":
                     scope.star_imports.append(module)
                     continue
+                # `from . import x` stands for `.x`, `from .pkg import x` for `.pkg.x`
                 scope.bind(Binding(alias.asname or alias.name, "import", stmt, scope,
-                                   qualname=f"{module}.{alias.name}" if module else alias.name))
+                                   qualname=f"{module}.{alias.name}" if stmt.module else module + alias.name))
 
     def _collect_self_assignments(self, info: ClassInfo, name: str, method: ast.AST) -> None:
         params = [*method.args.posonlyargs, *method.args.args]

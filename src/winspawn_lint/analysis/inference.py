@@ -15,7 +15,6 @@ from typing import Any, Optional
 
 from .index import ModuleIndex, Scope
 
-_UNKNOWN: Any = None
 _MANAGER = None
 
 

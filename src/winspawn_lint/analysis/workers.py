@@ -54,8 +54,6 @@ class Payload:
 class WorkerModel:
     starts: list[StartEvent] = field(default_factory=list)
     payloads: list[Payload] = field(default_factory=list)
-    #: every call of a worker API that provably starts no worker (num_workers=0 …)
-    idle_calls: list[ast.Call] = field(default_factory=list)
 
 
 class WorkerFinder:
@@ -122,7 +120,6 @@ class WorkerFinder:
         api = self.registry.by_name.get(name) if name else None
         if api is not None:
             if not self._active(api, call, scope):
-                model.idle_calls.append(call)
                 return
             method = self.explicit_method(call, scope)
             if api.kind == "call":
@@ -149,8 +146,6 @@ class WorkerFinder:
                     if self._active(candidate, call, scope):
                         model.starts.append(StartEvent(candidate, call, site))
                         model.payloads.extend(self._payloads(candidate, candidate.payload, call, site))
-                    else:
-                        model.idle_calls.append(call)
                     return
             if method not in self._object_methods:
                 return  # no worker object has this method: what the receiver is does not matter

@@ -13,17 +13,17 @@ import ast
 import contextlib
 import dataclasses
 import functools
-from typing import ClassVar, Iterable, Iterator, Optional, Sequence
+from typing import ClassVar, Iterator, Optional, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 from libcst.metadata import MetadataWrapper
 
+from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
 from .imports import add_imports
-from .positions import SourcePositions
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
@@ -104,7 +104,7 @@ class WinspawnCodemod(CodemodCommand):
         self.warn(self.notes[-1])
 
     # -- source helpers -------------------------------------------------------------------------------
-    def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, SourcePositions]:
+    def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, Positions]:
         """The module's text, ``ast`` and positions; the driver passes the text it parsed (rendering a big
         tree again costs more than the codemod), and one text is analysed once for all the codemods."""
         text = self.source_text if self.source_text is not None else tree.code
@@ -143,8 +143,8 @@ def _wrapper(module: cst.Module) -> MetadataWrapper:
 
 
 @functools.lru_cache(maxsize=4)
-def _analysed(text: str) -> tuple[ast.Module, SourcePositions]:
-    return ast.parse(text), SourcePositions.of(text)
+def _analysed(text: str) -> tuple[ast.Module, Positions]:
+    return ast.parse(text), Positions.of(text)
 
 
 @functools.lru_cache(maxsize=4)
@@ -180,10 +180,6 @@ def leading_blank_count(statement: cst.CSTNode) -> int:
             break
         count += 1
     return count
-
-
-def describe(findings: Iterable[Finding]) -> str:
-    return ", ".join(sorted({f.code for f in findings}))
 
 
 def respace(body: list[tuple[int, cst.BaseStatement]]) -> list[cst.BaseStatement]:

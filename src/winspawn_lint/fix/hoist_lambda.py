@@ -24,9 +24,9 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from .. import rules
+from ..analysis.positions import cst_start
 from ._base import WinspawnCodemod, blank_lines, leading_blank_count
 from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
-from .positions import cst_start
 from .style import max_line_length
 
 

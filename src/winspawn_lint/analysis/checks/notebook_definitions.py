@@ -1,4 +1,4 @@
-"""WSP206: a function or class defined in a notebook reaches a worker that pickles with the standard pickler.
+"""Notebook definitions (WSP206): a function or class defined in a notebook reaches a worker that pickles with the standard pickler.
 
 In a Jupyter kernel the notebook's code runs in ``__main__``, a module with
 neither ``__file__`` nor ``__spec__``.  The standard pickler stores a

@@ -1,4 +1,4 @@
-"""WSP106, WSP107 and WSP902: what a spawned worker's re-import of the main module does not give it.
+"""Re-import hazards (WSP106, WSP107, WSP902): what a spawned worker's re-import of the main module does not give it.
 
 A spawned (or forkserver) worker imports the parent's script as ``__mp_main__``:
 the body of ``if __name__ == "__main__":`` does not run there, and neither does
