@@ -29,7 +29,7 @@ UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".env", "env", "__pycache__",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages",
-    ".eggs", "*.egg-info", ".ipynb_checkpoints",
+    ".eggs", "*.egg-info", ".ipynb_checkpoints", ".winspawn_lint_cache",
 )
 
 
@@ -47,6 +47,8 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     root: Optional[str] = None  # where the config file was found; patterns are relative to it
+    #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
+    cache_dir: Optional[str] = None
 
     @cached_property
     def registry(self) -> Registry:
@@ -128,7 +130,7 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-         "unresolved-workers", "spawn-api"}
+         "unresolved-workers", "spawn-api", "cache-dir"}
 
 
 def find_config(start: str) -> Optional[Path]:
@@ -206,6 +208,9 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
             per_file_ignores.append((pattern, frozenset(expand(list(value)))))
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{where}.per-file-ignores.{pattern}: {error}") from None
+    cache_dir = table.get("cache-dir", base.cache_dir)
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
+        raise ConfigError(f"{where}.cache-dir: expected a directory path, got {cache_dir!r}")
     try:
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
     except ValueError as error:
@@ -214,7 +219,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         base, select=selection, unresolved_workers=policy, extra_apis=(*base.extra_apis, *extra),
         exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
-        per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root,
+        per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root, cache_dir=cache_dir,
     )
 
 
