@@ -23,7 +23,6 @@ meanwhile, so concurrent runs (pre-commit, editors, ``-j``) can lose an entry bu
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import re
@@ -33,6 +32,11 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
 from .__version__ import __version__
+
+try:  # the built-in BLAKE2: `hashlib` loads OpenSSL first, a few ms of a one-file run
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
@@ -114,11 +118,11 @@ def settings_digest(settings: Any) -> str:
         "format": FORMAT, "version": __version__, "python": list(sys.version_info[:2]),
         "settings": fields, "registry": _stable(settings.registry.apis), "code": _own_sources(),
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return blake2b(json.dumps(payload, sort_keys=True).encode(), digest_size=32).hexdigest()
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def stat_stamp(path: str) -> Optional[Stamp]:

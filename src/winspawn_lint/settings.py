@@ -20,10 +20,6 @@ from typing import Any, Iterable, Mapping, Optional
 from .rules import DEFAULT_SELECT, RULES, expand
 from .spawn_apis import BUILTIN_APIS, Registry, SpawnAPI, from_config
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
 DEFAULT_EXCLUDE = (
@@ -135,6 +131,7 @@ _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "exten
 
 def find_config(start: str) -> Optional[Path]:
     """The nearest ``pyproject.toml`` with a ``[tool.winspawn-lint]`` table, walking up from *start*."""
+    tomllib = _tomllib()
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
@@ -151,7 +148,17 @@ def find_config(start: str) -> Optional[Path]:
     return None
 
 
+def _tomllib():
+    # Imported when a configuration is read: `--isolated` runs (and the flake8 plugin) never need it.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
 def load_config(path: Path) -> dict[str, Any]:
+    tomllib = _tomllib()
     with open(path, "rb") as handle:
         try:
             data = tomllib.load(handle)
@@ -224,3 +231,10 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
 
 
 ALL_CODES = frozenset(RULES)
+
+
+def __getattr__(name: str) -> Any:
+    # `settings.tomllib` stays available to importers, loaded on first use (see _tomllib).
+    if name == "tomllib":
+        return _tomllib()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
