@@ -56,14 +56,6 @@ class WorkerFinder:
         self.values = values
         self.registry = registry
         self.assume_workers = assume_workers
-        self._reads: dict[ast.AST, _FunctionReads] = {}
-
-    def _function_reads(self, function: ast.AST) -> "_FunctionReads":
-        """What a function's body reads, walked once per function (not once per worker call in it)."""
-        reads = self._reads.get(function)
-        if reads is None:
-            reads = self._reads[function] = _FunctionReads.of(function)
-        return reads
 
     def _active(self, api: SpawnAPI, call: ast.Call, scope: Scope) -> bool:
         state = self.values.workers(api, call, scope)
@@ -112,7 +104,7 @@ class WorkerFinder:
                 return
             if api.kind == "call":
                 model.starts.append(StartEvent(api, call, site))
-            elif _never_used(call, site, self._function_reads):
+            elif _never_used(call, site):
                 return  # an object nobody keeps is never started, so nothing it holds is pickled
             model.payloads.extend(self._payloads(api, api.payload, call, site))
             return
@@ -173,31 +165,10 @@ class WorkerFinder:
 _DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
 
 
-@dataclass(frozen=True)
-class _FunctionReads:
-    """The names a function's whole subtree reads (nested functions included: a closure may read a local)."""
-
-    loaded: frozenset[str]  # names used other than as an assignment target
-    declared: frozenset[str]  # names in ``global``/``nonlocal`` statements
-    dynamic: bool  # it may read its locals without naming them (``locals()``, ``eval`` ...)
-
-    @classmethod
-    def of(cls, function: ast.AST) -> "_FunctionReads":
-        loaded: set[str] = set()
-        declared: set[str] = set()
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name):
-                if not isinstance(node.ctx, ast.Store) or node.id in _DYNAMIC_LOCALS:
-                    loaded.add(node.id)
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                declared.update(node.names)
-        return cls(frozenset(loaded), frozenset(declared), not _DYNAMIC_LOCALS.isdisjoint(loaded))
-
-
-def _never_used(call: ast.Call, site: Site, reads) -> bool:
+def _never_used(call: ast.Call, site: Site) -> bool:
     """The object this call builds is dropped: a bare expression statement, or a function's local variable
     that nothing reads (``proc = Process(target=...)`` and no ``proc.start()``).  A module-level name may
-    be used by an importer, so it always counts as used.  *reads*: function node -> its _FunctionReads."""
+    be used by an importer, so it always counts as used."""
     stmt = site.stmt
     if isinstance(stmt, ast.Expr):
         return stmt.value is call
@@ -207,8 +178,26 @@ def _never_used(call: ast.Call, site: Site, reads) -> bool:
     scope, name = site.scope, stmt.targets[0].id
     if scope.kind != "function" or name in scope.globals_:
         return False
-    facts = reads(scope.node)
-    return not (facts.dynamic or name in facts.loaded or name in facts.declared)
+    # Depth first in source order from the assignment on (a read usually follows within a few statements;
+    # a breadth-first walk of the whole function found it last), then what ends before it (a loop may read
+    # it first).  Nested functions included: a closure may read it.
+    stack, before = [scope.node], []
+    for pending in (stack, before):
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Name):
+                if node.id in _DYNAMIC_LOCALS or (node.id == name and not isinstance(node.ctx, ast.Store)):
+                    return False
+                continue
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return False
+            children = list(ast.iter_child_nodes(node))
+            for child in reversed(children):
+                if pending is stack and getattr(child, "end_lineno", stmt.lineno) < stmt.lineno:
+                    before.append(child)
+                else:
+                    pending.append(child)
+    return True
 
 
 def resolve_callee(call: ast.Call, site: Site, index: ModuleIndex, resolver: Resolver) -> Optional[ast.AST]:
