@@ -200,17 +200,22 @@ class ModuleIndex:
                 if item.optional_vars is not None:
                     self._bind_target(item.optional_vars, stmt, scope, item.context_expr, kind="with")
         # Expressions directly in this statement, then nested statements.
-        for name, value in ast.iter_fields(stmt):
-            if isinstance(value, list):
+        kind = type(stmt)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NEVER_CHILDREN)
+        for attribute in fields:
+            value = getattr(stmt, attribute, None)
+            if type(value) is list:
                 for item in value:
                     if isinstance(item, ast.stmt):
                         self._stmt(item, scope, top, import_time, guarded, catches)
                     elif type(item).__name__ == "match_case":
                         for child in item.body:
                             self._stmt(child, scope, top, import_time, guarded, catches)
-                    elif isinstance(item, ast.AST):
+                    elif isinstance(item, ast.AST) and type(item) not in _LEAVES:
                         self._expr(item, site)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
                 self._expr(value, site)
 
     def _expr(self, node: ast.AST, site: Site) -> None:
