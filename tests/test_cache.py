@@ -125,6 +125,7 @@ def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches
 
     write(project / "new.py", POOL_AT_IMPORT)  # a new file
     assert "new.py:8:8: WSP101" in run(".")[1]
+    assert not any(p.endswith("/hazard.py") for p in cached_paths(project))  # dropped when the cache is next written
     run("--format", "grouped", ".")  # the source lines of cached findings
     run("--select", "WSP2", ".")  # other settings: another cache file
     run("new.py", "pkg/plain.py")  # named files

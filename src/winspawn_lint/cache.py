@@ -291,6 +291,8 @@ class ResultsCache:
             os.makedirs(self.directory, exist_ok=True)
             _mark(self.directory)
             merged = self._load()  # what concurrent runs wrote since we loaded
+            # Entries of deleted (or renamed) files would otherwise pile up.
+            merged = {path: raw for path, raw in merged.items() if os.path.exists(path)}
             merged.update({path: entry.to_json() for path, entry in self.changed.items()})
             text = json.dumps({"format": FORMAT, "key": self.digest, "files": merged}, separators=(",", ":"))
             fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
