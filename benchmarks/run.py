@@ -19,8 +19,22 @@ medians of the per-repetition ratios, so slow drift of a shared machine's
 load cancels out.  Results: a table on stdout and ``docs/performance.md``
 (the part below the "end of generated part" marker is kept across runs).
 
-POSIX only (``resource``).  Needs ``flake8`` and ``ruff`` installed next to
-winspawn-lint.  ``--quick``: a ~2000-file sample, one repetition (smoke test).
+ML repositories (what users check): the extracted public repositories in
+``--ml-corpus`` (default ``.corpus/`` at the project root, see
+shared/corpus/README.md; the section is skipped with a message when it is
+absent), read in place and never written: the ``.py`` files of
+``--ml-repos`` (default: examples, diffusers, pytorch-image-models, trl,
+pytorch-lightning, detectron2).  Measured there, side by side in each
+repetition: the parse floor, winspawn-lint cold (``--no-cache``) on one and
+on all cores, a run that fills the results cache and a warm rerun (nothing
+changed), ruff ``E,F`` without its cache on one thread and on all, and the
+wall time of one small file (winspawn-lint, ruff, and a bare ``python -c
+pass`` for the interpreter's own start).
+
+winspawn-lint is byte-compiled first, as an installer does.  POSIX only
+(``resource``).  Needs ``flake8`` and ``ruff`` installed next to
+winspawn-lint.  ``--quick``: a ~2000-file sample, one repetition (smoke test);
+``--ml-only``: only the ML-repository section (prints, writes no report).
 """
 
 from __future__ import annotations
@@ -51,6 +65,10 @@ DOC = ROOT / "docs" / "performance.md"
 FIXTURES = ROOT / "tests" / "fixtures"
 KEEP_MARKER = "<!-- end of generated part: text below this line is kept when the benchmark rewrites the file -->"
 CACHE = Path(tempfile.gettempdir()) / "winspawn-lint-bench-parse-cache.json"
+ML_CORPUS = ROOT / ".corpus"
+ML_REPOS = ("examples", "diffusers", "pytorch-image-models", "trl", "pytorch-lightning", "detectron2")
+ONE_FILE = ROOT / "docs" / "examples" / "train_unsafe.py"
+ONE_FILE_RUNS = 10  # per repetition; the sample is their median (a one-file run is a few tens of ms)
 PY = sys.executable
 
 FLOOR = """\
@@ -61,6 +79,21 @@ for path in paths:
     with open(path, "rb") as handle:
         ast.parse(handle.read(), path)
 print(len(paths), "files parsed")
+"""
+
+# The floor for a real repository: a file that does not parse under this Python is counted, not fatal.
+FLOOR_TOLERANT = """\
+import ast, sys, warnings
+warnings.simplefilter("ignore")
+paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
+failed = 0
+for path in paths:
+    with open(path, "rb") as handle:
+        try:
+            ast.parse(handle.read(), path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            failed += 1
+print(len(paths), "files parsed,", failed, "failed")
 """
 
 # Runs one measured command and writes its wall time, CPU time (user + system of it and every process it
@@ -305,6 +338,10 @@ class Measurement:
     stdout: str = ""
     reported: list = field(default_factory=list)  # a number the command prints (the plugin's cost)
     stderr: str = ""
+    #: launches per sample (their median): a one-file run takes tens of milliseconds
+    runs: int = 1
+    #: a directory emptied before each sample (the results cache that a "fill" run starts from)
+    reset: Optional[Path] = None
 
     def median(self, attr: str) -> Optional[float]:
         values = [getattr(s, attr) for s in self.samples if getattr(s, attr) is not None]
@@ -313,6 +350,14 @@ class Measurement:
     def peak_rss(self) -> Optional[float]:
         values = [s.rss_mb for s in self.samples if s.rss_mb is not None]
         return max(values) if values else None
+
+
+def run_sample(m: Measurement, work: Path) -> Sample:
+    """One sample of *m*: the median (by wall time) of ``m.runs`` launches."""
+    if m.reset is not None:
+        shutil.rmtree(m.reset, ignore_errors=True)
+    samples = sorted((run_once(m, work) for _ in range(m.runs)), key=lambda x: x.wall)
+    return samples[len(samples) // 2]
 
 
 def run_once(m: Measurement, work: Path) -> Sample:
@@ -390,7 +435,7 @@ def measurements(c: Corpus, ruff: str) -> list[Measurement]:
     f8n, f8lines = len(c.flake8_files), c.total_lines(c.flake8_files)
     fixn = n + len(c.fix_extra)
     fixlines = lines + c.total_lines(c.fix_extra)
-    wsp = [PY, "-m", "winspawn_lint", "--isolated"]
+    wsp = [PY, "-m", "winspawn_lint", "--isolated", "--no-cache"]
     ruff_cmd = [ruff, "check", "--no-cache", "--isolated", "--select", "E,F", "--output-format", "concise", "corpus"]
     f8 = [PY, "-c", FLAKE8_SHIM, "--isolated", "--benchmark"]
     jobs = os.cpu_count() or 1
@@ -428,9 +473,12 @@ def _run_order(ms: list[Measurement], rep: int) -> list[Measurement]:
     # Alternate the order of the pairs compared with each other so drift in load does not favour one arm.
     order = ms[:]
     if rep % 2:
-        swap = {"f8_off_j1": "f8_on_j1", "f8_off_jN": "f8_on_jN", "fixcheck": "fix", "wsp_j1": "floor"}
+        swap = {"f8_off_j1": "f8_on_j1", "f8_off_jN": "f8_on_jN", "fixcheck": "fix", "wsp_j1": "floor",
+                "ml_cold_j1": "ml_ruff_1t", "one_wsp": "one_ruff"}  # (ml_fill must stay just before ml_warm)
         index = {m.key: i for i, m in enumerate(order)}
         for a, b in swap.items():
+            if a not in index or b not in index:
+                continue
             order[index[a]], order[index[b]] = order[index[b]], order[index[a]]
     return order
 
@@ -463,6 +511,163 @@ def check_outputs(ms: dict[str, Measurement], c: Corpus) -> dict[str, str]:
     return notes
 
 
+# ---------------------------------------------------------------- ML repositories
+
+
+@dataclass
+class MLCorpus:
+    root: Path
+    repos: list[str]
+    commits: dict[str, str]
+    files: list[str]  # absolute paths, in winspawn-lint's walk order
+    lines: int
+    one_file_lines: int
+
+    @property
+    def paths(self) -> list[str]:
+        return [str(self.root / repo) for repo in self.repos]
+
+
+def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[MLCorpus]:
+    """The repositories found under *root*, read in place; None (with a message) when none is there."""
+    present = [repo for repo in repos if (root / repo).is_dir()]
+    missing = [repo for repo in repos if repo not in present]
+    if not present:
+        print(f"ML corpus: no repository of {', '.join(repos)} under {root}: section skipped "
+              "(see shared/corpus/README.md to extract them)", flush=True)
+        return None
+    if missing:
+        print(f"ML corpus: not found under {root}, left out: {', '.join(missing)}", flush=True)
+    from winspawn_lint.files import discover
+    from winspawn_lint.settings import Settings
+
+    files = [os.path.abspath(path) for path, _ in discover([str(root / repo) for repo in present], Settings())]
+    lines = 0
+    for path in files:
+        with open(path, "rb") as handle:
+            lines += handle.read().count(b"\n")
+    commits = {}
+    for repo in present:
+        marker = root / repo / ".commit"
+        commits[repo] = marker.read_text().strip()[:12] if marker.exists() else "?"
+    (work / "lists").mkdir(exist_ok=True)
+    (work / "lists" / "ml.txt").write_text("\n".join(files) + "\n")
+    one = work / "one" / ONE_FILE.name
+    one.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ONE_FILE, one)
+    return MLCorpus(root, present, commits, files, lines, len(ONE_FILE.read_bytes().splitlines()))
+
+
+def ml_sanity(ml: MLCorpus, ruff: str) -> None:
+    """ruff checks the same files as winspawn-lint (its notebooks left out: we do not check those)."""
+    proc = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--show-files", *RUFF_ML_FLAGS, *ml.paths],
+                          capture_output=True, text=True)
+    shown = sum(1 for line in proc.stdout.splitlines() if line.strip().endswith(".py"))
+    if shown != len(ml.files):
+        raise SystemExit(f"ML corpus: ruff would check {shown} files, winspawn-lint {len(ml.files)}")
+
+
+RUFF_ML_FLAGS = ("--extend-exclude", "*.ipynb")
+
+
+def ml_measurements(ml: MLCorpus, ruff: str, work: Path) -> list[Measurement]:
+    n, lines = len(ml.files), ml.lines
+    wsp = [PY, "-m", "winspawn_lint", "--isolated"]
+    ruff_cmd = [ruff, "check", "--no-cache", "--isolated", "--select", "E,F", "--output-format", "concise",
+                *RUFF_ML_FLAGS, *ml.paths]
+    cache = work / "ml-cache"
+    cache_env = {"WINSPAWN_LINT_CACHE_DIR": str(cache)}
+    jobs = os.cpu_count() or 1
+    one = str(work / "one" / ONE_FILE.name)
+    return [
+        Measurement("ml_floor", "ML: floor (read + ast.parse, 1 process)", [PY, "-c", FLOOR_TOLERANT, "lists/ml.txt"],
+                    n, lines),
+        Measurement("ml_cold_j1", "ML: winspawn-lint --no-cache -j 1", [*wsp, "--no-cache", "-j", "1", *ml.paths],
+                    n, lines),
+        Measurement("ml_cold_jN", f"ML: winspawn-lint --no-cache (default -j {jobs})", [*wsp, "--no-cache", *ml.paths],
+                    n, lines),
+        Measurement("ml_fill", "ML: winspawn-lint -j 1, empty cache (fills it)", [*wsp, "-j", "1", *ml.paths], n, lines,
+                    env=cache_env, reset=cache),
+        Measurement("ml_warm", "ML: winspawn-lint -j 1, warm cache, nothing changed", [*wsp, "-j", "1", *ml.paths],
+                    n, lines, env=cache_env),
+        Measurement("ml_ruff_1t", "ML: ruff check --select E,F --no-cache (1 thread)", ruff_cmd, n, lines,
+                    env={"RAYON_NUM_THREADS": "1"}),
+        Measurement("ml_ruff", "ML: ruff check --select E,F --no-cache (default threads)", ruff_cmd, n, lines),
+        Measurement("one_wsp", f"one file ({ml.one_file_lines} lines): winspawn-lint --no-cache",
+                    [*wsp, "--no-cache", one], 1, ml.one_file_lines, runs=ONE_FILE_RUNS),
+        Measurement("one_wsp_warm", f"one file ({ml.one_file_lines} lines): winspawn-lint, warm cache",
+                    [*wsp, one], 1, ml.one_file_lines, runs=ONE_FILE_RUNS, env=cache_env),
+        Measurement("one_ruff", f"one file ({ml.one_file_lines} lines): ruff check --select E,F --no-cache",
+                    [ruff, "check", "--no-cache", "--isolated", "--select", "E,F", one], 1, ml.one_file_lines,
+                    runs=ONE_FILE_RUNS),
+        Measurement("one_python", "interpreter start alone: python -c pass", [PY, "-c", "pass"], 0, 0,
+                    runs=ONE_FILE_RUNS),
+    ]
+
+
+def ml_notes(ms: dict[str, Measurement], ml: MLCorpus) -> dict[str, str]:
+    """Facts from the outputs of the last repetition; the cached runs must report what the cold one does."""
+    cold = ms["ml_cold_j1"].stdout
+    for key in ("ml_cold_jN", "ml_fill", "ml_warm"):
+        if ms[key].stdout != cold:
+            raise SystemExit(f"{key}: findings differ from the cold -j 1 run")
+    parsed, failed = ms["ml_floor"].stdout.split()[0], ms["ml_floor"].stdout.split()[3]
+    if int(parsed) != len(ml.files):
+        raise SystemExit(f"ml_floor: read {parsed} of {len(ml.files)} files")
+    findings = sum(1 for line in cold.splitlines() if ": WSP" in line)
+    ruff_lines = sum(1 for line in ms["ml_ruff_1t"].stdout.splitlines() if ".py:" in line)
+    return {"ml": f"winspawn-lint {findings} findings (identical cold, cached and warm); ruff {ruff_lines} E/F "
+                  f"diagnostics; {failed} files do not parse under this Python (the floor skips them)"}
+
+
+def ml_targets(ms: dict[str, Measurement]) -> list[str]:
+    out = []
+    cold = paired(ms, "ml_cold_j1", "ml_ruff_1t", "cpu")
+    out.append(f"- cold CPU, `-j 1` / ruff `E,F` on one thread: **{fmt(cold)}** (target ≤ 2.0: {verdict(cold, 2.0)}; "
+               f"stretch ≤ 1.0: {verdict(cold, 1.0)}); / the parse floor: {fmt(paired(ms, 'ml_cold_j1', 'ml_floor', 'cpu'))}; "
+               f"wall on every core / ruff's default threads: {fmt(paired(ms, 'ml_cold_jN', 'ml_ruff', 'wall'))}.")
+    warm = paired(ms, "ml_warm", "ml_ruff_1t", "cpu")
+    warm_wall = paired(ms, "ml_warm", "ml_ruff", "wall")
+    out.append(f"- warm rerun, nothing changed / ruff `E,F --no-cache` on one thread: **{fmt(warm)}** CPU (target "
+               f"≤ 0.15: {verdict(warm, 0.15)}); wall / ruff on every core: {fmt(warm_wall)}; the run that fills the "
+               f"cache / the cold run: {fmt(paired(ms, 'ml_fill', 'ml_cold_j1', 'cpu'))} CPU.")
+    one, python, ruff = (ms[k].median("wall") for k in ("one_wsp", "one_python", "one_ruff"))
+    ms_ = (lambda v: "–" if v is None else f"{v * 1000:.0f} ms")
+    own = None if one is None or python is None else one - python
+    out.append(f"- one small file, wall (median of {ONE_FILE_RUNS} launches per repetition): **{ms_(one)}** "
+               f"(target ≤ 40 ms: {verdict(one, 0.040)}), of which {ms_(python)} is the interpreter starting "
+               f"(`python -c pass`), so {ms_(own)} is winspawn-lint's own; with a warm cache "
+               f"{ms_(ms['one_wsp_warm'].median('wall'))}; ruff {ms_(ruff)}.")
+    rss = [ms[k].peak_rss() for k in ("ml_cold_j1", "ml_cold_jN", "ml_fill", "ml_warm")]
+    peak = max((r for r in rss if r is not None), default=None)
+    out.append(f"- peak RSS on the ML repositories: {fmt(peak, 0)} MB (target ≤ 200 MB: {verdict(peak, 200)}).")
+    return out
+
+
+def ml_section(ml: MLCorpus, ms: dict[str, Measurement], notes: dict[str, str]) -> list[str]:
+    repos = ", ".join(f"{repo} ({ml.commits[repo]})" for repo in ml.repos)
+    return [
+        "## ML repositories",
+        "",
+        f"{len(ml.files)} files, {ml.lines:,} lines: the `.py` files of {repos}, extracted under `.corpus/` "
+        "(shared/corpus/README.md; commits in parentheses), read in place. These are what users check: the "
+        "prefilter lets through a far larger share of them than of site-packages.",
+        "",
+        *table({k: m for k, m in ms.items() if k.startswith(("ml_", "one_"))}),
+        "",
+        *ml_targets(ms),
+        "",
+        "Outputs: " + notes["ml"] + ".",
+        "",
+        "- The warm rerun uses the cache the \"fills it\" run wrote just before it (`WINSPAWN_LINT_CACHE_DIR` in "
+        "the benchmark's directory, emptied before each fill); ruff always runs with `--no-cache`, notebooks "
+        "excluded (`--extend-exclude '*.ipynb'`), and the harness checks that it sees the same files.",
+        "- One file: `docs/examples/train_unsafe.py` (five findings), launched "
+        f"{ONE_FILE_RUNS} times per repetition; wall times on a shared machine include its load.",
+        "",
+    ]
+
+
 # ---------------------------------------------------------------- reporting
 
 
@@ -480,8 +685,9 @@ def table(ms: dict[str, Measurement]) -> list[str]:
     rows = ["| measurement | files | lines | wall s | CPU s | wall / floor | CPU / floor | peak RSS MB |",
             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for m in ms.values():
-        floor = "floor_f8" if m.key.startswith("f8_") or m.key == "floor_f8" else "floor"
-        if m.key in ("wsp_q1", "wsp_q2", "fixcheck", "fix", "plugin"):
+        floor = "floor_f8" if m.key.startswith("f8_") or m.key == "floor_f8" else \
+            "ml_floor" if m.key.startswith("ml_") else "floor"
+        if m.key in ("wsp_q1", "wsp_q2", "fixcheck", "fix", "plugin") or m.key.startswith("one_"):
             wall_ratio = cpu_ratio = None  # different file sets: see the targets below
         else:
             wall_ratio, cpu_ratio = paired(ms, m.key, floor, "wall"), paired(ms, m.key, floor, "cpu")
@@ -560,8 +766,12 @@ def machine() -> list[str]:
     ]
 
 
+def site_only(ms: dict[str, Measurement]) -> dict[str, Measurement]:
+    return {k: m for k, m in ms.items() if not k.startswith(("ml_", "one_"))}
+
+
 def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta: dict, quick: bool,
-              previous: Path) -> str:
+              previous: Path, ml: Optional[MLCorpus] = None) -> str:
     n_lines = c.total_lines(c.files)
     lines = [
         "# Performance",
@@ -585,9 +795,10 @@ def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta
         "too long); the same sample for both arms",
         f"- benchmark wall time: {meta['elapsed'] / 60:.0f} min",
         "",
-        "## Results",
+        *(ml_section(ml, ms, notes) if ml is not None else []),
+        "## site-packages and the standard library",
         "",
-        *table(ms),
+        *table(site_only(ms)),
         "",
         "CPU s is user + system time of the process and all its workers; for parallel runs it exceeds wall "
         "time. Peak RSS is `ru_maxrss` from `getrusage(RUSAGE_CHILDREN)` in a small launcher process: the "
@@ -622,6 +833,8 @@ def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta
         "`.fixed.py` twin (about 1% of the files), checked and fixed (`--fix --diff --unsafe-fixes`, which "
         "writes nothing) with the default job count.",
         "- **scaling**: the corpus is shuffled (seed 0) into four equal shards; `-j 1` on 1/4, 1/2 and all.",
+        "- **cache**: every winspawn-lint run on site-packages passes `--no-cache` (cold); the ML section "
+        "measures the cache.",
         "",
         KEEP_MARKER,
     ]
@@ -634,6 +847,16 @@ def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta
     return text + ("\n" + kept if kept else "")
 
 
+def _compile_package() -> None:
+    """Byte-compile winspawn-lint as an installer does: with PYTHONDONTWRITEBYTECODE set (or a source
+    checkout never imported), every measured run would otherwise compile its modules (~40 ms a run)."""
+    import compileall
+
+    import winspawn_lint
+
+    compileall.compile_dir(os.path.dirname(winspawn_lint.__file__), quiet=1)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a ~2000-file sample, one repetition (smoke test)")
@@ -642,44 +865,65 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--flake8-sample", type=int, help="files for the flake8 runs (default 1500; 300 with --quick)")
     parser.add_argument("--output", help="the Markdown report (default: docs/performance.md; none with --quick)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary corpus directory")
+    parser.add_argument("--ml-corpus", default=str(ML_CORPUS),
+                        help="the extracted ML repositories (default: .corpus/ at the project root)")
+    parser.add_argument("--ml-repos", default=",".join(ML_REPOS), help="comma-separated repositories to use there")
+    parser.add_argument("--ml-only", action="store_true", help="only the ML-repository section; no report written")
     ns = parser.parse_args(argv)
     if os.name != "posix":
         raise SystemExit("benchmarks/run.py needs a POSIX system (resource.getrusage)")
     repeat = ns.repeat or (1 if ns.quick else 3)
     flake8_sample = ns.flake8_sample or (300 if ns.quick else 1500)
     started = time.perf_counter()
+    _compile_package()
     load_before = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     work = Path(tempfile.mkdtemp(prefix="winspawn-lint-bench-"))
     try:
-        corpus = build_corpus(work, ns.quick, ns.sample, flake8_sample)
         ruff = ruff_binary()
-        print(f"corpus: {len(corpus.files)} files, {corpus.total_lines(corpus.files):,} lines "
-              f"({corpus.excluded} unparsable left out); flake8 sample {len(corpus.flake8_files)}; "
-              f"work dir {work}", flush=True)
-        sanity_checks(corpus, ruff)
-        ms = {m.key: m for m in measurements(corpus, ruff)}
-        output = Path(ns.output) if ns.output else (None if ns.quick else DOC)
+        ml = build_ml_corpus(Path(ns.ml_corpus), tuple(r for r in ns.ml_repos.split(",") if r), work)
+        ms: dict[str, Measurement] = {}
+        corpus = None
+        if ml is not None:
+            print(f"ML corpus: {len(ml.files)} files, {ml.lines:,} lines in {', '.join(ml.repos)}", flush=True)
+            ml_sanity(ml, ruff)
+            ms.update((m.key, m) for m in ml_measurements(ml, ruff, work))
+        if ns.ml_only:
+            if ml is None:
+                raise SystemExit("--ml-only: no ML corpus")
+        else:
+            corpus = build_corpus(work, ns.quick, ns.sample, flake8_sample)
+            print(f"corpus: {len(corpus.files)} files, {corpus.total_lines(corpus.files):,} lines "
+                  f"({corpus.excluded} unparsable left out); flake8 sample {len(corpus.flake8_files)}; "
+                  f"work dir {work}", flush=True)
+            sanity_checks(corpus, ruff)
+            ms.update((m.key, m) for m in measurements(corpus, ruff))
+        output = None if ns.ml_only else Path(ns.output) if ns.output else (None if ns.quick else DOC)
         load_max = os.getloadavg()[0]
         for rep in range(repeat):
             for m in _run_order(list(ms.values()), rep):
-                sample = run_once(m, work)
+                sample = run_sample(m, work)
                 m.samples.append(sample)
                 load_max = max(load_max, os.getloadavg()[0])
                 print(f"  [{rep + 1}/{repeat}] {m.label}: {sample.wall:.2f} s wall, {sample.cpu:.2f} s CPU, "
                       f"{sample.rss_mb:.0f} MB", flush=True)
             if rep == 0:
-                notes = check_outputs(ms, corpus)
+                notes = check_outputs(ms, corpus) if corpus is not None else {}
+                if ml is not None:
+                    notes.update(ml_notes(ms, ml))
             meta = {"date": date, "repeat": rep + 1, "load_before": load_before, "load_max": load_max,
                     "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
                     "elapsed": time.perf_counter() - started}
             if output is not None:  # after every repetition, so an interrupted run still leaves a report
                 output.parent.mkdir(parents=True, exist_ok=True)
-                output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output))
+                output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output, ml))
         print()
         print("\n".join(table(ms)))
         print()
-        print("\n".join(targets(ms)))
+        if ml is not None:
+            print("\n".join(ml_targets(ms)))
+        if corpus is not None:
+            print("\n".join(targets(ms)))
         if output is not None:
             print(f"\nwrote {output}")
     finally:

@@ -113,6 +113,44 @@ def test_registry_extensions_pass_the_prefilter():
     assert_complete(text, "ext.py", settings)
 
 
+# Stage 2: a worker-API word counts only where it can name the API -- in an import, after a `.`, or as the
+# keyword an API is matched by.  Each text below has a finding and must pass ...
+NAMED_WORDS = [
+    "from torch.utils.data import DataLoader\nfor b in DataLoader(ds, num_workers=2):\n    pass\n",
+    "import torch.utils.data as tud\nfor b in tud.DataLoader(ds, num_workers=2):\n    pass\n",
+    "import torch\nfor b in torch.utils.data.  DataLoader(ds, num_workers=2):\n    pass\n",
+    "import multiprocessing as mp\nmp.Pool(2)\n",
+    "try: from multiprocessing import Pool\nexcept ImportError: pass\nPool(2)\n",
+    "from multiprocessing import cpu_count, \\\n    Pool\nPool(2)\n",
+    "from multiprocessing import cpu_count, \\\r\n    Pool\r\nPool(2)\r\n",
+    "from multiprocessing import (\n    cpu_count,  # (not this) we import it below\n    Pool,\n)\nPool(2)\n",
+    "from multiprocessing import (cpu_count,\n    Pool as P)\nP(2)\n",
+    "def f(ds):\n    return ds.map(lambda x: x, num_proc = 4)\n",
+]
+# ... and each text below mentions the words only where they cannot name an API: no finding, rejected.
+UNNAMED_WORDS = [
+    '"""Builds a DataLoader over the Dataset; see Trainer."""\nx = 1\n',
+    "# Pool, Process and DataLoader are started by the caller\nx = 1\n",
+    "from os import (path,\n    sep)\nclass Process:\n    pass\nProcess()\n",
+    "import os\nprint(num_proc == 4, num_proc)\n",
+]
+
+
+@pytest.mark.parametrize("text", NAMED_WORDS)
+def test_words_that_can_name_an_api_pass(text):
+    assert may_have_findings(text, ALL.registry)
+
+
+def test_each_named_word_text_has_a_finding():
+    for text in NAMED_WORDS:
+        assert full_pass(text, "train.py"), text
+
+
+@pytest.mark.parametrize("text", UNNAMED_WORDS)
+def test_words_that_cannot_name_an_api_are_rejected(text):
+    assert not assert_complete(text, "prose.py")
+
+
 def _library_files() -> list[str]:
     paths = sysconfig.get_paths()
     roots = sorted({paths["purelib"], paths["platlib"], paths["stdlib"]})

@@ -20,17 +20,13 @@ from typing import Any, Iterable, Mapping, Optional
 from .rules import DEFAULT_SELECT, expand
 from .spawn_apis import BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, WINDOWS, Registry, SpawnAPI, from_config
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
 TARGET_PLATFORMS = ("windows", "macos", "linux")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".env", "env", "__pycache__",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages",
-    ".eggs", "*.egg-info", ".ipynb_checkpoints",
+    ".eggs", "*.egg-info", ".ipynb_checkpoints", ".winspawn_lint_cache",
 )
 
 
@@ -52,6 +48,8 @@ class Settings:
     target_platforms: tuple[str, ...] = TARGET_PLATFORMS
     #: the oldest Python the code supports, e.g. (3, 11); None: Linux means Python >= 3.14 (forkserver)
     target_version: Optional[tuple[int, int]] = None
+    #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
+    cache_dir: Optional[str] = None
 
     @cached_property
     def registry(self) -> Registry:
@@ -148,11 +146,12 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-         "unresolved-workers", "spawn-api", "target-platforms", "target-version"}
+         "unresolved-workers", "spawn-api", "target-platforms", "target-version", "cache-dir"}
 
 
 def find_config(start: str) -> Optional[Path]:
     """The nearest ``pyproject.toml`` with a ``[tool.winspawn-lint]`` table, walking up from *start*."""
+    tomllib = _tomllib()
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
@@ -169,7 +168,17 @@ def find_config(start: str) -> Optional[Path]:
     return None
 
 
+def _tomllib():
+    # Imported when a configuration is read: `--isolated` runs (and the flake8 plugin) never need it.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
 def load_config(path: Path) -> dict[str, Any]:
+    tomllib = _tomllib()
     with open(path, "rb") as handle:
         try:
             data = tomllib.load(handle)
@@ -226,6 +235,9 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
             per_file_ignores.append((pattern, frozenset(expand(list(value)))))
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{where}.per-file-ignores.{pattern}: {error}") from None
+    cache_dir = table.get("cache-dir", base.cache_dir)
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
+        raise ConfigError(f"{where}.cache-dir: expected a directory path, got {cache_dir!r}")
     try:
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
     except ValueError as error:
@@ -241,7 +253,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         target_version=target_version, extra_apis=(*base.extra_apis, *extra),
         exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
-        per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root,
+        per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root, cache_dir=cache_dir,
     )
 
 
@@ -261,3 +273,10 @@ def parse_version(value: Any) -> tuple[int, int]:
     if match is None:
         raise ValueError(f"target-version: expected e.g. 'py311' or '3.11', got {value!r}")
     return 3, int(match[1] or match[2])
+
+
+def __getattr__(name: str) -> Any:
+    # `settings.tomllib` stays available to importers, loaded on first use (see _tomllib).
+    if name == "tomllib":
+        return _tomllib()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

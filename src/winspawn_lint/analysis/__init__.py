@@ -12,24 +12,24 @@ from typing import Optional
 
 from ..finding import Finding
 from ..settings import Settings
-from .checks import import_time, notebook_definitions, pickled_values, reimport
-from .context import Context
-from .flow import Flow
-from .index import ModuleIndex
-from .inference import Inference
-from .names import Resolver
-from .positions import Positions
-from .values import Values
-from .workers import WorkerFinder
 
-CHECKS = (import_time.check, pickled_values.check, notebook_definitions.check, reimport.check)
-#: A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
-NOTEBOOK_CHECKS = (pickled_values.check, notebook_definitions.check)
 
 
 def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str] = None,
         enabled: Optional[frozenset[str]] = None) -> list[Finding]:
     """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
+    # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
+    # file it rejects should not pay for importing the analysis.
+    from .checks import import_time, notebook_definitions, pickled_values, reimport
+    from .context import Context
+    from .flow import Flow
+    from .index import ModuleIndex
+    from .inference import Inference
+    from .names import Resolver
+    from .positions import Positions
+    from .values import Values
+    from .workers import WorkerFinder
+
     index = ModuleIndex(tree)
     resolver = Resolver(index, filename)
     inference = Inference(filename, index)
@@ -41,7 +41,10 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     notebook = filename is not None and filename.lower().endswith(".ipynb")
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook)
-    for check in NOTEBOOK_CHECKS if notebook else CHECKS:
+    # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
+    checks = (pickled_values, notebook_definitions) if notebook else (import_time, pickled_values,
+                                                                      notebook_definitions, reimport)
+    for check in (module.check for module in checks):
         check(ctx)
     targets = settings.platforms
     # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).

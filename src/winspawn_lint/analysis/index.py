@@ -201,54 +201,65 @@ class ModuleIndex:
                 if item.optional_vars is not None:
                     self._bind_target(item.optional_vars, stmt, scope, item.context_expr, kind="with")
         # Expressions directly in this statement, then nested statements.
-        for name, value in ast.iter_fields(stmt):
-            if isinstance(value, list):
+        kind = type(stmt)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NEVER_CHILDREN)
+        for attribute in fields:
+            value = getattr(stmt, attribute, None)
+            if type(value) is list:
                 for item in value:
                     if isinstance(item, ast.stmt):
                         self._stmt(item, scope, top, import_time, guarded, catches)
                     elif type(item).__name__ == "match_case":
                         for child in item.body:
                             self._stmt(child, scope, top, import_time, guarded, catches)
-                    elif isinstance(item, ast.AST):
+                    elif isinstance(item, ast.AST) and type(item) not in _LEAVES:
                         self._expr(item, site)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
                 self._expr(value, site)
 
     def _expr(self, node: ast.AST, site: Site) -> None:
         # Iterative, so deeply nested expressions cannot exhaust the C stack here.
+        if type(node) in _LEAVES:  # a third of all expressions; nothing below them to index
+            return
         stack = [(node, site)]
         while stack:
             node, site = stack.pop()
-            if type(node) in _LEAVES:  # a third of all expressions; nothing below them to index
-                continue
-            if isinstance(node, ast.Call):
+            kind = type(node)
+            if kind is ast.Call:
                 self.calls.append((node, site))
-            elif isinstance(node, ast.Lambda):
+            elif kind is ast.Lambda:
                 self.lambdas.append((node, site))
                 for expr in _defaults(node.args):
                     stack.append((expr, site))
                 inner = Scope(node, "lambda", site.scope)
                 self.scope_of[node] = inner
                 self._params(node.args, inner)
-                stack.append((node.body, Site(inner, site.stmt, site.top_stmt, False, False, False)))
+                if type(node.body) not in _LEAVES:
+                    stack.append((node.body, Site(inner, site.stmt, site.top_stmt, False, False, False)))
                 continue
-            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            elif kind is ast.Yield or kind is ast.YieldFrom:
                 function = site.scope.function_scope()
                 if function is not None:
                     self.generator_functions.add(function.node)
-            elif isinstance(node, ast.comprehension):
+            elif kind is ast.comprehension:
                 self.iterations.append((node.iter, node.iter, site))
-            elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            elif kind is ast.NamedExpr and type(node.target) is ast.Name:
                 scope = site.scope.function_scope() or self.module_scope
                 scope.bind(Binding(node.target.id, "assign", site.stmt, scope, node.value))
-            # ast.iter_child_nodes, inlined: this loop is the hottest of the analysis
-            for attribute in node._fields:
+            # ast.iter_child_nodes, inlined and narrowed to the fields that can hold an indexed node: this
+            # loop is the hottest of the analysis
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NEVER_CHILDREN)
+            for attribute in fields:
                 value = getattr(node, attribute, None)
                 if type(value) is list:
                     for child in value:
-                        if isinstance(child, _INDEXED):
+                        if type(child) not in _LEAVES and isinstance(child, _INDEXED):
                             stack.append((child, site))
-                elif isinstance(value, _INDEXED):
+                elif type(value) not in _LEAVES and isinstance(value, _INDEXED):
                     stack.append((value, site))
 
     # -- bindings ---------------------------------------------------------------------------------
@@ -311,6 +322,10 @@ class ModuleIndex:
 
 _LEAVES = frozenset({ast.Name, ast.Constant})
 _INDEXED = (ast.expr, ast.comprehension, ast.keyword, ast.arg, ast.arguments)
+#: node fields that never hold an expression, keyword, argument or comprehension (contexts, operators, names)
+_NEVER_CHILDREN = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "conversion",
+                             "is_async", "n", "s"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _defaults(args: ast.arguments) -> list[ast.expr]:

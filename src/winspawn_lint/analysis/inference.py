@@ -13,6 +13,7 @@ import ast
 import os
 from typing import Any, Optional
 
+from ..cache import depends_on
 from .index import ModuleIndex, Scope
 
 _MANAGER = None
@@ -55,21 +56,28 @@ class Inference:
         if not module:
             return UNKNOWN
         path = os.path.join(os.path.dirname(os.path.abspath(self.filename)), *module.split(".")) + ".py"
-        if not os.path.isfile(path) or os.path.getsize(path) > 1 << 20:
+        depends_on(path)  # the answer changes when that file does (or appears): the results cache must know
+        try:
+            st = os.stat(path)
+        except OSError:
+            return UNKNOWN
+        if not os.path.isfile(path) or st.st_size > 1 << 20:
             return UNKNOWN
         try:
-            return _infer_module_constant(path, binding.qualname.rsplit(".", 1)[-1])
+            return _infer_module_constant(path, binding.qualname.rsplit(".", 1)[-1], (st.st_size, st.st_mtime_ns))
         except Exception:  # astroid raises many kinds; unsure means silent
             return UNKNOWN
 
 
-_CACHE: dict[tuple[str, str], Any] = {}
+# Keyed on the file's size and mtime too: a long-lived process (an editor, the flake8 plugin's server, tests)
+# must see an edited module's new value.
+_CACHE: dict[tuple[str, str, tuple[int, int]], Any] = {}
 
 
-def _infer_module_constant(path: str, attribute: str) -> Any:
+def _infer_module_constant(path: str, attribute: str, stamp: tuple[int, int]) -> Any:
     from .values import UNKNOWN
 
-    key = (path, attribute)
+    key = (path, attribute, stamp)
     if key in _CACHE:
         return _CACHE[key]
     import astroid

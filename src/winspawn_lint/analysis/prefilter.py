@@ -14,6 +14,15 @@ The real guard ``__name__ == "__main__"`` followed by ``:``, ``)``, ``and``
 or ``or`` can never be reported, so a file whose only dunder comparisons are
 real guards is rejected: most scripts and many library modules end with one.
 
+A word counts only where it can name an API for the analysis (stage 2): after a ``.`` (``mp.Pool``,
+``torch.utils.data.DataLoader``), in an import statement (``from torch.utils.data import DataLoader``, also
+in a parenthesised or continued list), or, for a keyword the registry matches on (``num_proc``), followed by
+``=``.  Name resolution (``analysis/names.py``) gives a bare name a qualified name only through an import,
+so a word that is none of these -- in a docstring, a comment, an unrelated local class or variable -- cannot
+be an API.  A star import (``import *``) may bind any bare name: a file with one skips this stage.  In ML
+repositories this stage rejects about half of the files the words alone let through (``Dataset``,
+``Trainer``, ``Process`` in prose).
+
 Speed matters more than elegance here (this runs on every file): one
 alternation regex over the whole text is ten times slower than ``in``
 scans, so the text is scanned with ``in`` for a few "gate" substrings (the
@@ -43,6 +52,12 @@ _REAL_GUARD = re.compile(r"""[ \t]*==[ \t]*(?:"__main__"|'__main__')[ \t]*(?::|\
 
 
 @lru_cache(maxsize=8)
+def _keywords(registry: Registry) -> frozenset[str]:
+    """Words that also count as a call's keyword (``num_proc=``): APIs matched by method name and keyword."""
+    return frozenset(api.required_keyword for api in registry.apis if api.required_keyword)
+
+
+@lru_cache(maxsize=8)
 def _gates(registry: Registry) -> tuple[tuple[str, frozenset[str]], ...]:
     """(gate substring, every word containing it); every word has a gate.
 
@@ -62,8 +77,9 @@ def _word_char_at(text: str, index: int) -> bool:
     return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
-def _has_word(text: str, gate: str, words: frozenset[str]) -> bool:
-    """Whether one of *words* (each containing *gate*) occurs in *text* as a whole word."""
+def _has_word(text: str, gate: str, words: frozenset[str], keywords: frozenset[str], anywhere: bool) -> bool:
+    """Whether one of *words* (each containing *gate*) occurs in *text* as a whole word where it can name an
+    API (see the module docstring); *anywhere*: wherever it stands (a star import may bind it)."""
     start = text.find(gate)
     while start != -1:
         left, right = start, start + len(gate)
@@ -71,9 +87,60 @@ def _has_word(text: str, gate: str, words: frozenset[str]) -> bool:
             left -= 1
         while _word_char_at(text, right):
             right += 1
-        if text[left:right] in words or (right == start + len(gate) and gate in _SUFFIX_GATES):
+        word = text[left:right]
+        suffixed = right == start + len(gate) and gate in _SUFFIX_GATES
+        if (word in words or suffixed) and (anywhere or _after_dot(text, left) or _in_import(text, left)
+                                            or (word in keywords and _keyword_argument(text, right))):
             return True
         start = text.find(gate, right)
+    return False
+
+
+def _after_dot(text: str, start: int) -> bool:
+    return text[max(0, start - _WINDOW): start].rstrip(" \t\r\n\\").endswith(".")
+
+
+def _keyword_argument(text: str, end: int) -> bool:
+    after = text[end: end + _WINDOW].lstrip(" \t\r\n\\")
+    return after.startswith("=") and not after.startswith("==")
+
+
+_IMPORT = re.compile(r"\bimport\b")
+_OPEN_LIST = re.compile(r"[ \t\\\r\n]*\(")
+_MAX_STEPS = 32  # bounds each backward search; reaching it lets the file through
+
+
+def _in_import(text: str, start: int) -> bool:
+    """Whether the word at *start* may stand in an import statement: ``import`` earlier on its logical line
+    (lines joined by a trailing backslash), or after an ``import (`` whose parenthesis is still open."""
+    line = text.rfind("\n", 0, start) + 1
+    while (line >= 2 and text[line - 2] == "\\") or (line >= 3 and text[line - 3: line - 1] == "\\\r"):
+        line = text.rfind("\n", 0, line - 1) + 1
+    if _IMPORT.search(text, line, start):
+        return True
+    end = start
+    for _ in range(_MAX_STEPS):
+        found = text.rfind("import", 0, end)
+        if found == -1:
+            return False
+        if _OPEN_LIST.match(text, found + 6):
+            return not _closed_between(text, found + 6, start)
+        end = found  # "import" in a comment, a word or a string: look further back
+    return True
+
+
+def _closed_between(text: str, low: int, high: int) -> bool:
+    """Whether a ``)`` outside comments stands in ``text[low:high]``.  One in a string counts too, rightly: no
+    string stands in an import list, so the list closed before it."""
+    end = high
+    for _ in range(_MAX_STEPS):
+        close = text.rfind(")", low, end)
+        if close == -1:
+            return False
+        line = text.rfind("\n", 0, close) + 1
+        if "#" not in text[line:close]:
+            return True
+        end = line
     return False
 
 
@@ -108,7 +175,11 @@ def _compares_dunder(text: str) -> bool:
 
 
 def may_have_findings(text: str, registry: Registry) -> bool:
+    keywords = _keywords(registry)
+    # `from torch.utils.data import *` binds bare names the analysis resolves (names.py follows star imports
+    # of modules it knows): then a bare word counts as well.
+    anywhere = "import *" in text
     for gate, words in _gates(registry):
-        if gate in text and (not words or _has_word(text, gate, words)):
+        if gate in text and (not words or _has_word(text, gate, words, keywords, anywhere)):
             return True
     return _compares_dunder(text)

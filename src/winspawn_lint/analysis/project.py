@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from ..cache import depends_on
 from .index import ModuleIndex
 from .names import Resolver
 
@@ -114,6 +115,8 @@ def _module_path(root: str, parts: list[str]) -> Optional[str]:
         return None
     stem = os.path.join(root, *parts)
     for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+        # The findings now depend on this file, and on its absence: the results cache must know either way.
+        depends_on(candidate)
         if os.path.isfile(candidate):
             return candidate
     return None

@@ -252,12 +252,25 @@ def _never_used(call: ast.Call, site: Site) -> bool:
     scope, name = site.scope, stmt.targets[0].id
     if scope.kind != "function" or name in scope.globals_:
         return False
-    for node in ast.walk(scope.node):  # nested functions included: a closure may read it
-        if isinstance(node, ast.Name) and (node.id in _DYNAMIC_LOCALS or (
-                node.id == name and not isinstance(node.ctx, ast.Store))):
-            return False
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return False
+    # Depth first in source order from the assignment on (a read usually follows within a few statements;
+    # a breadth-first walk of the whole function found it last), then what ends before it (a loop may read
+    # it first).  Nested functions included: a closure may read it.
+    stack, before = [scope.node], []
+    for pending in (stack, before):
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Name):
+                if node.id in _DYNAMIC_LOCALS or (node.id == name and not isinstance(node.ctx, ast.Store)):
+                    return False
+                continue
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return False
+            children = list(ast.iter_child_nodes(node))
+            for child in reversed(children):
+                if pending is stack and getattr(child, "end_lineno", stmt.lineno) < stmt.lineno:
+                    before.append(child)
+                else:
+                    pending.append(child)
     return True
 
 

@@ -1,0 +1,321 @@
+"""The results cache: a rerun re-checks only the files that changed (on by default, as ruff's; ``--no-cache``).
+
+One JSON file per settings digest in the cache directory (``.winspawn_lint_cache/`` at the project root, or
+the ``cache-dir`` setting, or ``WINSPAWN_LINT_CACHE_DIR``).  The digest covers everything that changes a
+file's findings other than the file itself: the settings that affect findings, the registry, the
+winspawn-lint version and its own source files (an editable install changes without a version bump), and
+the Python version (the parser).  Per file, an entry holds:
+
+- the file's size and ``st_mtime_ns`` when it was read: an equal pair is a hit without reading the file;
+- a hash of its bytes: when size or mtime differ (a ``git checkout``, a ``touch``), equal bytes still hit;
+- whether it was parsed (a file named on the command line must be, to report a syntax error);
+- its findings, and the files its findings depend on (:func:`depends_on`), each with its own size and
+  mtime (``None`` for a file that did not exist): any change there is a miss.
+
+Correctness over speed where they meet: an mtime within :data:`_RACY_NS` of the time it was recorded is
+not trusted (a file rewritten within the same timestamp tick with the same size would otherwise hit), so
+that entry is confirmed by its hash next time.  A file with an error is never stored.  Readers never
+trust the file: anything unreadable, foreign or from another format is ignored and the cache rebuilt.
+Writers replace the file atomically (a temporary file and ``os.replace``), merging what another run wrote
+meanwhile, so concurrent runs (pre-commit, editors, ``-j``) can lose an entry but never corrupt the cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import sys
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
+
+from .__version__ import __version__
+
+try:  # the built-in BLAKE2: `hashlib` loads OpenSSL first, a few ms of a one-file run
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b
+
+CACHE_DIR_NAME = ".winspawn_lint_cache"
+ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
+FORMAT = 1
+#: settings fields that never change a file's findings (which files are walked; where the cache is)
+_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir"})
+#: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
+_RACY_NS = 2_000_000_000
+
+Stamp = tuple[int, Optional[int]]  # (size, mtime_ns); mtime None: not to be trusted
+
+
+# ---------------------------------------------------------------- dependencies (the hook for cross-module facts)
+
+_recording: Optional[dict[str, Optional[Stamp]]] = None
+
+
+def depends_on(path: str) -> None:
+    """Record that the findings being computed depend on *path* (about to be read, or found absent).
+
+    The analysis calls this wherever it looks at another file (today: a constant imported from a sibling
+    module), before it reads it; a cached entry is then valid only while each such file keeps the size and
+    mtime it had at this call.
+    """
+    if _recording is not None:
+        key = os.path.abspath(path)
+        if key not in _recording:
+            _recording[key] = stat_stamp(key)
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, Optional[Stamp]]]:
+    """Collect :func:`depends_on` calls made inside the block: path -> its stamp when first named."""
+    global _recording
+    previous, _recording = _recording, {}
+    try:
+        yield _recording
+    finally:
+        _recording = previous
+
+
+# ---------------------------------------------------------------- keys
+
+
+def _stable(value: Any) -> Any:
+    """A JSON-able form of *value* that does not depend on hash seeds or insertion order of sets."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [type(value).__name__, {f.name: _stable(getattr(value, f.name)) for f in dataclasses.fields(value)}]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_stable(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_stable(v) for v in value]
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return sorted(([_stable(k), _stable(v)] for k, v in value.items()), key=repr)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    # A sentinel's default repr holds its address, which differs in every process.
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+
+
+def _own_sources() -> list[Any]:
+    """Size and mtime of every module of this package: a changed checkout invalidates the cache."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = []
+    for directory, dirs, files in os.walk(here):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".md")):
+                st = os.stat(os.path.join(directory, name))
+                found.append([os.path.relpath(os.path.join(directory, name), here), st.st_size, st.st_mtime_ns])
+    return found
+
+
+def settings_digest(settings: Any) -> str:
+    """A stable digest of everything besides a file's own bytes that its findings depend on."""
+    fields = {f.name: _stable(getattr(settings, f.name)) for f in dataclasses.fields(settings)
+              if f.name not in _NOT_IN_KEY}
+    payload = {
+        "format": FORMAT, "version": __version__, "python": list(sys.version_info[:2]),
+        "settings": fields, "registry": _stable(settings.registry.apis), "code": _own_sources(),
+    }
+    return blake2b(json.dumps(payload, sort_keys=True).encode(), digest_size=32).hexdigest()
+
+
+def content_hash(data: bytes) -> str:
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def stat_stamp(path: str) -> Optional[Stamp]:
+    """(size, mtime_ns) of *path*, the mtime ``None`` when too recent to trust; ``None`` if absent."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    mtime: Optional[int] = st.st_mtime_ns
+    if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+        mtime = None
+    return (st.st_size, mtime)
+
+
+def _same(recorded: Any, now: Optional[Stamp]) -> bool:
+    """Whether a stamp recorded earlier proves the file unchanged (a distrusted mtime never does)."""
+    if now is None:
+        return recorded is None
+    return recorded is not None and recorded[1] is not None and now[1] is not None \
+        and recorded[0] == now[0] and recorded[1] == now[1]
+
+
+def cache_directory(settings: Any, cwd: Optional[str] = None) -> str:
+    """``WINSPAWN_LINT_CACHE_DIR``, else the ``cache-dir`` setting, else ``.winspawn_lint_cache`` at the
+    project root (the configuration file's directory, else the current directory)."""
+    root = getattr(settings, "root", None) or cwd or os.getcwd()
+    chosen = os.environ.get(ENV_VAR) or getattr(settings, "cache_dir", None)
+    return os.path.abspath(os.path.join(root, chosen)) if chosen else os.path.join(os.path.abspath(root), CACHE_DIR_NAME)
+
+
+# ---------------------------------------------------------------- the cache
+
+
+@dataclasses.dataclass
+class Entry:
+    """What is stored for one file (see the module docstring)."""
+
+    stamp: Optional[Stamp]
+    digest: str
+    parsed: bool
+    findings: list  # [code, line, col, end_line, end_col, args] each
+    dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> list:
+        stamp = list(self.stamp) if self.stamp else None
+        return [stamp, self.digest, self.parsed, self.findings,
+                {path: list(s) if s else None for path, s in self.dependencies.items()}]
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Entry":
+        stamp, digest, parsed, findings, dependencies = data
+        if not (isinstance(digest, str) and isinstance(parsed, bool) and isinstance(findings, list)
+                and isinstance(dependencies, dict)):
+            raise ValueError("malformed entry")
+        for row in findings:
+            if not (isinstance(row, list) and len(row) == 6 and isinstance(row[0], str)
+                    and all(isinstance(v, int) for v in row[1:5]) and isinstance(row[5], dict)):
+                raise ValueError("malformed finding")
+        return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()})
+
+    def dependencies_unchanged(self) -> bool:
+        return all(_same(recorded, stat_stamp(path)) for path, recorded in self.dependencies.items())
+
+
+def _stamp(value: Any) -> Optional[Stamp]:
+    if value is None:
+        return None
+    size, mtime = value
+    if not isinstance(size, int) or not (mtime is None or isinstance(mtime, int)):
+        raise ValueError("malformed stamp")
+    return (size, mtime)
+
+
+def encode_findings(findings: list) -> list:
+    return [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in f.args.items()}]
+            for f in findings]
+
+
+def decode_findings(rows: list) -> list:
+    from .finding import Finding
+    from .rules import RULES
+
+    unknown = [row[0] for row in rows if row[0] not in RULES]
+    if unknown:
+        raise ValueError(f"unknown code {unknown[0]!r}")  # not ours: the entry is a miss
+    return [Finding(code, line, col, end_line, end_col, args) for code, line, col, end_line, end_col, args in rows]
+
+
+def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: bool, findings: list,
+              dependencies: dict[str, Optional[Stamp]]) -> Optional[Entry]:
+    """The entry for a file just checked from *data*, read after *stamp* was taken; None if not storable."""
+    if data is None:
+        return None
+    return Entry(stamp, content_hash(data), parsed, encode_findings(findings),
+                 {dep: dependencies[dep] for dep in sorted(dependencies) if dep != os.path.abspath(path)})
+
+
+class ResultsCache:
+    """The entries of one settings digest, loaded once, saved once at the end of a run."""
+
+    def __init__(self, directory: str, digest: str) -> None:
+        self.directory = directory
+        self.digest = digest
+        self.path = os.path.join(directory, f"results-{FORMAT}-{digest[:24]}.json")
+        self.entries = self._load()
+        self.changed: dict[str, Entry] = {}
+
+    @classmethod
+    def open(cls, settings: Any) -> "ResultsCache":
+        return cls(cache_directory(settings), settings_digest(settings))
+
+    def _load(self) -> dict[str, Any]:
+        """Raw entries (decoded lazily); an unreadable, foreign or other-version file counts as empty."""
+        try:
+            with open(self.path, "rb") as handle:
+                data = json.loads(handle.read())
+            if data.get("format") != FORMAT or data.get("key") != self.digest or not isinstance(data["files"], dict):
+                return {}
+            return data["files"]
+        except Exception:
+            return {}
+
+    def lookup(self, path: str, need_parsed: bool) -> Optional[list]:
+        """The cached findings of *path* (as Finding objects), or None when it must be checked."""
+        key = os.path.abspath(path)
+        raw = self.entries.get(key)
+        if raw is None:
+            return None
+        try:
+            entry = raw if isinstance(raw, Entry) else Entry.from_json(raw)
+        except Exception:
+            return None
+        if need_parsed and not entry.parsed:
+            return None
+        now = stat_stamp(key)
+        if now is None:
+            return None
+        if not _same(entry.stamp, now):
+            try:
+                with open(key, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                return None
+            if content_hash(data) != entry.digest:
+                return None
+            entry.stamp = now  # taken before the read: the next run trusts it only if nothing changed since
+            self.changed[key] = entry
+        if not entry.dependencies_unchanged():
+            return None
+        try:
+            return decode_findings(entry.findings)
+        except Exception:
+            return None
+
+    def store(self, path: str, entry: Optional[Entry]) -> None:
+        if entry is not None:
+            self.changed[os.path.abspath(path)] = entry
+
+    def save(self) -> None:
+        """Merge this run's entries into the file on disk, atomically; a failure only loses the cache."""
+        if not self.changed:
+            return
+        import tempfile
+
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            _mark(self.directory)
+            merged = self._load()  # what concurrent runs wrote since we loaded
+            # Entries of deleted (or renamed) files would otherwise pile up.
+            merged = {path: raw for path, raw in merged.items() if os.path.exists(path)}
+            merged.update({path: entry.to_json() for path, entry in self.changed.items()})
+            text = json.dumps({"format": FORMAT, "key": self.digest, "files": merged}, separators=(",", ":"))
+            fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(temporary, self.path)
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass  # a read-only tree or a full disk: the run's results stand, only the cache is lost
+
+
+def _mark(directory: str) -> None:
+    """Keep the cache out of git (its own ``.gitignore``) and out of backups (``CACHEDIR.TAG``)."""
+    for name, text in ((".gitignore", "# Automatically created by winspawn-lint.\n*\n"),
+                       ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                        "# This file is a cache directory tag created by winspawn-lint.\n")):
+        target = os.path.join(directory, name)
+        if not os.path.exists(target):
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text)

@@ -1,0 +1,223 @@
+"""The results cache: every run with it reports exactly what a run without it (``--no-cache``) reports.
+
+Between runs the tests edit, rename, delete, touch and add files, change a module another file's findings
+depend on, corrupt the cache, and run two commands at once on the same cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from winspawn_lint import cache as cache_module
+from winspawn_lint.cli import main
+
+POOL_AT_IMPORT = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def square(x):
+        return x * x
+
+
+    pool = multiprocessing.Pool(2)
+    print(pool.map(square, range(3)))
+''')
+GUARDED = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def square(x):
+        return x * x
+
+
+    if __name__ == "__main__":
+        with multiprocessing.Pool(2) as pool:
+            print(pool.map(lambda x: x, range(3)))
+''')
+# The worker count comes from a sibling module: the findings of train.py depend on config.py.
+TRAIN = textwrap.dedent('''\
+    from torch.utils.data import DataLoader
+
+    from config import NUM_WORKERS
+
+    loader = DataLoader(range(4), num_workers=NUM_WORKERS, collate_fn=lambda b: b)
+    for batch in loader:
+        pass
+''')
+PLAIN = "def f():\n    return 1\n"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """One in-process CLI run (exit status, stdout, stderr), with and without the cache: they must agree."""
+    results = []
+    for extra in ((), ("--no-cache",)):
+        import io
+        from contextlib import redirect_stderr, redirect_stdout
+
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main(["--isolated", "-j", "1", *extra, *args])
+        results.append((status, out.getvalue(), err.getvalue()))
+    assert results[0] == results[1]
+    return results[0]
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(cache_module.ENV_VAR, raising=False)
+    write(tmp_path / "hazard.py", POOL_AT_IMPORT)
+    write(tmp_path / "guarded.py", GUARDED)
+    write(tmp_path / "pkg" / "plain.py", PLAIN)
+    write(tmp_path / "config.py", "NUM_WORKERS = 0\n")
+    write(tmp_path / "train.py", TRAIN)
+    return tmp_path
+
+
+def cached_paths(root: Path) -> set[str]:
+    files = list((root / cache_module.CACHE_DIR_NAME).glob("results-*.json"))
+    assert len(files) <= 1
+    return set(json.loads(files[0].read_text())["files"]) if files else set()
+
+
+def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches(project):
+    first = run(".")
+    assert first[0] == 1 and "hazard.py:8:8: WSP101" in first[1]
+    assert {os.path.basename(p) for p in cached_paths(project)} == {"hazard.py", "guarded.py", "plain.py",
+                                                                   "config.py", "train.py"}
+    assert run(".") == first  # a warm run: nothing changed
+
+    write(project / "hazard.py", POOL_AT_IMPORT.replace("pool = ", "if __name__ == '__main__':\n    pool = ")
+          .replace("print(pool", "    print(pool"))
+    assert "hazard.py" not in run(".")[1]  # edited: re-checked
+    write(project / "hazard.py", POOL_AT_IMPORT)  # edited back at once: same mtime tick is possible
+    assert "hazard.py:8:8: WSP101" in run(".")[1]
+    write(project / "hazard.py", POOL_AT_IMPORT.replace("square", "cubicx"))  # same size, same moment
+    assert "hazard.py:8:8: WSP101" in run(".")[1]
+
+    os.rename(project / "guarded.py", project / "pkg" / "moved.py")
+    assert "pkg/moved.py:10:24: WSP201" in run(".")[1]
+    os.remove(project / "hazard.py")
+    assert "hazard.py" not in run(".")[1]
+    os.utime(project / "train.py", ns=(10**18, 10**18))  # touched (and far from now): the content hash decides
+    run(".")
+
+    # The dependency: NUM_WORKERS = 2 makes the lambda in train.py reach worker processes.
+    assert "train.py" not in run(".")[1]
+    write(project / "config.py", "NUM_WORKERS = 2\n")
+    assert "train.py:5:67: WSP201" in run(".")[1]
+    os.remove(project / "config.py")  # an absent sibling: the count is unknown, assumed to start workers
+    run(".")
+    write(project / "config.py", "NUM_WORKERS = 0\n")  # it appears again
+    assert "train.py" not in run(".")[1]
+
+    write(project / "new.py", POOL_AT_IMPORT)  # a new file
+    assert "new.py:8:8: WSP101" in run(".")[1]
+    assert not any(p.endswith("/hazard.py") for p in cached_paths(project))  # dropped when the cache is next written
+    run("--format", "grouped", ".")  # the source lines of cached findings
+    run("--select", "WSP2", ".")  # other settings: another cache file
+    run("new.py", "pkg/plain.py")  # named files
+
+
+def test_old_file_times_hit_without_reading(project, monkeypatch):
+    for path in project.rglob("*.py"):
+        os.utime(path, ns=(10**18, 10**18))
+    first = run(".")
+    reads = []
+    original = open
+
+    def counting_open(file, *args, **kwargs):
+        if str(file).endswith(".py"):
+            reads.append(file)
+        return original(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    assert run(".") == first
+    assert len(reads) == 5  # the --no-cache run reads every file; the cached one reads none
+
+
+def test_a_syntax_error_is_never_cached_and_a_named_file_is_parsed(project):
+    write(project / "broken.py", "def f(:\n")
+    assert run("broken.py")[0] == 2
+    assert run("broken.py")[0] == 2
+    assert not any(p.endswith("broken.py") for p in cached_paths(project))
+    # Walked, an unparsable file the prefilter rejects is not parsed (and may be cached as such) ...
+    assert run(".")[0] == 1
+    # ... but named, it must be parsed: that cached entry is not enough.
+    assert run("broken.py")[0] == 2
+
+
+def test_corrupt_foreign_and_old_caches_are_ignored_and_rebuilt(project):
+    first = run(".")
+    [path] = (project / cache_module.CACHE_DIR_NAME).glob("results-*.json")
+    for garbage in (b"\0\xff not json", b'{"format": 1, "key": "another", "files": {}}', b"[]",
+                    json.dumps({"format": 0, "files": {}}).encode(),
+                    path.read_bytes().replace(b'"WSP101"', b'"WSP999"').replace(b"[8,", b'["8",')):
+        path.write_bytes(garbage)
+        assert run(".") == first
+        json.loads(path.read_text())  # rewritten whole
+
+
+def test_no_cache_writes_nothing_and_fix_never_reads_the_cache(project):
+    run_status = main(["--isolated", "--no-cache", "-j", "1", "."])
+    assert run_status == 1
+    assert not (project / cache_module.CACHE_DIR_NAME).exists()
+    write(project / "lam.py", GUARDED)
+    run(".")
+    assert main(["--isolated", "-j", "1", "--fix", "lam.py"]) == 1
+    assert "lambda" not in (project / "lam.py").read_text()
+    assert "lam.py" not in run(".")[1]
+
+
+def test_cache_directory_setting_environment_and_gitignore(project, monkeypatch):
+    run(".")
+    directory = project / cache_module.CACHE_DIR_NAME
+    assert (directory / ".gitignore").read_text().splitlines()[-1] == "*"
+    write(project / "pyproject.toml", '[tool.winspawn-lint]\ncache-dir = "build/wsp-cache"\n')
+    assert main(["-j", "1", "."]) == 1
+    assert list((project / "build" / "wsp-cache").glob("results-*.json"))
+    monkeypatch.setenv(cache_module.ENV_VAR, str(project / "elsewhere"))
+    assert main(["-j", "1", "."]) == 1
+    assert list((project / "elsewhere").glob("results-*.json"))
+
+
+def test_settings_digest_is_stable_and_covers_findings_settings():
+    from winspawn_lint.settings import Settings, settings_from_mapping
+
+    base = Settings()
+    assert cache_module.settings_digest(base) == cache_module.settings_digest(Settings())
+    for table in ({"extend-select": ["WSP105"]}, {"unresolved-workers": "assume-none"},
+                  {"per-file-ignores": {"a.py": ["WSP101"]}},
+                  {"spawn-api": [{"name": "lab.run_all", "workers": "n", "payload": ["fn:0"]}]}):
+        assert cache_module.settings_digest(settings_from_mapping(table)) != cache_module.settings_digest(base)
+    for table in ({"extend-exclude": ["x"]}, {"cache-dir": "elsewhere"}):
+        assert cache_module.settings_digest(settings_from_mapping(table)) == cache_module.settings_digest(base)
+
+
+def test_two_commands_at_once_share_one_cache(project):
+    for index in range(40):
+        write(project / f"m{index}" / "hazard.py", POOL_AT_IMPORT)
+        write(project / f"m{index}" / "plain.py", PLAIN * (index + 1))
+    expected = subprocess.run([sys.executable, "-m", "winspawn_lint", "--isolated", "--no-cache", "."],
+                              cwd=project, capture_output=True, text=True, timeout=120)
+    for round_ in range(3):
+        procs = [subprocess.Popen([sys.executable, "-m", "winspawn_lint", "--isolated", "-j", jobs, "."],
+                                  cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for jobs in ("1", "2")]
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            assert (proc.returncode, out, err) == (expected.returncode, expected.stdout, expected.stderr)
+        assert len(cached_paths(project)) == 85  # one whole, parseable file: never a torn write
+        write(project / f"m{round_}" / "hazard.py", POOL_AT_IMPORT + "\n")
