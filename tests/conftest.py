@@ -4,8 +4,11 @@ Tiers: ``pytest -m "not slow"`` is the quick tier a contributor runs on every ch
 everything (what ``.ci/run`` does).  Runtime and integration tests count as slow without saying so twice.
 """
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,12 @@ if TESTS_DIR not in sys.path:
     sys.path.insert(0, TESTS_DIR)  # `from fixture_spec import ...`
 
 ROOT = Path(TESTS_DIR).parent
+
+# The results cache is on by default: the CLI runs of the tests (in process and in subprocesses, which inherit
+# the environment) keep theirs in a temporary directory, not in tests/fixtures/. tests/test_cache.py unsets it.
+_CACHE_DIR = tempfile.mkdtemp(prefix="winspawn-lint-test-cache-")
+os.environ["WINSPAWN_LINT_CACHE_DIR"] = _CACHE_DIR
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
 
 # `pytester` runs inline test files in a subprocess (tests of our pytest plugin).
 pytest_plugins = ["pytester"]

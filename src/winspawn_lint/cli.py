@@ -232,19 +232,9 @@ def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str],
         findings = cache.lookup(path, need_parsed=path not in walked)
         if findings is None:
             todo.append(path)
-        elif not findings:
-            hits.append(FileResult(path))
         else:
-            text = _source_text(path)
-            if text is None:  # unreadable since it was cached: check it again, to report why
-                todo.append(path)
-                continue
-            from .analysis.importers import regrade
-            from .source import split_lines
-
-            # The fixes' safety is not cached: it depends on whether other files of the project import this one.
-            findings, _ = regrade(findings, path, text)
-            hits.append(FileResult(path, findings, lines=split_lines(text) if job.keep_lines else None))
+            hits.append(FileResult(path, _regraded(path, findings),
+                                   lines=_source_lines(path) if job.keep_lines and findings else None))
     checked = _check_many(todo, replace(job, cache=True), jobs, walked)
     for result in checked:
         if result.error is None:
@@ -254,11 +244,26 @@ def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str],
     return hits + checked
 
 
-def _source_text(path: str) -> Optional[str]:
+def _regraded(path: str, findings: list[Finding]) -> list[Finding]:
+    """Cached findings with their fixes' safety for this file, which is not cached: it depends on whether other
+    files of the project import this one, and on this file's first line (a shebang)."""
+    from .analysis.importers import needs_grade, regrade
+
+    if not needs_grade(findings):
+        return findings
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(2).decode("latin-1")
+    except OSError:
+        head = ""
+    return regrade(findings, path, head)[0]
+
+
+def _source_lines(path: str) -> Optional[list[str]]:
     from . import source as source_module
 
     try:
-        return source_module.read(path).text
+        return source_module.split_lines(source_module.read(path).text)
     except source_module.SourceError:
         return None
 

@@ -66,10 +66,15 @@ def grade(path: Optional[str], text: str) -> Grade:
     return Grade(FixSafety.SAFE, f"no module under {root} imports `{module}`")
 
 
+def needs_grade(findings: Sequence[Finding]) -> bool:
+    """Whether a finding's fix safety depends on the file (the main-guard wrap's does)."""
+    return any(f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE for f in findings)
+
+
 def regrade(findings: Sequence[Finding], path: Optional[str], text: str) -> tuple[list[Finding], Optional[Grade]]:
     """``findings`` with the wrap's safety for this file set on its findings, and the grade (None when the
     file has no such finding)."""
-    if not any(f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE for f in findings):
+    if not needs_grade(findings):
         return list(findings), None
     found = grade(path, text)
     return [replace(f, fix_safety=found.safety) if f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE
