@@ -35,6 +35,7 @@ CASES = [
     ("r15_spawn_process.py", ["module_fn", "local_fn", "process_lambda"]),
     ("r16_cloudpickle_wrapper.py", ["wrapper", "joblib"]),
     ("r17_trainer_attrs.py", ["metrics_lambda", "local_collator", "bound_method"]),
+    ("r18_workers_per_epoch.py", ["per_epoch", "cycle", "persistent"]),
 ]
 
 
