@@ -3,7 +3,8 @@
 A finding of the labelled code on the labelled line is a true positive; a hazard label without one is a miss;
 a finding on a line labelled ``safe``, or of another code on a hazard line, is a false positive; a finding at a
 label's use line is reported but counts only with ``--lenient-location``; findings elsewhere are unlabelled.
-The labels file itself is well formed: every row has a commit, a known class, evidence and a reason.
+Both labels files (the audit set and the held-out set, which shares no repository with it) are well formed:
+every row has a commit, a known class, evidence and a reason.
 """
 
 from __future__ import annotations
@@ -80,9 +81,34 @@ def test_findings_on_unlabelled_lines_are_not_scored(score_module):
     assert result["false_positives"] == 0 and len(result["unlabelled"]) == 1
 
 
-def test_the_labels_file_is_well_formed():
-    with (AUDIT / "labels.tsv").open(encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+def test_a_file_the_linter_cannot_read_is_named_with_its_reason(score_module):
+    stderr = ("src/new_syntax.py: error: line 66: uses type parameters (PEP 695), which needs Python 3.12+\n"
+              "other.py: error: not asked for\n"
+              "Traceback-free noise\n")
+    assert score_module.unreadable_files(stderr, ["src/new_syntax.py", "train.py"]) == {
+        "src/new_syntax.py": "line 66: uses type parameters (PEP 695), which needs Python 3.12+"}
+
+
+def test_labels_and_corpus_are_chosen_on_the_command_line(score_module, tmp_path, capsys):
+    repo = tmp_path / "corpus" / "repo"
+    repo.mkdir(parents=True)
+    (repo / ".commit").write_text("c0ffee\n")
+    (tmp_path / "labels.tsv").write_text(
+        "repo\tcommit\tpath\tline\tclass\tevidence\twhy\tuse_lines\n"
+        "repo\tdeadbeef\ttrain.py\t3\tWSP201\trepro:r01\twhy\t\n", encoding="utf-8")
+    score_module.main(["--labels", str(tmp_path / "labels.tsv"), "--corpus", str(tmp_path / "corpus")])
+    out = capsys.readouterr().out
+    assert "0 labels scored" in out and "commit deadbeef labelled, c0ffee extracted" in out
+
+
+def read_rows(name):
+    with (AUDIT / name).open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+@pytest.mark.parametrize("name", ["labels.tsv", "holdout.tsv"])
+def test_the_labels_files_are_well_formed(name):
+    rows = read_rows(name)
     codes = {getattr(rule, "code", rule) for rule in rules.RULES}
     seen = set()
     for row in rows:
@@ -98,4 +124,15 @@ def test_the_labels_file_is_well_formed():
         key = (row["repo"], row["path"], row["line"])
         assert key not in seen, key
         seen.add(key)
+        assert all(u.isdigit() for u in (row["use_lines"] or "").split(";") if u), row
+
+
+def test_the_audit_set_covers_ten_repositories():
+    rows = read_rows("labels.tsv")
     assert len(rows) >= 130 and len({r["repo"] for r in rows}) >= 10
+
+
+def test_the_holdout_set_shares_no_repository_with_the_audit_set():
+    holdout = read_rows("holdout.tsv")
+    assert len(holdout) >= 50
+    assert not {r["repo"] for r in holdout} & {r["repo"] for r in read_rows("labels.tsv")}

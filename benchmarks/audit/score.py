@@ -24,7 +24,12 @@ use line" and still counts as a miss, unless ``--lenient-location`` is given.
 
 Recall per class = true positives / hazard labels of that class; precision per code = true
 positives / (true positives + false positives) of that code.  Labels whose commit differs from the
-extracted one, or whose file is missing, are listed and left out of every figure.
+extracted one, whose file is missing, or whose file the linter reports it cannot read (exit 2 with a
+``PATH: error: ...`` line, e.g. syntax newer than the running Python), are listed and left out of
+every figure.
+
+``holdout.tsv`` is a second, held-out set in the same format on repositories that are not in
+``.corpus/`` (score it with ``--labels benchmarks/audit/holdout.tsv --corpus .corpus-holdout``).
 """
 
 from __future__ import annotations
@@ -72,12 +77,30 @@ def read_labels(path: Path) -> list[Label]:
             for r in rows]
 
 
-def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float, jobs: int) -> list[Finding]:
-    """Run the CLI from the repository's root on *paths*; never raise on findings (exit 1)."""
+def unreadable_files(stderr: str, paths: list[str]) -> dict[str, str]:
+    """The files among *paths* that the linter reported it could not check (``PATH: error: reason``)."""
+    wanted = set(paths)
+    found = {}
+    for line in stderr.splitlines():
+        path, sep, reason = line.partition(": error: ")
+        path = path.removeprefix("./")
+        if sep and path in wanted:
+            found[path] = reason.strip()
+    return found
+
+
+def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float,
+               jobs: int) -> tuple[list[Finding], dict[str, str]]:
+    """Run the CLI from the repository's root on *paths*; never raise on findings (exit 1).
+
+    Exit 2 with per-file errors (a file the linter cannot parse) still carries the other files'
+    findings; those files are returned with the reason so that their labels are skipped, not missed.
+    """
     cmd = [sys.executable, "-m", "winspawn_lint", "--isolated", "--select", "WSP", "--format", "json",
            "-j", str(jobs), *sorted(set(paths))]
     proc = subprocess.run(cmd, cwd=corpus / repo, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode not in (0, 1):
+    unreadable = unreadable_files(proc.stderr, paths) if proc.returncode == 2 else {}
+    if proc.returncode not in (0, 1) and not unreadable:
         raise RuntimeError(f"linter failed on {repo} (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
     root = (corpus / repo).resolve()
     findings = []
@@ -86,7 +109,7 @@ def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float, jobs: 
         if path.is_absolute():
             path = path.resolve().relative_to(root)
         findings.append(Finding(repo, path.as_posix().removeprefix("./"), int(f["line"]), f["code"], f["message"]))
-    return findings
+    return findings, unreadable
 
 
 def score(labels: list[Label], findings: list[Finding], tolerance: int, lenient_location: bool = False) -> dict:
@@ -195,7 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     findings: list[Finding] = []
     for repo in sorted({lab.repo for lab in scored}):
         paths = [lab.path for lab in scored if lab.repo == repo]
-        findings.extend(run_linter(args.corpus, repo, paths, args.timeout, args.jobs))
+        found, unreadable = run_linter(args.corpus, repo, paths, args.timeout, args.jobs)
+        findings.extend(found)
+        for lab in [lab for lab in scored if lab.repo == repo and lab.path in unreadable]:
+            scored.remove(lab)
+            skipped.append((lab, f"linter could not read the file: {unreadable[lab.path]}"))
     result = score(scored, findings, args.tolerance, args.lenient_location)
 
     print(f"audit: {result['labels']} labels scored ({result['hazards']} hazards, {result['safe']} safe), "

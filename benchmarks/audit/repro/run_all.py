@@ -35,6 +35,9 @@ CASES = [
     ("r15_spawn_process.py", ["module_fn", "local_fn", "process_lambda"]),
     ("r16_cloudpickle_wrapper.py", ["wrapper", "joblib"]),
     ("r17_trainer_attrs.py", ["metrics_lambda", "local_collator", "bound_method"]),
+    ("r18_workers_per_epoch.py", ["per_epoch", "cycle", "persistent"]),
+    ("r19_held_out_lookalikes.py", ["threadpool_lambda", "staticmethod_collate", "partial_factory", "lazy_lock",
+                                    "eager_lock"]),
 ]
 
 
