@@ -117,7 +117,7 @@ import sys, warnings
 warnings.simplefilter("ignore")
 from winspawn_lint import check_text
 from winspawn_lint.settings import Settings
-from winspawn_lint.source import SourceError, read
+from winspawn_lint.io.source import SourceError, read
 settings = Settings()
 paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
 found = 0
@@ -404,7 +404,7 @@ def tool_version(argv: list[str]) -> str:
 
 def sanity_checks(c: Corpus, ruff: str) -> None:
     """Every tool sees every file; the flake8 switch really switches the plugin."""
-    from winspawn_lint.files import discover
+    from winspawn_lint.io.discover import discover
     from winspawn_lint.settings import Settings
 
     seen = sum(1 for _ in discover([str(c.work / "corpus")], Settings()))
@@ -538,7 +538,7 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
         return None
     if missing:
         print(f"ML corpus: not found under {root}, left out: {', '.join(missing)}", flush=True)
-    from winspawn_lint.files import discover
+    from winspawn_lint.io.discover import discover
     from winspawn_lint.settings import Settings
 
     files = [os.path.abspath(path) for path, _ in discover([str(root / repo) for repo in present], Settings())]

@@ -3,7 +3,7 @@
 The same comments as a script fixture (``tests/fixtures/README.md``), written in the cells:
 ``# error: WSPnnn`` on a line of a cell, ``# spawn: <outcome>`` / ``# fork: <outcome>`` in the
 first cell.  The notebook's code cells, joined as the linter joins them
-(:func:`winspawn_lint.notebook.loads`), are validated by :func:`fixture_spec.load_fixture`, and each
+(:func:`winspawn_lint.io.notebook.loads`), are validated by :func:`fixture_spec.load_fixture`, and each
 expected line is mapped back to (cell, line in the cell).
 """
 
@@ -31,7 +31,7 @@ class NotebookFixture:
 
 
 def load_notebook_fixture(path: Path) -> NotebookFixture:
-    from winspawn_lint import notebook
+    from winspawn_lint.io import notebook
 
     parsed = notebook.loads(path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as directory:

@@ -101,7 +101,7 @@ def test_bad_file_is_one_diagnostic_and_others_are_checked(tree, name, content, 
 
 def _walk_parses(content: bytes) -> bool:
     from winspawn_lint.analysis.prefilter import may_have_findings
-    from winspawn_lint.source import SourceError, decode
+    from winspawn_lint.io.source import SourceError, decode
     from winspawn_lint.spawn_apis import DEFAULT_REGISTRY
 
     try:
@@ -251,7 +251,8 @@ def test_permission_denied_in_process(tree, monkeypatch, capsys):
     process, with the one file's ``open`` failing the way a chmod 000 file fails for a normal user."""
     import builtins
 
-    from winspawn_lint import cli, source
+    from winspawn_lint import cli
+    from winspawn_lint.io import source
 
     real_open = builtins.open
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from winspawn_lint import cache as cache_module
+from winspawn_lint.io import cache as cache_module
 from winspawn_lint.cli import main
 
 POOL_AT_IMPORT = textwrap.dedent('''\

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from fixture_spec import FIXTURES_DIR, all_fixtures, load_fixture
-from winspawn_lint import check_text, notebook, rules
+from winspawn_lint import check_text, rules
+from winspawn_lint.io import notebook
 from winspawn_lint.fix import CODEMODS
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings

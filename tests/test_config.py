@@ -389,7 +389,7 @@ def test_flake8_bad_values_are_one_line(flake8_project, cfg, names):
 def test_walk_excludes_what_is_excluded_says(tmp_path, monkeypatch, patterns):
     # The walk matches only each entry's own name (its parents were let through); that must agree with
     # is_excluded, which matches every part of the path, on every file of a tree.
-    from winspawn_lint.files import discover
+    from winspawn_lint.io.discover import discover
     from winspawn_lint.settings import Settings
 
     names = ["src/app/train.py", "src/app/gen_pb2.py", "scripts/job.py", "build/lib/copy.py", "lib/x.py",

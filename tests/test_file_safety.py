@@ -16,7 +16,8 @@ import pytest
 
 from samples import LAMBDA_COLLATE
 
-from winspawn_lint import cli, file_io, source
+from winspawn_lint import cli
+from winspawn_lint.io import write, source
 from winspawn_lint.settings import Settings
 
 # WSP201 (a lambda collate_fn, fix: hoist it to a module-level function) in main() under a guard.
@@ -237,13 +238,13 @@ def test_failure_while_writing_leaves_the_old_file_and_no_temp_file(tmp_path, mo
         raise OSError(28, "No space left on device")
 
     if where == "write":
-        monkeypatch.setattr(file_io, "encode", lambda text, src: (_ for _ in ()).throw(MemoryError()))
+        monkeypatch.setattr(write, "encode", lambda text, src: (_ for _ in ()).throw(MemoryError()))
         expected: type = MemoryError
     else:
         monkeypatch.setattr(os, where, boom)
-        expected = file_io.WriteError
+        expected = write.WriteError
     with pytest.raises(expected):
-        file_io.write_atomic(str(path), "new text\n", src)
+        write.write_atomic(str(path), "new text\n", src)
     assert path.read_text() == FIXABLE
     assert no_temp_files(tmp_path)
 
@@ -270,7 +271,7 @@ def test_signal_during_the_write_takes_effect_after_the_replace(tmp_path, monkey
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
         with pytest.raises(KeyboardInterrupt if signum == signal.SIGINT else SystemExit):
-            file_io.write_atomic(str(path), "new text\n", src)
+            write.write_atomic(str(path), "new text\n", src)
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert path.read_text() == "new text\n"

@@ -20,7 +20,8 @@ import textwrap
 import pytest
 
 from fixture_spec import FIXTURES_DIR, fixed_files, load_fixture
-from winspawn_lint import check_text, cli, source
+from winspawn_lint import check_text, cli
+from winspawn_lint.io import source
 from winspawn_lint.fix import fix_text
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings

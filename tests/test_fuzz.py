@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 from winspawn_lint import RULES, check_text  # noqa: E402
 from winspawn_lint.settings import Settings  # noqa: E402
-from winspawn_lint.source import SourceError  # noqa: E402
+from winspawn_lint.io.source import SourceError  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUZZ_EXAMPLES = int(os.environ.get("WINSPAWN_FUZZ_EXAMPLES", "0") or 0)

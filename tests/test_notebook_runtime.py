@@ -1,7 +1,7 @@
 """Each notebook fixture runs in a real Jupyter kernel under emulated spawn and under fork, as declared.
 
 The kernel (ipykernel, driven by nbclient) gets the emulation through its environment
-(:func:`winspawn_lint.emulation.child_environment`): spawn becomes the default start method of the
+(:func:`winspawn_lint.runtime.emulation.child_environment`): spawn becomes the default start method of the
 kernel and of every worker it starts, as on Windows and macOS.  The kernel's ``__main__`` has no
 ``__file__``: this is the state in which a notebook's own definitions cannot reach spawned workers.
 A ``hang`` is a cell that does not finish within HANG_TIMEOUT seconds; the kernel, and with it its
@@ -37,7 +37,7 @@ def run_notebook(path, method: str, timeout: float) -> Run:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    from winspawn_lint.emulation import child_environment
+    from winspawn_lint.runtime.emulation import child_environment
 
     nb = nbformat.read(str(path), as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,

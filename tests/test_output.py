@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from winspawn_lint import cli, output
+from winspawn_lint import cli
+from winspawn_lint.report import formats
 from winspawn_lint.finding import Finding
 from winspawn_lint.rules import RULES
 
@@ -168,7 +169,7 @@ def test_github_escaping():
     # What actions/toolkit does: data escapes % CR LF; properties also escape : and ,.
     finding = Finding("WSP202", 3, 4, 3, 9, {"what": "100% `f`\r\nsecond line", "role": "a, b", "api": "x:y"})
     out = io.StringIO()
-    output.github([("dir,with:odd%name/job.py", finding)], out)
+    formats.github([("dir,with:odd%name/job.py", finding)], out)
     line = out.getvalue()
     assert line.endswith("\n") and line.count("\n") == 1  # one command, whatever the message holds
     match = ANNOTATION.match(line.rstrip("\n"))
@@ -222,10 +223,10 @@ def test_grouped_colour_only_on_a_terminal_without_no_color(monkeypatch, env, co
     rows = [("a.py", finding)]
     sources = {"a.py": ["xx(lambda x: x)"]}
     tty = FakeTTY()
-    output.grouped(rows, tty, sources=sources)
+    formats.grouped(rows, tty, sources=sources)
     assert ("\x1b[" in tty.getvalue()) is coloured
     plain = io.StringIO()
-    output.grouped(rows, plain, sources=sources)
+    formats.grouped(rows, plain, sources=sources)
     assert "\x1b[" not in plain.getvalue()
 
 

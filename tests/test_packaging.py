@@ -116,7 +116,7 @@ def test_wheel_contents_and_metadata(dists):
         entry_points = wheel.read(f"{info}/entry_points.txt").decode("utf-8")
     assert dists["wheel"].name == f"winspawn_lint-{__version__}-py3-none-any.whl"
     assert "winspawn_lint/py.typed" in names
-    assert "winspawn_lint/_emulation/sitecustomize.py" in names
+    assert "winspawn_lint/runtime/_emulation/sitecustomize.py" in names
     assert {f"winspawn_lint/rule_docs/{code}.md" for code in RULES} <= names
     assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "src/"))]
 
@@ -136,7 +136,7 @@ def test_wheel_contents_and_metadata(dists):
 
     assert re.search(r"^\[console_scripts\]\nwinspawn-lint = winspawn_lint.cli:main$", entry_points, re.M)
     assert re.search(r"^\[flake8.extension\]\nWSP = winspawn_lint.flake8_plugin:Plugin$", entry_points, re.M)
-    assert re.search(r"^\[pytest11\]\nwinspawn_lint = winspawn_lint.pytest_plugin$", entry_points, re.M)
+    assert re.search(r"^\[pytest11\]\nwinspawn_lint = winspawn_lint.runtime.pytest_plugin$", entry_points, re.M)
 
 
 def test_sdist_contents(dists):

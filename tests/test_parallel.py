@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from winspawn_lint.cli import PARALLEL_THRESHOLD
-from winspawn_lint.emulation import child_environment
+from winspawn_lint.runtime.emulation import child_environment
 
 pytestmark = pytest.mark.slow  # a few hundred files checked five times over, in spawned workers
 

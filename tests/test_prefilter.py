@@ -21,7 +21,7 @@ from winspawn_lint import check_text
 from winspawn_lint.analysis.prefilter import may_have_findings
 from winspawn_lint.rules import RULES
 from winspawn_lint.settings import Settings
-from winspawn_lint.source import SourceError, read
+from winspawn_lint.io.source import SourceError, read
 from winspawn_lint.spawn_apis import from_config
 
 ALL = Settings(select=frozenset(RULES))

@@ -189,7 +189,7 @@ def test_hazard_breaks_under_forkserver_too(path, spawn_run):
 @pytest.fixture
 def clean_env(monkeypatch):
     """No emulation inherited from this session (it may itself run with --mp-start-method)."""
-    from winspawn_lint import emulation
+    from winspawn_lint.runtime import emulation
 
     monkeypatch.delenv(emulation.ENV_VAR, raising=False)
     parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(emulation.SITE_DIR)]

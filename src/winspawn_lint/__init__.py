@@ -37,7 +37,7 @@ def check_text(text: str, filename: Optional[str] = None, settings: Optional[Set
     *filename* names the file for per-file ignores, messages and sibling-module inference (``None``: not
     on disk).  *settings*: the default rule selection and policies when ``None``.  *noqa*: honour
     ``# noqa`` comments.  *prefilter*: skip, unparsed, a text that mentions no worker-starting API.
-    Raises :class:`winspawn_lint.source.SourceError` when the text cannot be parsed.
+    Raises :class:`winspawn_lint.io.source.SourceError` when the text cannot be parsed.
     """
     from .pipeline import check
 

@@ -80,13 +80,13 @@ def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display:
 
 
 def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optional[str]) -> FileResult:
-    from . import cache, source as source_module
+    from .io import cache, source as source_module
     from .pipeline import check
 
     result = FileResult(display or path)
     settings = job.settings
     try:
-        from . import notebook
+        from .io import notebook
 
         if notebook.is_notebook(display if stdin_data is not None else path):
             notebook.check_notebook(path, job, result, stdin_data, display if stdin_data is not None else None)
@@ -152,7 +152,7 @@ def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None
         note = "stdin is not rewritten; use --diff to see the fix"
         result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
     elif job.fix:
-        from .file_io import WriteError, write_atomic
+        from .io.write import WriteError, write_atomic
 
         try:
             write_atomic(path, outcome.text, src)
@@ -224,7 +224,7 @@ def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str],
     """_check_many, answering from the results cache what it can (never for --fix/--diff, which rewrite)."""
     if not use_cache or job.fix or job.diff or not paths:
         return _check_many(paths, job, jobs, walked)
-    from . import cache as cache_module
+    from .io import cache as cache_module
 
     cache = cache_module.ResultsCache.open(job.settings)
     hits, todo = [], []
@@ -260,7 +260,7 @@ def _regraded(path: str, findings: list[Finding]) -> list[Finding]:
 
 
 def _source_lines(path: str) -> Optional[list[str]]:
-    from . import source as source_module
+    from .io import source as source_module
 
     try:
         return source_module.split_lines(source_module.read(path).text)
@@ -282,7 +282,7 @@ class _sigint_blocked:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .output import FORMATS
+    from .report.formats import FORMATS
 
     parser = argparse.ArgumentParser(
         prog="winspawn-lint",
@@ -393,13 +393,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
-    from . import output
+    from .report import formats
 
     status = EXIT_CLEAN
     targets: list[str] = []
     walked: set[str] = set()
     results: list[FileResult] = []
-    from .files import discover
+    from .io.discover import discover
 
     for path, explicit in discover(paths, job.settings):
         if path == "-":
@@ -442,15 +442,15 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
         else:
             stream = out
         if rows or ns.format in ("json", "sarif"):
-            output.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=ns.unsafe_fixes, root=os.getcwd())
+            formats.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=ns.unsafe_fixes, root=os.getcwd())
     if ns.statistics:
-        output.statistics(rows, out if not ns.diff else err)
+        formats.statistics(rows, out if not ns.diff else err)
     if ns.format in ("text", "grouped"):
         stream = err if ns.diff else out
         if ns.show_fixes and ns.fix and not ns.diff:
-            output.show_fixes([(r.path, f) for r in results if r.written for f in r.fixed], stream)
+            formats.show_fixes([(r.path, f) for r in results if r.written for f in r.fixed], stream)
         fixed = [f for r in results if r.fixed_text is not None and (r.written or ns.diff) for f in r.fixed]
-        output.summary(rows, len(fixed), stream, fix=ns.fix, diff=ns.diff, unsafe=ns.unsafe_fixes)
+        formats.summary(rows, len(fixed), stream, fix=ns.fix, diff=ns.diff, unsafe=ns.unsafe_fixes)
     if ns.fix and fixed_files and not ns.diff:
         err.write(f"winspawn-lint: rewrote {fixed_files} file{'s' if fixed_files != 1 else ''}\n")
     if status == EXIT_ERROR:

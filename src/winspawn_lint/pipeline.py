@@ -14,7 +14,7 @@ from typing import Optional
 
 from .finding import Finding
 from .settings import Settings
-from .source import Source, parse, split_lines
+from .io.source import Source, parse, split_lines
 
 
 @dataclass
@@ -45,7 +45,8 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
         if parse_clean and tree is None:
             parse(Source(text, "utf-8", False), filename or "<unknown>")
         return Checked([], None)
-    from . import analysis, noqa as noqa_module
+    from . import analysis
+    from .report import noqa as noqa_module
 
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")

@@ -2,7 +2,7 @@
 
 The script runs in a fresh interpreter whose default start method (and that of
 every process it starts) is ``spawn`` or ``forkserver``; see
-``winspawn_lint.emulation``.  Exit status is the script's own.  ``--mp-start-method`` (the pytest
+``winspawn_lint.runtime.emulation``.  Exit status is the script's own.  ``--mp-start-method`` (the pytest
 plugin's spelling) and ``--start-method`` are the same option; ``forkserver`` is Linux's default from
 Python 3.14, where the server imports the script once (see the pytest plugin's notes).
 """
@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-from .emulation import METHODS, child_environment
+from .runtime.emulation import METHODS, child_environment
 
 _METHOD_FLAGS = ("--start-method", "--mp-start-method")
 

@@ -20,7 +20,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
-    from .checks import import_time, notebook_definitions, pickled_values, reimport
+    from .checks import import_time, notebook_definitions, pickling, reimport
     from .context import Context
     from .flow import Flow
     from .index import ModuleIndex
@@ -42,7 +42,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook)
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
-    checks = (pickled_values, notebook_definitions) if notebook else (import_time, pickled_values,
+    checks = (pickling, notebook_definitions) if notebook else (import_time, pickling,
                                                                       notebook_definitions, reimport)
     for check in (module.check for module in checks):
         check(ctx)

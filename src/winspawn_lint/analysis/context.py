@@ -31,7 +31,7 @@ class Context:
     enabled: frozenset[str]
     flow: Optional[Flow] = None
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
-    #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.notebook``): it runs in a kernel
+    #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.io.notebook``): it runs in a kernel
     notebook: bool = False
     #: the worker API (and explicit start method, and whether it is a task) the findings being emitted are
     #: about; None: the module's worker starts as a whole.  Set by a check around its emits.

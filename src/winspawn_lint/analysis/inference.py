@@ -13,7 +13,7 @@ import ast
 import os
 from typing import Any, Optional
 
-from ..cache import depends_on
+from ..io.cache import depends_on
 from .index import ModuleIndex, Scope
 
 _MANAGER = None

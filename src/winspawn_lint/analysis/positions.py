@@ -9,7 +9,7 @@ non-ASCII text.
 
 from __future__ import annotations
 
-from ..source import split_lines
+from ..io.source import split_lines
 
 
 class Positions:

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from ..cache import depends_on
+from ..io.cache import depends_on
 from .index import ModuleIndex
 from .names import Resolver
 

@@ -27,7 +27,7 @@ from ..context import Context
 from ..index import Binding, Scope
 from ..names import MAX_DEPTH, is_local_definition
 from ..workers import Payload, function_returns, instance_class
-from .pickled_values import _items, _role
+from .pickling import _items, _role
 
 
 def check(ctx: Context) -> None:

@@ -16,7 +16,7 @@ open file on a dataset) then fails the way it does on a Windows or macOS laptop.
 
 Also provides the ``spawn_run`` fixture: ``spawn_run(script, method="spawn",
 timeout=90, cwd=None, args=())`` runs a script in a fresh interpreter under the
-given start method and returns a :class:`winspawn_lint.emulation.RunResult`
+given start method and returns a :class:`winspawn_lint.runtime.emulation.RunResult`
 (``returncode``, ``stdout``, ``stderr``, ``timed_out``, ``describe()``).
 
 ``forkserver`` is the interpreter's own: its workers import the script as ``__mp_main__`` and get their
@@ -112,7 +112,7 @@ def spawn_run(request: pytest.FixtureRequest):
     ``spawn_run(script, method=None, *, timeout=90, cwd=None, args=(), env=None)``;
     ``method`` defaults to the session's ``--mp-start-method`` or ``spawn``;
     ``"fork"`` pins fork explicitly (Linux/macOS).  On timeout the script's
-    whole process group is killed; see :func:`winspawn_lint.emulation.run_script`.
+    whole process group is killed; see :func:`winspawn_lint.runtime.emulation.run_script`.
     """
     from .emulation import run_script
 

@@ -1,10 +1,10 @@
 """Applies the start-method emulation in every interpreter that finds it on PYTHONPATH.
 
-Loaded by ``site`` at start-up; see ``winspawn_lint.emulation``.  It must stay
+Loaded by ``site`` at start-up; see ``winspawn_lint.runtime.emulation``.  It must stay
 cheap and must never fail an interpreter start, so it imports nothing heavy
 and swallows nothing but the absence of the variable.
 
-``winspawn_lint.emulation`` loads this same file (under another module name)
+``winspawn_lint.runtime.emulation`` loads this same file (under another module name)
 to apply the emulation inside an already running interpreter, e.g. the pytest
 process when ``--mp-start-method`` is given; hence :func:`install` and
 :func:`uninstall` are idempotent and reversible.

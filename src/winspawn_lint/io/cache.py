@@ -31,7 +31,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
-from .__version__ import __version__
+from ..__version__ import __version__
 
 try:  # the built-in BLAKE2: `hashlib` loads OpenSSL first, a few ms of a one-file run
     from _blake2 import blake2b
@@ -203,8 +203,8 @@ def encode_findings(findings: list) -> list:
 
 
 def decode_findings(rows: list) -> list:
-    from .finding import Finding
-    from .rules import RULES
+    from ..finding import Finding
+    from ..rules import RULES
 
     unknown = [row[0] for row in rows if row[0] not in RULES]
     if unknown:

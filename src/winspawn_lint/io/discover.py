@@ -12,7 +12,7 @@ import os
 import stat
 from typing import Iterator, Optional
 
-from .settings import Settings
+from ..settings import Settings
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: see notebook.py
 

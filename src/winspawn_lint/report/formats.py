@@ -10,8 +10,8 @@ import json
 import os
 from typing import Callable, Sequence, TextIO
 
-from .finding import Finding
-from .rules import RULES, FixSafety
+from ..finding import Finding
+from ..rules import RULES, FixSafety
 
 #: (path, finding, fixable-now) triples, sorted by path then position
 Rows = Sequence[tuple[str, Finding]]

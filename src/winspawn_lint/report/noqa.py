@@ -14,7 +14,7 @@ import re
 import tokenize
 from typing import Iterable
 
-from .finding import Finding
+from ..finding import Finding
 
 NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)

@@ -36,8 +36,8 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from . import rules
-from .finding import Finding
+from .. import rules
+from ..finding import Finding
 from .source import SourceError, split_lines
 
 SUFFIX = ".ipynb"
@@ -411,8 +411,8 @@ def cell_diff(notebook: Notebook, changed: dict[int, str], path: str) -> list[st
 def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename: Optional[str]) -> None:
     """Check (and fix) one notebook, filling ``result`` (a :class:`winspawn_lint.cli.FileResult`)."""
     from . import source as source_module
-    from .analysis.prefilter import may_have_findings
-    from .pipeline import check
+    from ..analysis.prefilter import may_have_findings
+    from ..pipeline import check
 
     src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
     notebook = loads(src.text, check_syntax=False)
@@ -435,9 +435,9 @@ def _fix(path: str, name: str, src, notebook: Notebook, findings: list[Finding],
          from_stdin: bool) -> None:
     import os
 
-    from . import rules
-    from .fix import fix_text
-    from .pipeline import check
+    from .. import rules
+    from ..fix import fix_text
+    from ..pipeline import check
 
     module_text, move, notes = notebook.module, None, []
     if rules.WSP206.fix_safety.applies(job.unsafe_fixes) and not from_stdin:
@@ -483,7 +483,7 @@ def _fix(path: str, name: str, src, notebook: Notebook, findings: list[Finding],
         note = "stdin is not rewritten; use --diff to see the fix"
         result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
     elif job.fix:
-        from .file_io import WriteError, write_atomic
+        from .write import WriteError, write_atomic
 
         try:
             if move is not None:
@@ -504,7 +504,7 @@ def _write_new(path: str, text: str) -> None:
     """Create *path* with *text*; never replaces a file (one created meanwhile is an error)."""
     import os
 
-    from .file_io import WriteError
+    from .write import WriteError
 
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -551,7 +551,7 @@ def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[O
     import ast
     import builtins
 
-    from . import rules
+    from .. import rules
 
     tree = ast.parse(notebook.module)
     lines = notebook.module.split("\n")

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 from urllib.parse import quote
 
-from .__version__ import __version__
-from .finding import Finding
-from .rules import RULES
-from .source import split_lines
+from ..__version__ import __version__
+from ..finding import Finding
+from ..rules import RULES
+from ..io.source import split_lines
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 DOCS_URL = "https://github.com/winspawn-lint/winspawn-lint/blob/main/src/winspawn_lint/rule_docs/{code}.md"
@@ -101,7 +101,7 @@ def _fingerprints(rows: Sequence[tuple[str, Finding]], uris: Sequence[str]) -> l
 
 
 def _notebook_cells(path: str) -> dict[int, list[str]]:
-    from . import notebook, source
+    from ..io import notebook, source
 
     try:
         return notebook.loads(source.read(path).text).cell_lines()
