@@ -226,9 +226,9 @@ class _Run:
 def _on_original(findings: list[Finding], original: list[Finding], text: str, current: str) -> list[Finding]:
     """The original's findings that ``findings`` (of ``current``, a rewrite of ``text``) stand for.
 
-    A finding is matched to an unmatched original one with the same code and message, preferring the one on
-    the line it came from (lines the rewrite left in place map back through a diff of the two texts); one
-    with no counterpart is kept as it is.
+    A finding is matched to an unmatched original one with the same code and message, else the same code (a
+    message may name a line the rewrite moved), preferring the one on the line it came from (lines the rewrite
+    left in place map back through a diff of the two texts); one with no counterpart is kept as it is.
     """
     if current == text:
         return list(findings)
@@ -236,7 +236,8 @@ def _on_original(findings: list[Finding], original: list[Finding], text: str, cu
     free = list(original)
     out: list[Finding] = []
     for finding in findings:
-        same = [f for f in free if f.code == finding.code and f.message == finding.message]
+        same = ([f for f in free if f.code == finding.code and f.message == finding.message]
+                or [f for f in free if f.code == finding.code])
         if not same:
             out.append(finding)
             continue
