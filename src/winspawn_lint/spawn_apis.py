@@ -288,7 +288,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         # trl's trainers subclass it and build their loaders through it (trl/trainer/base_trainer.py).
         ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
          *(f"trl{module}.{name}" for name in ("DPOTrainer", "GRPOTrainer", "KTOTrainer", "RewardTrainer",
-                                                "RLOOTrainer") for module in ("", ".trainer"))),
+                                              "RLOOTrainer") for module in ("", ".trainer"))),
         "`Trainer.train()`",
         kind="object",
         start_methods=("train", "evaluate", "predict"),

@@ -48,5 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
 
+
 if __name__ == "__main__":
     sys.exit(main())

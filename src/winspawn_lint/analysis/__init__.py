@@ -14,7 +14,6 @@ from ..finding import Finding
 from ..settings import Settings
 
 
-
 def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str] = None,
         enabled: Optional[frozenset[str]] = None) -> list[Finding]:
     """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
@@ -42,8 +41,10 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook)
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
-    checks = (pickling, notebook_definitions) if notebook else (import_time, pickling,
-                                                                      notebook_definitions, reimport)
+    if notebook:
+        checks = (pickling, notebook_definitions)
+    else:
+        checks = (import_time, pickling, notebook_definitions, reimport)
     for check in (module.check for module in checks):
         check(ctx)
     targets = settings.platforms

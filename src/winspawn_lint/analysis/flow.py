@@ -65,7 +65,6 @@ class Flow:
                 out.append((value, site.scope))
         return out
 
-
     def alternatives(self, expr: ast.AST, scope: Scope) -> list[tuple[ast.expr, Scope]]:
         """Values *expr* (a name) may hold besides its last assignment: those made in other branches of an
         ``if``/``elif``/``else`` (``dataset = LSUN(...)`` in one branch, ``ImageFolder(...)`` in another)."""

@@ -47,3 +47,8 @@ class Positions:
 def cst_start(code_range) -> tuple[int, int]:
     """A libcst ``CodeRange``'s start as (line, character column): libcst counts characters already."""
     return code_range.start.line, code_range.start.column
+
+
+def span(node) -> dict:
+    """An ``ast`` node's extent as a fix hint carries it (ast's own byte columns; the fixer converts them)."""
+    return {"line": node.lineno, "col": node.col_offset, "end_line": node.end_lineno, "end_col": node.end_col_offset}

@@ -49,6 +49,11 @@ class Payload:
     task: bool = False
     method: Optional[str] = None  # as for StartEvent
 
+    @property
+    def role(self) -> str:
+        """How a message names this value: `` `collate_fn` ``, ``argument 1``, or ``an argument``."""
+        return self.arg.describe() if (self.arg.keyword or self.arg.position is not None) else "an argument"
+
 
 @dataclass(eq=False)
 class WorkerModel:

@@ -188,4 +188,3 @@ def _role(node: ast.AST, parent: dict) -> str:
             break
         child, current = current, parent.get(current)
     return fallback
-

@@ -306,4 +306,3 @@ def _strip_first_blank(node: cst.BaseStatement, first: bool) -> cst.BaseStatemen
 
 def _with_blanks(node: cst.BaseStatement, count: int) -> cst.BaseStatement:
     return node.with_changes(leading_lines=[cst.EmptyLine(indent=False) for _ in range(count)])
-

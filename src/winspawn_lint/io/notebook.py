@@ -520,6 +520,7 @@ def _write_new(path: str, text: str) -> None:
 #: test reads both).
 FIXES = (rules.WSP206,)
 
+
 @dataclass
 class Move:
     """Definitions moved out of a notebook: the new module text, and the notebook's module without them."""
@@ -607,8 +608,8 @@ def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[O
     module_name = sibling_module_name(path)
     imports = sorted({i for n in moving for i in needs[n][0]}, key=lambda s: s.lineno)
     spans = [(min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno) for n in moving]
-    parts = [f'"""Definitions moved out of the notebook by `winspawn-lint --fix --unsafe-fixes` (WSP206): worker\n'
-             f'processes cannot import a notebook, but they can import this module."""\n']
+    parts = ['"""Definitions moved out of the notebook by `winspawn-lint --fix --unsafe-fixes` (WSP206): worker\n'
+             'processes cannot import a notebook, but they can import this module."""\n']
     if imports:
         parts.append("\n" + "".join(ast.get_source_segment(notebook.module, s) + "\n" for s in imports))
     for start, end in spans:

@@ -1,4 +1,5 @@
-"""Notebook definitions (WSP206): a function or class defined in a notebook reaches a worker that pickles with the standard pickler.
+"""Notebook definitions (WSP206): a function or class defined in a notebook reaches a worker that pickles with
+the standard pickler.
 
 In a Jupyter kernel the notebook's code runs in ``__main__``, a module with
 neither ``__file__`` nor ``__spec__``.  The standard pickler stores a
@@ -27,7 +28,7 @@ from ..context import Context
 from ..index import Binding, Scope
 from ..names import MAX_DEPTH, is_local_definition
 from ..workers import Payload, function_returns, instance_class
-from .pickling import _items, _role
+from .pickling import _items
 
 
 def check(ctx: Context) -> None:
@@ -37,7 +38,7 @@ def check(ctx: Context) -> None:
         if payload.api.pickler != PICKLE or _explicit_fork(ctx, payload):
             continue
         for binding, how in _definitions(ctx, payload):
-            _emit(ctx, binding, how, payload.api.label, _role(payload), payload.site.stmt)
+            _emit(ctx, binding, how, payload.api.label, payload.role, payload.site.stmt)
     _joblib_multiprocessing(ctx)
 
 
@@ -78,8 +79,8 @@ def _keyword_is(call: ast.Call, name: str, value: object) -> bool:
 
 def _has_workers(parallel: ast.Call) -> bool:
     """``n_jobs`` given and not 1 (joblib runs the tasks in the kernel when it is 1 or absent)."""
-    n_jobs = parallel.args[0] if parallel.args else next((k.value for k in parallel.keywords if k.arg == "n_jobs"),
-                                                          None)
+    n_jobs = parallel.args[0] if parallel.args else next(
+        (k.value for k in parallel.keywords if k.arg == "n_jobs"), None)
     return n_jobs is not None and not (isinstance(n_jobs, ast.Constant) and n_jobs.value in (1, None))
 
 

@@ -21,6 +21,7 @@ from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORD
                            Unpicklable, keeper)
 from .. import project
 from ..context import Context
+from ..positions import span
 from ..index import Binding, ClassInfo, Scope
 from ..names import MAX_DEPTH, is_local_definition
 from ..workers import Payload, function_returns
@@ -49,14 +50,10 @@ def check(ctx: Context) -> None:
     _replaced_classes(ctx, reached)
 
 
-def _role(payload: Payload) -> str:
-    return payload.arg.describe() if (payload.arg.keyword or payload.arg.position is not None) else "an argument"
-
-
 # -- the standard pickler ----------------------------------------------------------------------------
 def _pickle_payload(ctx: Context, payload: Payload, reached: set) -> None:
     api = payload.api.label
-    role = _role(payload)
+    role = payload.role
     report = payload.expr
     scope = payload.site.scope
     if payload.arg.kind == "callable":
@@ -84,11 +81,11 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
         return False
     short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
     if payload.task:
-        _emit(ctx, rules.WSP302, report, role=_role(payload), api=payload.api.label,
+        _emit(ctx, rules.WSP302, report, role=payload.role, api=payload.api.label,
               what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
               f"`Manager()` lock)")
     elif value is item and payload.api.key in DROPS_ARGS_AT_START:
-        _emit(ctx, rules.WSP302, report, role=_role(payload), api=payload.api.label,
+        _emit(ctx, rules.WSP302, report, role=payload.role, api=payload.api.label,
               what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
               f"child opens it: keep it in a variable)")
     return True
@@ -126,7 +123,7 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
     if isinstance(value, ast.Lambda):
         rule = rules.WSP202 if in_partial else rules.WSP201
         _emit(ctx, rule, value, role=role, api=_located(api, report), what="a lambda inside `functools.partial`",
-              fix_hint={"lambda": _span(value)})
+              fix_hint={"lambda": span(value)})
         return
     if _is_partial(ctx, value, value_scope):
         if value.args:
@@ -139,11 +136,11 @@ def _callable(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role:
         if binding is not None and is_local_definition(binding):
             if binding.kind == "def":
                 _emit(ctx, rules.WSP202, binding.node, line_only=True, role=role, api=_located(api, report),
-                      what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
+                      what=f"`{binding.name}`", fix_hint={"def": span(binding.node)})
                 _captured(ctx, binding, api, report, reached, depth)
             else:
                 _emit(ctx, rules.WSP203, binding.node, line_only=True, role=role, api=_located(api, report),
-                      cls=binding.name, fix_hint={"def": _span(binding.node)})
+                      cls=binding.name, fix_hint={"def": span(binding.node)})
         return
     if isinstance(value, ast.Attribute):
         # A bound method pickles its instance (an attribute holding some other object does not).
@@ -167,7 +164,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
                     depth + _PARAMETER_STEP)
         return
     if isinstance(value, ast.Lambda):
-        _emit(ctx, rules.WSP201, value, role=role, api=_located(api, report), fix_hint={"lambda": _span(value)})
+        _emit(ctx, rules.WSP201, value, role=role, api=_located(api, report), fix_hint={"lambda": span(value)})
         return
     unpicklable = _unpicklable(ctx, value, value_scope)
     if unpicklable is not None:
@@ -177,7 +174,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         binding = ctx.resolver.definition(value, value_scope)
         if binding is not None and binding.kind == "def" and is_local_definition(binding):
             _emit(ctx, rules.WSP202, binding.node, line_only=True, role=role, api=_located(api, report),
-                  what=f"`{binding.name}`", fix_hint={"def": _span(binding.node)})
+                  what=f"`{binding.name}`", fix_hint={"def": span(binding.node)})
             _captured(ctx, binding, api, report, reached, depth)
         return
     if _is_partial(ctx, value, value_scope):
@@ -243,7 +240,7 @@ def _object(ctx: Context, expr: ast.expr, scope: Scope, report: ast.AST, role: s
         if binding is not None and binding.kind == "class":
             if is_local_definition(binding):
                 _emit(ctx, rules.WSP203, binding.node, line_only=True, role=role, api=_located(api, report),
-                      cls=binding.name, fix_hint={"def": _span(binding.node)})
+                      cls=binding.name, fix_hint={"def": span(binding.node)})
                 return
             info = ctx.index.classes.get(binding.node)
             if info is not None and not _has_state_hook(ctx, info):
@@ -430,7 +427,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
                 callers)
 
     if isinstance(expr, ast.Lambda):
-        report(expr, "a lambda", {"lambda": _span(expr)})
+        report(expr, "a lambda", {"lambda": span(expr)})
         return
     if isinstance(expr, ast.Name):
         if not isinstance(expr.ctx, ast.Load):
@@ -438,7 +435,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
         binding = ctx.resolver.definition(expr, scope)
         if binding is not None:
             if binding.kind == "def" and is_local_definition(binding):
-                report(expr, f"local function `{binding.name}`", {"def": _span(binding.node)})
+                report(expr, f"local function `{binding.name}`", {"def": span(binding.node)})
             return
         arguments = _parameter_arguments(ctx, expr, scope, depth) if callers else None
         if arguments is not None:
@@ -483,7 +480,7 @@ def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, re
     if binding is not None and binding.kind == "class":
         if is_local_definition(binding):
             _emit(ctx, rules.WSP203, expr, role=f"an attribute of `{owner}`", api=api, cls=binding.name,
-                  fix_hint={"def": _span(binding.node)})
+                  fix_hint={"def": span(binding.node)})
             return
         info = ctx.index.classes.get(binding.node)
         if info is None or _has_state_hook(ctx, info):
@@ -593,26 +590,26 @@ def _dill_payload(ctx: Context, payload: Payload) -> None:
     if payload.arg.kind == "callable":
         function_node = None
         if isinstance(value, ast.Lambda):
-            _emit(ctx, rules.WSP901, value, what="a lambda", api=_located(api, payload.expr), fix_hint={"lambda": _span(value)})
+            _emit(ctx, rules.WSP901, value, what="a lambda", api=_located(api, payload.expr), fix_hint={"lambda": span(value)})
             function_node = value
         elif isinstance(value, ast.Name):
             binding = ctx.resolver.definition(value, value_scope)
             if binding is not None and binding.kind == "def" and is_local_definition(binding):
                 _emit(ctx, rules.WSP901, binding.node, line_only=True, what=f"local function `{binding.name}`",
-                      api=_located(api, payload.expr), fix_hint={"def": _span(binding.node)})
+                      api=_located(api, payload.expr), fix_hint={"def": span(binding.node)})
                 function_node = binding.node
         if function_node is not None:
             for binding in _free_names(ctx, function_node):
                 found = _unpicklable(ctx, binding.value, binding.scope) if binding.value is not None else None
                 if found is not None and not found.dill_ok:
-                    _emit(ctx, rules.WSP302, payload.expr, role=f"a value captured by {_role(payload)}", api=api,
+                    _emit(ctx, rules.WSP302, payload.expr, role=f"a value captured by {payload.role}", api=api,
                           what=f"`{binding.name}` ({found.what})")
     elif payload.arg.kind in ("args", "kwargs"):
         items, items_scope = _items(ctx, payload.expr, scope)
         for item in items:
             found = _unpicklable(ctx, item, items_scope)
             if found is not None and not found.dill_ok:
-                _emit(ctx, rules.WSP302, item, role=_role(payload), api=api, what=found.what)
+                _emit(ctx, rules.WSP302, item, role=payload.role, api=api, what=found.what)
 
 
 def _free_names(ctx: Context, function: ast.AST) -> list:
@@ -687,7 +684,3 @@ def _is_torch_dataset(ctx: Context, info: ClassInfo) -> bool:
                     ctx.filename, name, _TORCH_DATASET_BASES) is not None:
                 return True
     return False
-
-
-def _span(node: ast.AST) -> dict:
-    return {"line": node.lineno, "col": node.col_offset, "end_line": node.end_lineno, "end_col": node.end_col_offset}

@@ -22,6 +22,7 @@ from typing import Iterator, Optional
 from ... import rules
 from ...spawn_apis import PICKLE, Arg
 from ..context import Context
+from ..positions import span
 from ..index import FUNCTION_NODES, Binding, ClassInfo, Scope
 from ..names import MAX_DEPTH
 from ..values import MAYBE, NONE, UNKNOWN
@@ -139,8 +140,8 @@ def _guarded_definitions(ctx: Context, places: _Places, payload: Payload) -> Non
         found = _guarded_binding(ctx, places, expr, expr_scope, 0)
         if found is not None:
             binding, what = found
-            ctx.emit(rules.WSP106, report, what=what, name=binding.name, role=_role(payload), api=payload.api.label,
-                     line=binding.line, fix_hint={"guarded_def": _span(binding.node)})
+            ctx.emit(rules.WSP106, report, what=what, name=binding.name, role=payload.role, api=payload.api.label,
+                     line=binding.line, fix_hint={"guarded_def": span(binding.node)})
 
 
 def _guarded_binding(ctx: Context, places: _Places, expr: ast.expr, scope: Scope,
@@ -347,11 +348,3 @@ def _enclosing_loop(parents: dict[ast.AST, ast.AST], node: ast.AST) -> Optional[
 def _within(inner: ast.AST, outer: ast.AST) -> bool:
     return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and \
         (inner.end_lineno or 0) <= (outer.end_lineno or 0)
-
-
-def _role(payload: Payload) -> str:
-    return payload.arg.describe() if (payload.arg.keyword or payload.arg.position is not None) else "an argument"
-
-
-def _span(node: ast.AST) -> dict:
-    return {"line": node.lineno, "col": node.col_offset, "end_line": node.end_lineno, "end_col": node.end_col_offset}
