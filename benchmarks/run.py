@@ -541,7 +541,9 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
     from winspawn_lint.io.discover import discover
     from winspawn_lint.settings import Settings
 
-    files = [os.path.abspath(path) for path, _ in discover([str(root / repo) for repo in present], Settings())]
+    # Notebooks are left out on both sides (RUFF_ML_FLAGS, WSP_ML_FLAGS): both tools check the same .py files.
+    files = [os.path.abspath(path) for path, _ in discover([str(root / repo) for repo in present],
+                                                          Settings(extend_exclude=("*.ipynb",)))]
     lines = 0
     for path in files:
         with open(path, "rb") as handle:
@@ -559,7 +561,7 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
 
 
 def ml_sanity(ml: MLCorpus, ruff: str) -> None:
-    """ruff checks the same files as winspawn-lint (its notebooks left out: we do not check those)."""
+    """ruff checks the same files as winspawn-lint (notebooks left out by both)."""
     proc = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--show-files", *RUFF_ML_FLAGS, *ml.paths],
                           capture_output=True, text=True)
     shown = sum(1 for line in proc.stdout.splitlines() if line.strip().endswith(".py"))
@@ -568,11 +570,12 @@ def ml_sanity(ml: MLCorpus, ruff: str) -> None:
 
 
 RUFF_ML_FLAGS = ("--extend-exclude", "*.ipynb")
+WSP_ML_FLAGS = ("--extend-exclude", "*.ipynb")
 
 
 def ml_measurements(ml: MLCorpus, ruff: str, work: Path) -> list[Measurement]:
     n, lines = len(ml.files), ml.lines
-    wsp = [PY, "-m", "winspawn_lint", "--isolated"]
+    wsp = [PY, "-m", "winspawn_lint", "--isolated", *WSP_ML_FLAGS]
     ruff_cmd = [ruff, "check", "--no-cache", "--isolated", "--select", "E,F", "--output-format", "concise",
                 *RUFF_ML_FLAGS, *ml.paths]
     cache = work / "ml-cache"
