@@ -180,3 +180,16 @@ def test_long_names_are_wrapped_within_the_line_limit():
     rows, text = _fixed_class(init)
     added = set(text.splitlines()) - set(_source(init).splitlines())
     assert max(len(line) for line in added) <= 79, "\n".join(added)
+
+
+def test_a_resource_with_no_fix_has_no_fix_marker_from_the_cache_either(tmp_path, monkeypatch, capsys):
+    from winspawn_lint import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(_source("self.db = h5py.File(path)", imports="import h5py"))
+    outputs = []
+    for _ in range(2):  # the second run answers from the results cache
+        assert cli.main(["--isolated", "--unsafe-fixes", "train.py"]) == 1
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and "WSP301 `self.db`" in outputs[0] and "[*]" not in outputs[0]
+    assert any(tmp_path.glob(".winspawn_lint_cache/results-*.json"))
