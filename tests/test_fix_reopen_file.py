@@ -184,12 +184,14 @@ def test_long_names_are_wrapped_within_the_line_limit():
 
 def test_a_resource_with_no_fix_has_no_fix_marker_from_the_cache_either(tmp_path, monkeypatch, capsys):
     from winspawn_lint import cli
+    from winspawn_lint.io import cache
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
     (tmp_path / "train.py").write_text(_source("self.db = h5py.File(path)", imports="import h5py"))
     outputs = []
     for _ in range(2):  # the second run answers from the results cache
         assert cli.main(["--isolated", "--unsafe-fixes", "train.py"]) == 1
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] and "WSP301 `self.db`" in outputs[0] and "[*]" not in outputs[0]
-    assert any(tmp_path.glob(".winspawn_lint_cache/results-*.json"))
+    assert any((tmp_path / "cache").glob("results-*.json"))
