@@ -100,6 +100,21 @@ def test_declined_shapes_keep_the_finding_with_a_note_naming_the_reason(name):
     assert " WSP301 not fixed: " in (outcome.note or "") and reason in outcome.note, outcome.note
 
 
+def test_a_subclass_that_sets_its_own_state_is_declined():
+    text = _source("self.f = open(path)", base="Dataset").replace("class Rows(Dataset):", "class Base(Dataset):")
+    text = text.replace("\n\ndef main():", """
+
+class Rows(Base):
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def main():""")
+    assert _wsp301(text)
+    outcome = fix_text(text, "train.py", ALL, unsafe=True)
+    assert outcome.text == text and "`Rows` already defines `__setstate__`" in (outcome.note or ""), outcome.note
+
+
 @pytest.mark.parametrize("init", [
     "self.db = h5py.File(path)", "self.env = lmdb.open(path)", "self.conn = sqlite3.connect(path)",
     "self.lock = threading.Lock()", "self.archive = gzip.open(path)",
@@ -177,7 +192,7 @@ def test_a_file_closed_before_pickling_arrives_closed(tmp_path):
 
 def test_long_names_are_wrapped_within_the_line_limit():
     init = "self.tokenised_training_examples_handle = open(path, encoding=None, errors=None)"
-    rows, text = _fixed_class(init)
+    _, text = _fixed_class(init)
     added = set(text.splitlines()) - set(_source(init).splitlines())
     assert max(len(line) for line in added) <= 79, "\n".join(added)
 

@@ -73,12 +73,10 @@ class Decline(Exception):
 
 @dataclass
 class _File:
-    finding: object
     attr: str
     key: str  # the attribute's key in ``__dict__`` (private names are mangled)
     callee: str  # how the original spells ``open``
     arguments: list[str]  # the reopening call's arguments after the name, as source text
-    binary: bool
     sent: list[str]  # what travels besides the name and position: "encoding", "errors"
 
 
@@ -97,14 +95,18 @@ class ReopenFile(WinspawnCodemod):
         for finding in self.findings_for(text):
             hint = finding.fix_hint
             node = find_node(module, (ast.ClassDef,), hint["class"]["line"], hint["class"]["col"])
-            if node is not None:
-                by_class.setdefault(id(node), (node, []))[1].append(finding)
+            if node is None:
+                self.note(finding, "the class that opens the file was not found")
+                continue
+            by_class.setdefault(id(node), (node, []))[1].append(finding)
         methods: dict[int, str] = {}  # source-order index of the class -> the methods to add
         order = definition_order(module)
         limit = max_line_length(self.context.filename)
         for node, findings in by_class.values():
             try:
-                self._check_class(node, module, findings[0].fix_hint.get("others", ()))
+                owner = findings[0].fix_hint.get("owner")
+                owner = find_node(module, (ast.ClassDef,), owner["line"], owner["col"]) if owner else None
+                self._check_class(node, owner or node, module, findings[0].fix_hint.get("others", ()))
                 files = [self._file(f, node, module, text, parent) for f in findings]
             except Decline as why:
                 for finding in findings:
@@ -135,7 +137,7 @@ class ReopenFile(WinspawnCodemod):
 
             def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
                 code = methods.get(self.entered.get(id(original), -1))
-                if code is None or not isinstance(updated.body, cst.IndentedBlock):
+                if code is None:
                     return updated
                 added = codemod.parse_statements(tree, code)
                 added = [m.with_changes(leading_lines=[cst.EmptyLine(indent=False)]) for m in added]
@@ -144,19 +146,22 @@ class ReopenFile(WinspawnCodemod):
         return tree.visit(AddMethods())
 
     # -- what may be fixed ------------------------------------------------------------------------------
-    def _check_class(self, node: ast.ClassDef, module: ast.Module, others) -> None:
+    def _check_class(self, node: ast.ClassDef, owner: ast.ClassDef, module: ast.Module, others) -> None:
+        """``node``: the class whose ``__init__`` opens the file (the methods go there); ``owner``: the class
+        whose instances travel (``node`` or a subclass of it)."""
         if others:
             held = ", ".join(f"`self.{name}`" for name in others)
             raise Decline(f"`{node.name}` also holds {held}, which reopening cannot restore (a `__getstate__` "
                           "for the file would hide that finding)")
-        if node.decorator_list:
-            raise Decline(f"`{node.name}` is decorated (the decorator may change how it pickles)")
-        if node.keywords:
-            raise Decline(f"`{node.name}` has a metaclass or class keywords")
+        for cls in {id(node): node, id(owner): owner}.values():
+            if cls.decorator_list:
+                raise Decline(f"`{cls.name}` is decorated (the decorator may change how it pickles)")
+            if cls.keywords:
+                raise Decline(f"`{cls.name}` has a metaclass or class keywords")
         imports = _imports(module)
         classes = {c.name: c for c in module.body if isinstance(c, ast.ClassDef)}
-        todo, seen = [node], set()
-        while todo:  # the class and its bases in this module; each class is looked at once
+        todo, seen = [owner, node], set()
+        while todo:  # the classes and their bases in this module; each class is looked at once
             current = todo.pop()
             if id(current) in seen:
                 continue
@@ -213,7 +218,7 @@ class ReopenFile(WinspawnCodemod):
                 arguments.append(f"{name}={name}")
                 sent.append(name)
         key = f"_{node.name.lstrip('_')}{attr}" if attr.startswith("__") and not attr.endswith("__") else attr
-        return _File(finding, attr, key, ast.get_source_segment(text, call.func), arguments, binary, sent)
+        return _File(attr, key, ast.get_source_segment(text, call.func), arguments, sent)
 
 
 def _hook(node: ast.ClassDef) -> Optional[str]:

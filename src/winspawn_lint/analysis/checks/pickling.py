@@ -552,7 +552,8 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
         # A file opened with `open()` can be sent by name and position and reopened (fix/reopen_file.py); the
         # fix needs the call and the class it adds `__getstate__` to, and must not hide the other attributes'
         # findings (a `__getstate__` silences them all).
-        hint = {"open": span(call), "class": span(current.node), "others": sorted(set(others))} if call else None
+        hint = {"open": span(call), "class": span(current.node), "owner": span(info.node),
+                "others": sorted(set(others))} if call else None
         _emit(ctx, rules.WSP301, stmt, line_only=True, attr=attr, what=what, owner=owner, via=via, fix_hint=hint,
               fix_safety=None if call else FixSafety.NONE)
 
