@@ -170,6 +170,22 @@ def test_a_text_file_reopens_at_its_position_with_the_same_encoding_and_handler(
     assert copy.f.read() == original.f.read() == "wörld\r\n日本\r\n"  # newline="" kept the \r\n
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "latin-1", "cp1252"])
+@pytest.mark.parametrize("newline", ['""', "None", '"\\r\\n"'])
+def test_text_tell_cookies_are_valid_on_the_reopened_file(tmp_path, encoding, newline):
+    """A text file's ``tell()`` is an opaque cookie (decoder state included): sent at every line of a file with
+    multi-byte characters and CRLF line ends, it seeks the reopened copy to the same place."""
+    path = tmp_path / "rows.txt"
+    path.write_bytes("naïve\r\ncafé\r\nüber\r\nend\r\n".encode(encoding))
+    rows, _ = _fixed_class(f'self.f = open(path, encoding="{encoding}", newline={newline}, buffering=64)')
+    for lines in range(5):
+        original = rows(str(path))
+        for _ in range(lines):
+            original.f.readline()
+        copy = pickle.loads(pickle.dumps(original))
+        assert copy.f.read() == original.f.read()
+
+
 def test_a_binary_file_and_a_private_attribute(tmp_path):
     path = tmp_path / "blob.bin"
     path.write_bytes(bytes(range(10)))
