@@ -171,3 +171,14 @@ def test_unsafe_example_through_the_cli() -> None:
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_readme_quick_start_output_is_what_the_cli_prints() -> None:
+    """The text block after the quick-start command is the CLI's output for it, summary lines included."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("winspawn-lint docs/examples/train_unsafe.py\n```\n\n```text\n", 1)[1].split("```", 1)[0]
+    result = subprocess.run(
+        [sys.executable, "-m", "winspawn_lint", "--isolated", "docs/examples/train_unsafe.py"],
+        capture_output=True, text=True, encoding="utf-8", timeout=120, cwd=ROOT,
+    )
+    assert result.stdout == shown

@@ -339,3 +339,47 @@ def test_spawnrun_accepts_the_pytest_option_spelling(tmp_path):
         done = subprocess.run([sys.executable, "-m", "winspawn_lint.spawnrun", *args, str(script)],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and done.stdout.strip() == args[-1].rsplit("=", 1)[-1], done.stderr
+
+
+EXAMPLES_DIR = FIXTURES_DIR.parent.parent / "docs" / "examples"
+
+
+def test_readme_example_fixed_runs_under_spawn_and_computes_what_the_original_means(spawn_run, tmp_path):
+    """``winspawn-lint --fix --unsafe-fixes train_unsafe.py`` (the README's example) leaves a script that runs
+    under spawn and prints what the original means.
+
+    What the original *means* is not what it prints under fork: its typo'd guard (``if __name__ == "main":``,
+    WSP102) skips training, so under fork it prints only the first-batch line.  The fix repairs the guard, so
+    the fixed script also trains.  The reference is the original with only the guard corrected and the
+    loader's workers turned off (``NUM_WORKERS = 0``: the same computation, including the random numbers the
+    loader draws, done in the parent).  With the guard corrected and workers on, the original fails under
+    fork now and then (measured: 3 of 3 runs at 60 epochs): forked workers share one file offset (WSP301),
+    and the fix, which pickles the file by name, does not change fork, where nothing is pickled -- so the
+    fixed script's fork run is not compared either.  ``train_safe.py`` (persistent workers) draws its random
+    numbers in another order and prints the same only once training has converged.  The original's own fork
+    output must be a prefix of the fixed output.  EPOCHS is cut to 3 in the copies (spawned workers restart
+    every epoch and import torch: 60 epochs take minutes); the example is otherwise unchanged.
+    """
+    for path in EXAMPLES_DIR.iterdir():
+        text = path.read_text(encoding="utf-8")
+        (tmp_path / path.name).write_text(text.replace("\nEPOCHS = 60\n", "\nEPOCHS = 3\n"), encoding="utf-8")
+    script = tmp_path / "train_unsafe.py"
+    original = script.read_text(encoding="utf-8")
+    assert "\nEPOCHS = 3\n" in original and 'if __name__ == "main":' in original
+    meant = tmp_path / "train_meant.py"
+    meant.write_text(original.replace('if __name__ == "main":', 'if __name__ == "__main__":')
+                     .replace("\nNUM_WORKERS = 2\n", "\nNUM_WORKERS = 0\n"), encoding="utf-8")
+    before = spawn_run(script, "fork", timeout=TIMEOUT, cwd=tmp_path)
+    _check(Outcome("ok"), before, "train_unsafe.py (original)")
+    assert before.stdout == "first batch: (8, 1) (8, 1)\n", before.describe()
+
+    done = subprocess.run([sys.executable, "-m", "winspawn_lint", "--fix", "--unsafe-fixes", script.name],
+                          capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert done.returncode == 1 and "Found 5 errors (5 fixed, 0 remaining)." in done.stdout, done.stdout + done.stderr
+
+    reference = spawn_run(meant, "fork", timeout=TIMEOUT, cwd=tmp_path)
+    _check(Outcome("ok"), reference, "train_unsafe.py with the guard corrected, no workers")
+    fixed = spawn_run(script, "spawn", timeout=300, cwd=tmp_path)
+    _check(Outcome("ok"), fixed, "train_unsafe.py (fixed)")
+    assert fixed.stdout == reference.stdout, f"{fixed.describe()}\n=== reference ===\n{reference.describe()}"
+    assert fixed.stdout.startswith(before.stdout) and "weight=" in fixed.stdout

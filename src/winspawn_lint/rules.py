@@ -186,7 +186,7 @@ WSP301 = Rule(
     "`self.{attr}` holds {what}, and `{owner}` instances are sent to worker processes{via}; open it "
     "lazily in the worker or define `__getstate__`",
     True,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "An object sent to workers stores an unpicklable resource in `__init__`.",
 )
 

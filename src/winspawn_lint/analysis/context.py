@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..finding import Finding
-from ..rules import Rule
+from ..rules import FixSafety, Rule
 from ..spawn_apis import (CONTEXTS, EVERYWHERE, PLATFORMS, UNKNOWN, Registry, SpawnAPI, breaks_on,
                           start_methods)
 from .flow import Flow
@@ -38,7 +38,8 @@ class Context:
     worker: Optional[tuple[SpawnAPI, Optional[str], bool]] = None
 
     def emit(self, rule: Rule, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
-             breaks: Optional[str] = None, **args: Any) -> None:
+             breaks: Optional[str] = None, fix_safety: Optional[FixSafety] = None, **args: Any) -> None:
+        """``fix_safety``: this finding's, when it differs from the rule's (no fix for this case)."""
         code = rule.code
         if code not in self.enabled:
             return
@@ -52,7 +53,7 @@ class Context:
         if key not in self.findings:
             self.findings[key] = Finding(code, line, col, end_line, end_col,
                                          {k: str(v) for k, v in args.items()}, fix_hint or {},
-                                         platforms=self.platforms(breaks or rule.breaks))
+                                         platforms=self.platforms(breaks or rule.breaks), fix_safety=fix_safety)
 
     def platforms(self, condition: str) -> Optional[tuple[str, ...]]:
         """Where a hazard of this kind breaks, for the current worker or else any worker this module starts."""

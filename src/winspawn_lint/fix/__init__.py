@@ -4,6 +4,7 @@
 * :mod:`.hoist_guarded_def` — WSP106 (a definition workers need, out of the main guard);
 * :mod:`.hoist_local_def` — WSP202/WSP203 (and the local functions of WSP204/WSP901);
 * :mod:`.hoist_lambda` — WSP201/WSP204/WSP901 (and ``partial(lambda ...)`` of WSP202);
+* :mod:`.reopen_file` — WSP301 for a file opened with ``open()`` (sent by name and position, reopened);
 * :mod:`.wrap_in_main_guard` — WSP101/WSP103/WSP104, and WSP105's ``freeze_support()``.
 
 :func:`fix_text` applies the codemods whose rules are enabled and whose fix safety the caller allows,
@@ -30,6 +31,7 @@ from ..rules import FixSafety
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
+from .reopen_file import ReopenFile
 from .repair_main_guard import RepairMainGuard
 from .wrap_in_main_guard import WrapInMainGuard
 
@@ -37,7 +39,7 @@ MAX_PASSES = 5
 
 # In the order they run: the guard first (other fixes rely on it), then the hoisting of definitions out of
 # functions, then moving module-level statements under the guard.
-CODEMODS = (RepairMainGuard, HoistGuardedDef, HoistLocalDef, HoistLambda, WrapInMainGuard)
+CODEMODS = (RepairMainGuard, HoistGuardedDef, HoistLocalDef, HoistLambda, ReopenFile, WrapInMainGuard)
 FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 
 

@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 2
+FORMAT = 3  # 3: a finding's own fix safety (WSP301 with no fix) is stored
 #: settings fields that never change a file's findings (which files are walked; where the cache is)
 _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir"})
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
@@ -163,7 +163,7 @@ class Entry:
     stamp: Optional[Stamp]
     digest: str
     parsed: bool
-    findings: list  # [code, line, col, end_line, end_col, args, platforms] each
+    findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None] each
     dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> list:
@@ -178,9 +178,9 @@ class Entry:
                 and isinstance(dependencies, dict)):
             raise ValueError("malformed entry")
         for row in findings:
-            if not (isinstance(row, list) and len(row) == 7 and isinstance(row[0], str)
+            if not (isinstance(row, list) and len(row) == 8 and isinstance(row[0], str)
                     and all(isinstance(v, int) for v in row[1:5]) and isinstance(row[5], dict)
-                    and (row[6] is None or isinstance(row[6], list))):
+                    and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none")):
                 raise ValueError("malformed finding")
         return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()})
 
@@ -198,20 +198,26 @@ def _stamp(value: Any) -> Optional[Stamp]:
 
 
 def encode_findings(findings: list) -> list:
+    from ..rules import FixSafety
+
+    # The check's own fix-safety override (a resource with no fix) is stored; the per-file regrade of the
+    # main-guard wrap is not (it depends on other files: cli._regraded redoes it).
     return [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in f.args.items()},
-             list(f.platforms) if f.platforms is not None else None] for f in findings]
+             list(f.platforms) if f.platforms is not None else None,
+             f.fix_safety.value if f.fix_safety is FixSafety.NONE else None] for f in findings]
 
 
 def decode_findings(rows: list) -> list:
     from ..finding import Finding
-    from ..rules import RULES
+    from ..rules import RULES, FixSafety
 
     unknown = [row[0] for row in rows if row[0] not in RULES]
     if unknown:
         raise ValueError(f"unknown code {unknown[0]!r}")  # not ours: the entry is a miss
     return [Finding(code, line, col, end_line, end_col, args,
-                    platforms=tuple(platforms) if platforms is not None else None)
-            for code, line, col, end_line, end_col, args, platforms in rows]
+                    platforms=tuple(platforms) if platforms is not None else None,
+                    fix_safety=FixSafety(safety) if safety is not None else None)
+            for code, line, col, end_line, end_col, args, platforms, safety in rows]
 
 
 def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: bool, findings: list,

@@ -15,6 +15,7 @@ import ast
 from typing import Optional
 
 from ... import rules
+from ...rules import FixSafety
 from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORDS, DILL, DROPS_ARGS_AT_START,
                            EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT, MP_SYNC_PRIMITIVES, PICKLE,
                            PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, Keeper,
@@ -27,6 +28,7 @@ from ..names import MAX_DEPTH, is_local_definition
 from ..workers import Payload, function_returns
 
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
+_OPEN_CALLS = frozenset({"builtins.open", "io.open"})
 _TORCH_DATASET_BASES = frozenset({
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
     "torch.utils.data.dataset.IterableDataset", "torchvision.datasets.VisionDataset",
@@ -529,6 +531,8 @@ def _class_instance(ctx: Context, info: ClassInfo, report: ast.AST, role: str, a
 
 def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
     owner = info.node.name
+    held = []  # (attr, what, statement, class, the `open()` call or None)
+    others = []  # attributes that a reopen in `__setstate__` would not make picklable
     for current in _class_chain(ctx, info):
         for attr, value, stmt, method_scope in current.self_assignments.get("__init__", ()):
             if method_scope is None:
@@ -536,10 +540,30 @@ def _init_attributes(ctx: Context, info: ClassInfo, via: str) -> None:
             unpicklable = (_unpicklable(ctx, value, method_scope, torch_worker="`DataLoader`" in via)
                            or _npz_archive(ctx, current, attr, value, method_scope))
             if unpicklable is not None:
-                _emit(ctx, rules.WSP301, stmt, line_only=True, attr=attr, what=unpicklable.what, owner=owner, via=via)
+                held.append((attr, unpicklable.what, stmt, current, _opened_file(ctx, value, method_scope)))
                 continue
+            before = len(ctx.findings)
             _stored(ctx, value, method_scope, owner, via.replace(" by ", "", 1) or "workers", set(), 1, anchor=stmt,
                     callers=False)
+            if len(ctx.findings) > before:
+                others.append(attr)
+    others += [attr for attr, _, _, _, call in held if call is None]
+    for attr, what, stmt, current, call in held:
+        # A file opened with `open()` can be sent by name and position and reopened (fix/reopen_file.py); the
+        # fix needs the call and the class it adds `__getstate__` to, and must not hide the other attributes'
+        # findings (a `__getstate__` silences them all).
+        hint = {"open": span(call), "class": span(current.node), "owner": span(info.node),
+                "others": sorted(set(others))} if call else None
+        _emit(ctx, rules.WSP301, stmt, line_only=True, attr=attr, what=what, owner=owner, via=via, fix_hint=hint,
+              fix_safety=None if call else FixSafety.NONE)
+
+
+def _opened_file(ctx: Context, value: ast.expr, scope: Scope) -> Optional[ast.Call]:
+    """The builtin ``open(...)`` call that ``value`` is, or None."""
+    found, found_scope = ctx.resolver.value_of(value, scope)
+    if isinstance(found, ast.Call) and ctx.resolver.qualname(found.func, found_scope) in _OPEN_CALLS:
+        return found
+    return None
 
 
 def _npz_archive(ctx: Context, info: ClassInfo, attr: str, value: ast.expr, scope: Scope) -> Optional[Unpicklable]:
