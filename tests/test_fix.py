@@ -239,7 +239,7 @@ def test_codemod_runs_through_libcst_tool(tmp_path):
     fixed = FIXTURES_DIR / "wsp201_two_lambdas.fixed.py"
     target = _workdir(tmp_path, _original(fixed))
     result = subprocess.run([sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format", "--hide-progress",
-                             "winspawn_lint.fix.hoist_lambda.HoistLambda", str(target)],
+                             "winspawn_lint.fix.commands.HoistLambda", str(target)],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert target.read_bytes() == fixed.read_bytes()

@@ -161,8 +161,6 @@ class _Run:
 
     def passes(self, declined: set[str]) -> tuple[str, set[str]]:
         """At most MAX_PASSES passes; returns the text and the codemods that still changed it in the last."""
-        from libcst.codemod import CodemodContext
-
         current = self.text
         changed_by: set[str] = set()
         for _ in range(MAX_PASSES):
@@ -176,10 +174,13 @@ class _Run:
                            and command_class.wants(f)]
                 if not targets:
                     continue
-                command = command_class(CodemodContext(filename=self.filename), findings=targets, unsafe=self.unsafe)
+                command = command_class(self.filename, findings=targets, unsafe=self.unsafe)
                 command.source_text = current
                 try:
-                    new = command.transform_module(self.parse(current)).code
+                    tree = self.parse(current)
+                    transformed = command.transform_module(tree)
+                    # A codemod that changes nothing returns its tree: rendering it again would cost as much.
+                    new = current if transformed is tree else transformed.code
                 except Exception as error:  # a codemod bug must not lose the user's file
                     self._note(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
                     continue

@@ -16,7 +16,7 @@ The standard pickler stores functions and classes by reference (module + qualifi
 
 Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.hoist_local_def.HoistLocalDef train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.HoistLocalDef train.py
 """
 
 from __future__ import annotations
