@@ -26,8 +26,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .. import pipeline
 from ..finding import Finding
 from ..rules import FixSafety
+from ._base import syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
@@ -105,7 +107,7 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
     if not any(_allowed(f, unsafe) for f in original):
         return FixOutcome(text, [], original, note)
 
-    run = _Run(text, filename, settings, unsafe, original, check_text, safe_rules)
+    run = _Run(text, filename, settings, unsafe, original, safe_rules)
     if note:
         run.notes.append(note)
     declined: set[str] = set()
@@ -134,11 +136,10 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
 class _Run:
     """The state of fixing one text: checked and parsed texts (each done once), and the notes."""
 
-    def __init__(self, text, filename, settings, unsafe, original, check_text, safe_rules) -> None:
+    def __init__(self, text, filename, settings, unsafe, original, safe_rules) -> None:
         self.text, self.filename, self.settings, self.unsafe = text, filename, settings, unsafe
         self.safe_rules = safe_rules
         self.original = original
-        self._check_text = check_text
         self.checked = {text: original}
         self.parsed: dict = {}
         self.notes: list[str] = []
@@ -148,8 +149,10 @@ class _Run:
         self.targeted = {f.code for f in original if _allowed(f, unsafe, safe_rules)}
 
     def check(self, source: str) -> list:
+        """The findings of ``source`` (a text that compiles), checked on the ``ast`` the codemods read."""
         if source not in self.checked:
-            self.checked[source] = self._check_text(source, self.filename, self.settings)
+            self.checked[source] = pipeline.check(source, self.filename, self.settings,
+                                                  tree=syntax_tree(source)).findings
         return self.checked[source]
 
     def parse(self, source: str):  # libcst trees are immutable, so one can be shared by codemods
@@ -200,7 +203,7 @@ class _Run:
 
     def _verify(self, new: str, current: str) -> Optional[str]:
         try:
-            compile(new, self.filename or "<fix>", "exec", dont_inherit=True)
+            compile(syntax_tree(new), self.filename or "<fix>", "exec", dont_inherit=True)
         except SyntaxError as error:
             return f"produced code that does not compile ({error.msg})"
         before = Counter(f.code for f in self.check(current))

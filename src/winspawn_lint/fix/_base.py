@@ -103,7 +103,7 @@ class WinspawnCodemod:
         """The module's text, ``ast`` and positions; the driver passes the text it parsed (rendering a big
         tree again costs more than the codemod), and one text is analysed once for all the codemods."""
         text = self.source_text if self.source_text is not None else tree.code
-        return (text, *_analysed(text))
+        return text, syntax_tree(text), _positions(text)
 
     def scopes(self, module: ast.Module) -> ScopeTree:
         """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text."""
@@ -125,8 +125,14 @@ class WinspawnCodemod:
 
 
 @functools.lru_cache(maxsize=4)
-def _analysed(text: str) -> tuple[ast.Module, Positions]:
-    return ast.parse(text), Positions.of(text)
+def syntax_tree(text: str) -> ast.Module:
+    """The ``ast`` of ``text``: parsed once for the driver (compile, check) and every codemod that reads it."""
+    return ast.parse(text)
+
+
+@functools.lru_cache(maxsize=4)
+def _positions(text: str) -> Positions:
+    return Positions.of(text)
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from typing import Iterator, Optional
 
 from ..analysis.guards import is_main_guard
@@ -18,12 +19,32 @@ class CannotHoist(Exception):
     """Why a definition cannot move to module level (the fix is skipped, the finding stays)."""
 
 
-def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    out: dict[ast.AST, ast.AST] = {}
+def parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
+    """Each node's parent (shared: do not change it)."""
+    return _index(tree)[0]
+
+
+@functools.lru_cache(maxsize=4)
+def _index(tree: ast.Module) -> tuple[dict[ast.AST, ast.AST], frozenset[str], dict[tuple[int, int], list[ast.AST]]]:
+    """One walk of a module (the codemods reading one text share it): parents, identifiers, nodes by start."""
+    parent: dict[ast.AST, ast.AST] = {}
+    names: set[str] = set()
+    starts: dict[tuple[int, int], list[ast.AST]] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
-            out[child] = node
-    return out
+            parent[child] = node
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+        if isinstance(node, (ast.expr, ast.stmt)):
+            starts.setdefault((node.lineno, node.col_offset), []).append(node)
+    return parent, frozenset(names), starts
 
 
 def ancestors(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> Iterator[ast.AST]:
@@ -81,18 +102,7 @@ def is_plain_default(expr: ast.expr) -> bool:
 
 def module_names(tree: ast.Module) -> set[str]:
     """Every identifier used anywhere in the module (to choose names that clash with nothing)."""
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                out.add((alias.asname or alias.name).split(".")[0])
-    return out
+    return set(_index(tree)[1])
 
 
 def unique_name(base: str, taken: set[str]) -> str:
@@ -103,9 +113,6 @@ def unique_name(base: str, taken: set[str]) -> str:
     return name
 
 
-def find_node(tree: ast.AST, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
+def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
     """The node of one of ``kinds`` starting at (line, ast byte col)."""
-    for node in ast.walk(tree):
-        if isinstance(node, kinds) and node.lineno == line and node.col_offset == col:
-            return node
-    return None
+    return next((node for node in _index(tree)[2].get((line, col), ()) if isinstance(node, kinds)), None)
