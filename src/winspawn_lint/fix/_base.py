@@ -221,16 +221,6 @@ def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt
     return groups
 
 
-DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def definition_order(module: ast.Module) -> dict[int, int]:
-    """id(def or class node) -> its index in source order, which is the order a libcst visitor enters them."""
-    found = [node for node in ast.walk(module) if isinstance(node, DEFINITIONS)]
-    found.sort(key=lambda node: (node.lineno, node.col_offset))
-    return {id(node): index for index, node in enumerate(found)}
-
-
 class StatementMap:
     """Each ``ast`` statement's libcst node, found by walking the statement lists of the two trees of one text
     side by side (they hold the same statements in the same order; a libcst line ``a = 1; b = 2`` holds one
@@ -279,14 +269,19 @@ class StatementMap:
         root.visit(Find())
         return found[0] if found else None
 
-    def replace(self, replacements: dict[int, Union[cst.CSTNode, cst.RemovalSentinel]]) -> cst.Module:
-        """The tree with each node ``id(old) -> new`` replaced (nodes found through this map)."""
-        on_path: set[int] = set()
-        for key in replacements:
+    def paths(self, keys) -> set[int]:
+        """``id``s of the nodes ``keys`` (``id``s of nodes found through this map) and of every node above them:
+        a visitor that enters only these reaches the nodes and skips the rest of the tree."""
+        on_path = {id(self.tree)}
+        for key in keys:
             while key in self._parent and key not in on_path:
                 on_path.add(key)
                 key = id(self._parent[key])
-        on_path.add(id(self.tree))
+        return on_path
+
+    def replace(self, replacements: dict[int, Union[cst.CSTNode, cst.RemovalSentinel]]) -> cst.Module:
+        """The tree with each node ``id(old) -> new`` replaced (nodes found through this map)."""
+        on_path = self.paths(replacements)
 
         class Rebuild(cst.CSTTransformer):
             def on_visit(self, node: cst.CSTNode) -> bool:
