@@ -26,25 +26,40 @@ def parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
 
 @functools.lru_cache(maxsize=4)
 def _index(tree: ast.Module) -> tuple[dict[ast.AST, ast.AST], frozenset[str], dict[tuple[int, int], list[ast.AST]]]:
-    """One walk of a module (the codemods reading one text share it): parents, identifiers, nodes by start."""
+    """One walk of a module (the codemods reading one text share it): parents, identifiers, and the lambdas,
+    functions and classes by start (what a finding's fix hint points at)."""
     parent: dict[ast.AST, ast.AST] = {}
     names: set[str] = set()
     starts: dict[tuple[int, int], list[ast.AST]] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parent[child] = node
-        if isinstance(node, ast.Name):
+    todo: list[ast.AST] = [tree]
+    while todo:  # each node is pushed once, by its parent: ends with the tree
+        node = todo.pop()
+        for name in node._fields:  # ast.iter_child_nodes, inlined (this walk is a large part of a fix)
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        parent[item] = node
+                        todo.append(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                parent[value] = node
+                todo.append(value)
+        kind = type(node)
+        if kind is ast.Name:
             names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
+        elif kind is ast.arg:
             names.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        elif kind in _STARTS:
+            if kind is not ast.Lambda:
+                names.add(node.name)
+            starts.setdefault((node.lineno, node.col_offset), []).append(node)
+        elif kind is ast.Import or kind is ast.ImportFrom:
             for alias in node.names:
                 names.add((alias.asname or alias.name).split(".")[0])
-        if isinstance(node, (ast.expr, ast.stmt)):
-            starts.setdefault((node.lineno, node.col_offset), []).append(node)
     return parent, frozenset(names), starts
+
+
+_STARTS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def ancestors(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> Iterator[ast.AST]:
@@ -114,5 +129,5 @@ def unique_name(base: str, taken: set[str]) -> str:
 
 
 def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
-    """The node of one of ``kinds`` starting at (line, ast byte col)."""
+    """The lambda, function or class of one of ``kinds`` starting at (line, ast byte col)."""
     return next((node for node in _index(tree)[2].get((line, col), ()) if isinstance(node, kinds)), None)
