@@ -142,6 +142,7 @@ class _Run:
         self.original = original
         self.checked = {text: original}
         self.parsed: dict = {}
+        self.kept: set[tuple[str, str]] = set()  # (codemod, text) it left unchanged
         self.notes: list[str] = []
         self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
         # A finding this run did not set out to fix must not vanish: a rewrite that hides a hazard from the
@@ -175,8 +176,11 @@ class _Run:
                 targets = [f for f in self.check(current)
                            if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)
                            and command_class.wants(f)]
-                if not targets:
+                # A codemod that left this text as it was (no change, failed, or refused) would again: its
+                # findings and notes for it are those of the text.
+                if not targets or (class_name, current) in self.kept:
                     continue
+                self.kept.add((class_name, current))
                 command = command_class(self.filename, findings=targets, unsafe=self.unsafe)
                 command.source_text = current
                 try:
@@ -195,6 +199,7 @@ class _Run:
                 if problem:
                     self._note(f"{class_name} {problem}; skipped")
                     continue
+                self.kept.discard((class_name, current))
                 current = new
                 changed_by.add(class_name)
             if not changed_by:
