@@ -200,6 +200,10 @@ class _Run:
                     self._note(f"{class_name} {problem}; skipped")
                     continue
                 self.kept.discard((class_name, current))
+                # The codemod's tree is the next codemods' tree of its text (rendering it gave the text, and
+                # libcst trees are never changed in place): parsing the text again would cost more than all the
+                # codemods together.
+                self.parsed.setdefault(new, transformed)
                 current = new
                 changed_by.add(class_name)
             if not changed_by:
