@@ -315,6 +315,11 @@ class StatementMap:
         self._node[id(node)] = statement
         if kind is None:
             return
+        if isinstance(statement, cst.Match):  # its blocks are its cases'
+            for case, ast_case in zip(statement.cases, node.cases):
+                self._parent[id(case)] = statement
+                self._suite(case.body, case, ast_case.body)
+            return
         self._suite(statement.body, statement, node.body)
         if isinstance(statement, cst.If) and node.orelse:
             orelse = statement.orelse
@@ -334,10 +339,6 @@ class StatementMap:
                 if part is not None:
                     self._parent[id(part)] = statement
                     self._suite(part.body, part, body)
-        elif isinstance(statement, cst.Match):
-            for case, ast_case in zip(statement.cases, node.cases):
-                self._parent[id(case)] = statement
-                self._suite(case.body, case, ast_case.body)
 
     def _suite(self, suite: cst.BaseSuite, parent: cst.CSTNode, nodes: list[ast.stmt]) -> None:
         self._parent[id(suite)] = parent
@@ -347,4 +348,6 @@ class StatementMap:
 # The compound statements, ast -> libcst (any other is a small statement of a libcst line).
 _KINDS = {ast.FunctionDef: cst.FunctionDef, ast.AsyncFunctionDef: cst.FunctionDef, ast.ClassDef: cst.ClassDef,
           ast.If: cst.If, ast.For: cst.For, ast.AsyncFor: cst.For, ast.While: cst.While, ast.With: cst.With,
-          ast.AsyncWith: cst.With, ast.Try: cst.Try, ast.TryStar: cst.TryStar, ast.Match: cst.Match}
+          ast.AsyncWith: cst.With, ast.Try: cst.Try, ast.Match: cst.Match}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _KINDS[ast.TryStar] = cst.TryStar
