@@ -221,6 +221,16 @@ def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt
     return groups
 
 
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def definition_order(module: ast.Module) -> dict[int, int]:
+    """id(def or class node) -> its index in source order, which is the order a libcst visitor enters them."""
+    found = [node for node in ast.walk(module) if isinstance(node, DEFINITIONS)]
+    found.sort(key=lambda node: (node.lineno, node.col_offset))
+    return {id(node): index for index, node in enumerate(found)}
+
+
 class StatementMap:
     """Each ``ast`` statement's libcst node, found by walking the statement lists of the two trees of one text
     side by side (they hold the same statements in the same order; a libcst line ``a = 1; b = 2`` holds one

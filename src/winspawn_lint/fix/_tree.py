@@ -129,5 +129,10 @@ def unique_name(base: str, taken: set[str]) -> str:
 
 
 def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
-    """The lambda, function or class of one of ``kinds`` starting at (line, ast byte col)."""
-    return next((node for node in _index(tree)[2].get((line, col), ()) if isinstance(node, kinds)), None)
+    """The node of one of ``kinds`` starting at (line, ast byte col)."""
+    if all(kind in _STARTS for kind in kinds):  # what fix hints point at, indexed
+        return next((node for node in _index(tree)[2].get((line, col), ()) if isinstance(node, kinds)), None)
+    for node in ast.walk(tree):
+        if isinstance(node, kinds) and node.lineno == line and node.col_offset == col:
+            return node
+    return None
