@@ -29,7 +29,7 @@ from typing import Optional
 from .. import pipeline
 from ..finding import Finding
 from ..rules import FixSafety
-from ._base import syntax_tree
+from ._base import statement_texts, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
@@ -142,6 +142,8 @@ class _Run:
         self.original = original
         self.checked = {text: original}
         self.parsed: dict = {}
+        #: id(top-level statement) -> (the statement, (indent, newline) it was rendered with, its text)
+        self.rendered: dict[int, tuple] = {}
         self.kept: set[tuple[str, str]] = set()  # (codemod, text) it left unchanged
         self.notes: list[str] = []
         self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
@@ -160,8 +162,24 @@ class _Run:
         import libcst as cst
 
         if source not in self.parsed:
-            self.parsed[source] = cst.parse_module(source)
+            tree = self.parsed[source] = cst.parse_module(source)
+            self.rendered.update(statement_texts(tree, source, syntax_tree(source)))
         return self.parsed[source]
+
+    def render(self, tree) -> str:
+        """``tree.code``, with each top-level statement already seen (in a text parsed or rendered in this run)
+        taken from its text instead of rendered again: a codemod changes a few statements of a module."""
+        if not tree.has_trailing_newline or not tree.body:
+            return tree.code
+        parts = ["".join(tree.code_for_node(line) for line in tree.header)]
+        for statement in tree.body:
+            known = self.rendered.get(id(statement))
+            if known is None or known[0] is not statement or known[1] != (tree.default_indent, tree.default_newline):
+                known = self.rendered[id(statement)] = (statement, (tree.default_indent, tree.default_newline),
+                                                        tree.code_for_node(statement))
+            parts.append(known[2])
+        parts.append("".join(tree.code_for_node(line) for line in tree.footer))
+        return "".join(parts)
 
     def passes(self, declined: set[str]) -> tuple[str, set[str]]:
         """At most MAX_PASSES passes; returns the text and the codemods that still changed it in the last."""
@@ -187,7 +205,7 @@ class _Run:
                     tree = self.parse(current)
                     transformed = command.transform_module(tree)
                     # A codemod that changes nothing returns its tree: rendering it again would cost as much.
-                    new = current if transformed is tree else transformed.code
+                    new = current if transformed is tree else self.render(transformed)
                 except Exception as error:  # a codemod bug must not lose the user's file
                     self._note(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
                     continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional, Sequence, Union
 
@@ -219,6 +220,42 @@ def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt
         groups.append(module.body[at:at + count])
         at += count
     return groups
+
+
+def statement_texts(tree: cst.Module, text: str, module: ast.Module) -> dict[int, tuple]:
+    """id(top-level statement) -> (statement, (indent, newline), its text in ``text``), the text ``tree`` was
+    parsed from, without rendering it: a statement's text starts at its first line in ``module`` less its
+    leading lines, and runs to the next one's.  Empty when a check fails (then statements are rendered)."""
+    if not tree.has_trailing_newline or not tree.body:
+        return {}
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]  # line n starts at starts[n - 1]
+    bounds: list[int] = []
+    for statement, group in zip(tree.body, statement_groups(tree, module)):
+        decorators = getattr(group[0], "decorator_list", None) if group else None
+        first = decorators[0].lineno if decorators else group[0].lineno if group else 0
+        line = first - len(statement.leading_lines)
+        if line < 1 or first > len(starts):
+            return {}
+        code = starts[first - 1]
+        # The ast gives a decorator's expression, not its `@` (`@\` may end a line): the line must start there.
+        if text[code:code + 1] in ("", " ", "\t", "\f", "\r", "\n", "#") or (decorators and text[code] != "@"):
+            return {}
+        offset = starts[line - 1]
+        if (bounds and offset <= bounds[-1]) or not text.startswith(
+                "".join(tree.code_for_node(empty) for empty in statement.leading_lines), offset):
+            return {}
+        bounds.append(offset)
+    footer = "".join(tree.code_for_node(empty) for empty in tree.footer)
+    end = len(text) - len(footer)
+    if text[:bounds[0]] != "".join(tree.code_for_node(empty) for empty in tree.header) or end < bounds[-1] or \
+            not text.endswith(footer):
+        return {}
+    style = (tree.default_indent, tree.default_newline)
+    return {id(statement): (statement, style, text[start:stop])
+            for statement, start, stop in zip(tree.body, bounds, [*bounds[1:], end])}
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
