@@ -172,7 +172,32 @@ def test_corrupt_foreign_and_old_caches_are_ignored_and_rebuilt(project):
         json.loads(path.read_text())  # rewritten whole
 
 
-def test_no_cache_writes_nothing_and_fix_never_reads_the_cache(project):
+def test_diff_and_fix_take_from_the_cache_only_the_files_with_nothing_to_fix(project, monkeypatch):
+    from winspawn_lint import cli
+
+    write(project / "user.py", "import hazard\n")  # hazard.py is imported: moving its code is an unsafe fix
+    run(".")
+    checked = []
+    check_file = cli.check_file
+
+    def spy(path, job, *args, **kwargs):
+        checked.append(os.path.basename(path))
+        return check_file(path, job, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "check_file", spy)
+    assert main(["--isolated", "-j", "1", "--diff", "."]) == 1
+    assert "guarded.py" in checked and "hazard.py" not in checked and "plain.py" not in checked
+    checked.clear()
+    assert main(["--isolated", "-j", "1", "--diff", "--unsafe-fixes", "."]) == 1
+    assert "guarded.py" in checked and "hazard.py" in checked and "plain.py" not in checked
+    # What they print is what --no-cache prints.
+    status, out, err = run("--diff", ".")
+    assert "+++ guarded.py" in out and "hazard.py: note: WSP101 not fixed" in err and "use --unsafe-fixes" in err
+    status, out, err = run("--diff", "--unsafe-fixes", ".")
+    assert "+++ hazard.py" in out and "+++ guarded.py" in out
+
+
+def test_no_cache_writes_nothing_and_a_file_fix_rewrote_is_checked_again(project):
     run_status = main(["--isolated", "--no-cache", "-j", "1", "."])
     assert run_status == 1
     assert not (project / cache_module.CACHE_DIR_NAME).exists()

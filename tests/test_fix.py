@@ -22,7 +22,7 @@ import pytest
 from fixture_spec import FIXTURES_DIR, fixed_files, load_fixture
 from winspawn_lint import check_text, cli
 from winspawn_lint.io import source
-from winspawn_lint.fix import fix_text
+from winspawn_lint.fix import CODEMODS, fix_text
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings
 
@@ -235,11 +235,36 @@ def test_libcst_only_imported_when_needed(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def test_fix_does_not_import_libcst_codemod_or_matchers(tmp_path):
+    # libcst.codemod and the libcst.matchers it imports cost 0.3-2.5 s of import: only the libcst.tool route
+    # (winspawn_lint.fix.commands) may bring them in.
+    fixed = FIXTURES_DIR / "wsp201_two_lambdas.fixed.py"
+    target = _workdir(tmp_path, _original(fixed))
+    code = ("import sys\nfrom winspawn_lint import cli\n"
+            f"cli.main(['--isolated', '--fix', {str(target)!r}])\n"
+            "assert 'libcst' in sys.modules\n"
+            "assert not [m for m in sys.modules if m.startswith(('libcst.codemod', 'libcst.matchers'))]\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == fixed.read_bytes()
+
+
+@pytest.mark.parametrize("codemod", [codemod.__name__ for codemod in CODEMODS])
+def test_every_codemod_is_reachable_through_libcst_tool(codemod):
+    from libcst.codemod import CodemodCommand
+
+    from winspawn_lint.fix import commands
+
+    command = getattr(commands, codemod)
+    assert issubclass(command, CodemodCommand) and command.__qualname__ == codemod
+    assert command.DESCRIPTION
+
+
 def test_codemod_runs_through_libcst_tool(tmp_path):
     fixed = FIXTURES_DIR / "wsp201_two_lambdas.fixed.py"
     target = _workdir(tmp_path, _original(fixed))
     result = subprocess.run([sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format", "--hide-progress",
-                             "winspawn_lint.fix.hoist_lambda.HoistLambda", str(target)],
+                             "winspawn_lint.fix.commands.HoistLambda", str(target)],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert target.read_bytes() == fixed.read_bytes()

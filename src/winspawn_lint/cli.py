@@ -221,42 +221,53 @@ def _check_many(paths: list[str], job: Job, jobs: int, walked: frozenset[str] = 
 
 
 def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str], use_cache: bool) -> list[FileResult]:
-    """_check_many, answering from the results cache what it can (never for --fix/--diff, which rewrite)."""
-    if not use_cache or job.fix or job.diff or not paths:
+    """_check_many, answering from the results cache what it can.  With ``--fix``/``--diff`` the cache answers
+    only the files that have nothing to fix at the requested safety (most of a repository); the others are read,
+    checked and fixed as without it (a file ``--fix`` rewrote is not stored: its findings are the old text's)."""
+    if not use_cache or not paths:
         return _check_many(paths, job, jobs, walked)
-    from .io import cache as cache_module
+    from .io import cache as cache_module, notebook
 
+    fixing = job.fix or job.diff
     cache = cache_module.ResultsCache.open(job.settings)
     hits, todo = [], []
     for path in paths:
-        findings = cache.lookup(path, need_parsed=path not in walked)
-        if findings is None:
+        found = cache.lookup(path, need_parsed=path not in walked)
+        if found is None:
             todo.append(path)
-        else:
-            hits.append(FileResult(path, _regraded(path, findings),
-                                   lines=_source_lines(path) if job.keep_lines and findings else None))
+            continue
+        findings, grade = _regraded(path, found)
+        if fixing and (notebook.is_notebook(path) or any(_fixable(f, job.unsafe_fixes) for f in findings)):
+            todo.append(path)
+            continue
+        result = FileResult(path, findings, lines=_source_lines(path) if job.keep_lines and findings else None)
+        if fixing and findings:  # what _check_file says of a file with nothing to fix
+            from .analysis.importers import grade_note
+
+            result.fix_note = grade_note(findings, grade, job.unsafe_fixes)
+        hits.append(result)
     checked = _check_many(todo, replace(job, cache=True), jobs, walked)
     for result in checked:
-        if result.error is None:
+        if result.error is None and not result.written:
             cache.store(result.path, result.cache_entry)
         result.cache_entry = None
     cache.save()
     return hits + checked
 
 
-def _regraded(path: str, findings: list[Finding]) -> list[Finding]:
+def _regraded(path: str, findings: list[Finding]):
     """Cached findings with their fixes' safety for this file, which is not cached: it depends on whether other
-    files of the project import this one, and on this file's first line (a shebang)."""
+    files of the project import this one, and on this file's first line (a shebang); and the grade."""
     from .analysis.importers import needs_grade, regrade
 
     if not needs_grade(findings):
-        return findings
+        return findings, None
     try:
         with open(path, "rb") as handle:
             head = handle.read(2).decode("latin-1")
     except OSError:
         head = ""
-    return regrade(findings, path, head)[0]
+    return regrade(findings, path, head)
 
 
 def _source_lines(path: str) -> Optional[list[str]]:

@@ -26,8 +26,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .. import pipeline
 from ..finding import Finding
 from ..rules import FixSafety
+from ._base import statement_texts, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
@@ -105,7 +107,7 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
     if not any(_allowed(f, unsafe) for f in original):
         return FixOutcome(text, [], original, note)
 
-    run = _Run(text, filename, settings, unsafe, original, check_text, safe_rules)
+    run = _Run(text, filename, settings, unsafe, original, safe_rules)
     if note:
         run.notes.append(note)
     declined: set[str] = set()
@@ -134,13 +136,15 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
 class _Run:
     """The state of fixing one text: checked and parsed texts (each done once), and the notes."""
 
-    def __init__(self, text, filename, settings, unsafe, original, check_text, safe_rules) -> None:
+    def __init__(self, text, filename, settings, unsafe, original, safe_rules) -> None:
         self.text, self.filename, self.settings, self.unsafe = text, filename, settings, unsafe
         self.safe_rules = safe_rules
         self.original = original
-        self._check_text = check_text
         self.checked = {text: original}
         self.parsed: dict = {}
+        #: id(top-level statement) -> (the statement, (indent, newline) it was rendered with, its text)
+        self.rendered: dict[int, tuple] = {}
+        self.kept: set[tuple[str, str]] = set()  # (codemod, text) it left unchanged
         self.notes: list[str] = []
         self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
         # A finding this run did not set out to fix must not vanish: a rewrite that hides a hazard from the
@@ -148,21 +152,37 @@ class _Run:
         self.targeted = {f.code for f in original if _allowed(f, unsafe, safe_rules)}
 
     def check(self, source: str) -> list:
+        """The findings of ``source`` (a text that compiles), checked on the ``ast`` the codemods read."""
         if source not in self.checked:
-            self.checked[source] = self._check_text(source, self.filename, self.settings)
+            self.checked[source] = pipeline.check(source, self.filename, self.settings,
+                                                  tree=syntax_tree(source)).findings
         return self.checked[source]
 
     def parse(self, source: str):  # libcst trees are immutable, so one can be shared by codemods
         import libcst as cst
 
         if source not in self.parsed:
-            self.parsed[source] = cst.parse_module(source)
+            tree = self.parsed[source] = cst.parse_module(source)
+            self.rendered.update(statement_texts(tree, source, syntax_tree(source)))
         return self.parsed[source]
+
+    def render(self, tree) -> str:
+        """``tree.code``, with each top-level statement already seen (in a text parsed or rendered in this run)
+        taken from its text instead of rendered again: a codemod changes a few statements of a module."""
+        if not tree.has_trailing_newline or not tree.body:
+            return tree.code
+        parts = ["".join(tree.code_for_node(line) for line in tree.header)]
+        for statement in tree.body:
+            known = self.rendered.get(id(statement))
+            if known is None or known[0] is not statement or known[1] != (tree.default_indent, tree.default_newline):
+                known = self.rendered[id(statement)] = (statement, (tree.default_indent, tree.default_newline),
+                                                        tree.code_for_node(statement))
+            parts.append(known[2])
+        parts.append("".join(tree.code_for_node(line) for line in tree.footer))
+        return "".join(parts)
 
     def passes(self, declined: set[str]) -> tuple[str, set[str]]:
         """At most MAX_PASSES passes; returns the text and the codemods that still changed it in the last."""
-        from libcst.codemod import CodemodContext
-
         current = self.text
         changed_by: set[str] = set()
         for _ in range(MAX_PASSES):
@@ -174,12 +194,18 @@ class _Run:
                 targets = [f for f in self.check(current)
                            if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)
                            and command_class.wants(f)]
-                if not targets:
+                # A codemod that left this text as it was (no change, failed, or refused) would again: its
+                # findings and notes for it are those of the text.
+                if not targets or (class_name, current) in self.kept:
                     continue
-                command = command_class(CodemodContext(filename=self.filename), findings=targets, unsafe=self.unsafe)
+                self.kept.add((class_name, current))
+                command = command_class(self.filename, findings=targets, unsafe=self.unsafe)
                 command.source_text = current
                 try:
-                    new = command.transform_module(self.parse(current)).code
+                    tree = self.parse(current)
+                    transformed = command.transform_module(tree)
+                    # A codemod that changes nothing returns its tree: rendering it again would cost as much.
+                    new = current if transformed is tree else self.render(transformed)
                 except Exception as error:  # a codemod bug must not lose the user's file
                     self._note(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
                     continue
@@ -191,6 +217,11 @@ class _Run:
                 if problem:
                     self._note(f"{class_name} {problem}; skipped")
                     continue
+                self.kept.discard((class_name, current))
+                # The codemod's tree is the next codemods' tree of its text (rendering it gave the text, and
+                # libcst trees are never changed in place): parsing the text again would cost more than all the
+                # codemods together.
+                self.parsed.setdefault(new, transformed)
                 current = new
                 changed_by.add(class_name)
             if not changed_by:
@@ -199,7 +230,7 @@ class _Run:
 
     def _verify(self, new: str, current: str) -> Optional[str]:
         try:
-            compile(new, self.filename or "<fix>", "exec", dont_inherit=True)
+            compile(syntax_tree(new), self.filename or "<fix>", "exec", dont_inherit=True)
         except SyntaxError as error:
             return f"produced code that does not compile ({error.msg})"
         before = Counter(f.code for f in self.check(current))

@@ -1,23 +1,25 @@
 """What every winspawn-lint codemod shares.
 
-Each codemod is a libcst ``CodemodCommand``.  Through ``--fix`` it
-receives the findings to fix; run on its own (``python -m libcst.tool codemod
--x winspawn_lint.fix.hoist_lambda.HoistLambda FILE``) it finds them itself by
-checking the module with every rule enabled.
+A codemod is a plain class with libcst's ``transform_module(tree) -> tree`` shape, not a libcst
+``CodemodCommand``: that base pulls in ``libcst.codemod`` and with it ``libcst.matchers`` (0.3–2.5 s of
+import on every ``--fix`` run that has something to fix).  Through ``--fix`` a codemod receives the findings
+to fix; run on its own through libcst's command line (:mod:`.commands`, an adapter imported only by that
+route) it finds them itself by checking the module with every rule enabled.
+
+No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
+what ``--fix`` cost): nodes are found through the ``ast`` of the same text, statement by statement
+(:class:`StatementMap`), or by their order in the source.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
-import contextlib
-import dataclasses
 import functools
-from typing import ClassVar, Iterator, Optional, Sequence
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar, Optional, Sequence, Union
 
 import libcst as cst
-from libcst.codemod import CodemodCommand, CodemodContext
-from libcst.metadata import MetadataWrapper
 
 from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
@@ -30,33 +32,35 @@ def allowed(finding: Finding, unsafe: bool) -> bool:
     return finding.safety.applies(unsafe)
 
 
-class WinspawnCodemod(CodemodCommand):
+@dataclass
+class Context:
+    """The file a codemod works on and the warnings it gave (the part of libcst's ``CodemodContext`` used)."""
+
+    filename: Optional[str] = None
+    warnings: list[str] = field(default_factory=list)
+
+
+class WinspawnCodemod:
     """Base: holds the findings this codemod fixes and the notes on those it could not.
 
-    A plain ``CodemodCommand``, not a ``VisitorBasedCodemodCommand``: each codemod overrides
-    ``transform_module_impl`` and visits with small inner visitors, and the visitor base would scan
-    every ``visit_*``/``leave_*`` attribute for matcher decorators on each instantiation (24 ms, measured:
-    40% of ``--fix`` time before this change).
+    A subclass implements ``transform_module_impl(tree) -> tree`` and returns ``tree`` itself when it changes
+    nothing (the driver then does not render it again).
     """
 
     #: the rules this codemod fixes, from the catalogue
     FIXES: ClassVar[tuple[Rule, ...]] = ()
+    DESCRIPTION: ClassVar[str] = ""
 
     @staticmethod
     def wants(finding: Finding) -> bool:
         """Whether this codemod can act on ``finding`` at all (the driver skips it otherwise)."""
         return True
 
-    @staticmethod
-    def add_args(arg_parser: argparse.ArgumentParser) -> None:
-        arg_parser.add_argument("--safe-only", dest="safe_only", action="store_true",
-                                help="apply only fixes graded SAFE (default: unsafe fixes too)")
-
-    def __init__(self, context: CodemodContext, findings: Optional[Sequence[Finding]] = None,
-                 unsafe: bool = True, safe_only: bool = False) -> None:
-        super().__init__(context)
+    def __init__(self, filename: Optional[str] = None, findings: Optional[Sequence[Finding]] = None,
+                 unsafe: bool = True) -> None:
+        self.context = Context(filename)
         self._given = findings
-        self.unsafe = unsafe and not safe_only
+        self.unsafe = unsafe
         self.notes: list[str] = []
         #: (finding, why) for each finding this codemod leaves; the driver reports them at on-disk positions
         self.declined: list[tuple[Finding, str]] = []
@@ -65,24 +69,16 @@ class WinspawnCodemod(CodemodCommand):
         #: the text of the tree given to transform_module, when the caller has it
         self.source_text: Optional[str] = None
 
-    @contextlib.contextmanager
-    def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
-        """libcst's, with one MetadataWrapper per tree shared by every codemod that transforms it: the
-        driver parses each text once, and positions are computed once (libcst's own copies the tree and
-        computes them again for each codemod: most of the time ``--fix`` took)."""
-        wrapper = _wrapper(module)
-        previous = self.context.wrapper
-        with self.resolve(wrapper):
-            self.context = dataclasses.replace(self.context, wrapper=wrapper)
-            try:
-                yield wrapper.module
-            finally:
-                self.context = dataclasses.replace(self.context, wrapper=previous)
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        raise NotImplementedError
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         self._imports = []
-        tree = super().transform_module(tree)
+        tree = self.transform_module_impl(tree)
         return add_imports(tree, self._imports) if self._imports else tree
+
+    def warn(self, message: str) -> None:
+        self.context.warnings.append(message)
 
     def add_import(self, module: str, name: Optional[str] = None) -> None:
         """Schedule ``import module`` or ``from module import name`` (see :mod:`.imports`)."""
@@ -108,7 +104,7 @@ class WinspawnCodemod(CodemodCommand):
         """The module's text, ``ast`` and positions; the driver passes the text it parsed (rendering a big
         tree again costs more than the codemod), and one text is analysed once for all the codemods."""
         text = self.source_text if self.source_text is not None else tree.code
-        return (text, *_analysed(text))
+        return text, syntax_tree(text), _positions(text)
 
     def scopes(self, module: ast.Module) -> ScopeTree:
         """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text."""
@@ -129,22 +125,15 @@ class WinspawnCodemod(CodemodCommand):
         return spelling
 
 
-_WRAPPERS: dict[int, tuple[cst.Module, MetadataWrapper]] = {}
-
-
-def _wrapper(module: cst.Module) -> MetadataWrapper:
-    # Without a copy: a tree parsed from text has no node twice, and libcst trees are never changed in place.
-    found = _WRAPPERS.get(id(module))
-    if found is None or found[0] is not module:
-        if len(_WRAPPERS) >= 4:
-            _WRAPPERS.clear()
-        found = _WRAPPERS[id(module)] = (module, MetadataWrapper(module, unsafe_skip_copy=True))
-    return found[1]
+@functools.lru_cache(maxsize=4)
+def syntax_tree(text: str) -> ast.Module:
+    """The ``ast`` of ``text``: parsed once for the driver (compile, check) and every codemod that reads it."""
+    return ast.parse(text)
 
 
 @functools.lru_cache(maxsize=4)
-def _analysed(text: str) -> tuple[ast.Module, Positions]:
-    return ast.parse(text), Positions.of(text)
+def _positions(text: str) -> Positions:
+    return Positions.of(text)
 
 
 @functools.lru_cache(maxsize=4)
@@ -233,6 +222,42 @@ def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt
     return groups
 
 
+def statement_texts(tree: cst.Module, text: str, module: ast.Module) -> dict[int, tuple]:
+    """id(top-level statement) -> (statement, (indent, newline), its text in ``text``), the text ``tree`` was
+    parsed from, without rendering it: a statement's text starts at its first line in ``module`` less its
+    leading lines, and runs to the next one's.  Empty when a check fails (then statements are rendered)."""
+    if not tree.has_trailing_newline or not tree.body:
+        return {}
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]  # line n starts at starts[n - 1]
+    bounds: list[int] = []
+    for statement, group in zip(tree.body, statement_groups(tree, module)):
+        decorators = getattr(group[0], "decorator_list", None) if group else None
+        first = decorators[0].lineno if decorators else group[0].lineno if group else 0
+        line = first - len(statement.leading_lines)
+        if line < 1 or first > len(starts):
+            return {}
+        code = starts[first - 1]
+        # The ast gives a decorator's expression, not its `@` (`@\` may end a line): the line must start there.
+        if text[code:code + 1] in ("", " ", "\t", "\f", "\r", "\n", "#") or (decorators and text[code] != "@"):
+            return {}
+        offset = starts[line - 1]
+        if (bounds and offset <= bounds[-1]) or not text.startswith(
+                "".join(tree.code_for_node(empty) for empty in statement.leading_lines), offset):
+            return {}
+        bounds.append(offset)
+    footer = "".join(tree.code_for_node(empty) for empty in tree.footer)
+    end = len(text) - len(footer)
+    if text[:bounds[0]] != "".join(tree.code_for_node(empty) for empty in tree.header) or end < bounds[-1] or \
+            not text.endswith(footer):
+        return {}
+    style = (tree.default_indent, tree.default_newline)
+    return {id(statement): (statement, style, text[start:stop])
+            for statement, start, stop in zip(tree.body, bounds, [*bounds[1:], end])}
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -241,3 +266,135 @@ def definition_order(module: ast.Module) -> dict[int, int]:
     found = [node for node in ast.walk(module) if isinstance(node, DEFINITIONS)]
     found.sort(key=lambda node: (node.lineno, node.col_offset))
     return {id(node): index for index, node in enumerate(found)}
+
+
+class StatementMap:
+    """Each ``ast`` statement's libcst node, found by walking the statement lists of the two trees of one text
+    side by side (they hold the same statements in the same order; a libcst line ``a = 1; b = 2`` holds one
+    small statement per ``ast`` statement), and a rebuild of the tree that visits only the paths to the nodes
+    it replaces.  Both cost a walk over statements, where a visitor or ``PositionProvider`` would walk (or
+    render) every node of the module.
+    """
+
+    def __init__(self, tree: cst.Module, module: ast.Module) -> None:
+        self.tree = tree
+        self._node: dict[int, cst.CSTNode] = {}  # id(ast statement) -> its libcst statement
+        self._parent: dict[int, cst.CSTNode] = {}  # id(libcst node) -> its parent, on the paths walked
+        self._pair(tree, tree.body, module.body)
+
+    def node(self, statement: ast.stmt) -> Optional[cst.CSTNode]:
+        return self._node.get(id(statement))
+
+    def find(self, statement: ast.stmt, kind: type, index: int) -> Optional[cst.CSTNode]:
+        """The ``index``-th node of ``kind``, in source order, in ``statement`` outside its nested blocks."""
+        root = self.node(statement)
+        if root is None:
+            return None
+        found: list[cst.CSTNode] = []
+        seen: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = []
+        parent = self._parent
+
+        class Find(cst.CSTVisitor):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                if found or (node is not root and isinstance(node, cst.BaseSuite)):
+                    return False
+                if isinstance(node, kind):
+                    if len(seen) == index:
+                        found.append(node)
+                        for child, above in zip([*stack[1:], node], stack):
+                            parent[id(child)] = above
+                        return False
+                    seen.append(node)
+                stack.append(node)
+                return True
+
+            def on_leave(self, original_node: cst.CSTNode) -> None:
+                if stack and stack[-1] is original_node:
+                    stack.pop()
+
+        root.visit(Find())
+        return found[0] if found else None
+
+    def paths(self, keys) -> set[int]:
+        """``id``s of the nodes ``keys`` (``id``s of nodes found through this map) and of every node above them:
+        a visitor that enters only these reaches the nodes and skips the rest of the tree."""
+        on_path = {id(self.tree)}
+        for key in keys:
+            while key in self._parent and key not in on_path:
+                on_path.add(key)
+                key = id(self._parent[key])
+        return on_path
+
+    def replace(self, replacements: dict[int, Union[cst.CSTNode, cst.RemovalSentinel]]) -> cst.Module:
+        """The tree with each node ``id(old) -> new`` replaced (nodes found through this map)."""
+        on_path = self.paths(replacements)
+
+        class Rebuild(cst.CSTTransformer):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                return id(node) in on_path and id(node) not in replacements
+
+            def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
+                return replacements.get(id(original), updated)
+
+        return self.tree.visit(Rebuild())
+
+    # -- pairing --------------------------------------------------------------------------------------
+    def _pair(self, parent: cst.CSTNode, statements: Sequence[cst.CSTNode], nodes: list[ast.stmt]) -> None:
+        at = 0
+        for statement in statements:
+            self._parent[id(statement)] = parent
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                self._pair(statement, statement.body, nodes[at:at + len(statement.body)])
+                at += len(statement.body)
+                continue
+            if at >= len(nodes):
+                raise ValueError("the libcst and ast trees hold different statements")
+            self._compound(statement, nodes[at])
+            at += 1
+        if at != len(nodes):
+            raise ValueError("the libcst and ast trees hold different statements")
+
+    def _compound(self, statement: cst.CSTNode, node: ast.stmt) -> None:
+        kind = _KINDS.get(type(node))
+        if not isinstance(statement, kind or cst.BaseSmallStatement):
+            raise ValueError(f"a libcst {type(statement).__name__} stands where ast has {type(node).__name__}")
+        self._node[id(node)] = statement
+        if kind is None:
+            return
+        if isinstance(statement, cst.Match):  # its blocks are its cases'
+            for case, ast_case in zip(statement.cases, node.cases):
+                self._parent[id(case)] = statement
+                self._suite(case.body, case, ast_case.body)
+            return
+        self._suite(statement.body, statement, node.body)
+        if isinstance(statement, cst.If) and node.orelse:
+            orelse = statement.orelse
+            self._parent[id(orelse)] = statement
+            if isinstance(orelse, cst.If):
+                self._compound(orelse, node.orelse[0])
+            else:
+                self._suite(orelse.body, orelse, node.orelse)
+        elif isinstance(statement, (cst.For, cst.While)) and statement.orelse is not None:
+            self._parent[id(statement.orelse)] = statement
+            self._suite(statement.orelse.body, statement.orelse, node.orelse)
+        elif isinstance(statement, (cst.Try, cst.TryStar)):
+            for handler, ast_handler in zip(statement.handlers, node.handlers):
+                self._parent[id(handler)] = statement
+                self._suite(handler.body, handler, ast_handler.body)
+            for part, body in ((statement.orelse, node.orelse), (statement.finalbody, node.finalbody)):
+                if part is not None:
+                    self._parent[id(part)] = statement
+                    self._suite(part.body, part, body)
+
+    def _suite(self, suite: cst.BaseSuite, parent: cst.CSTNode, nodes: list[ast.stmt]) -> None:
+        self._parent[id(suite)] = parent
+        self._pair(suite, suite.body, nodes)
+
+
+# The compound statements, ast -> libcst (any other is a small statement of a libcst line).
+_KINDS = {ast.FunctionDef: cst.FunctionDef, ast.AsyncFunctionDef: cst.FunctionDef, ast.ClassDef: cst.ClassDef,
+          ast.If: cst.If, ast.For: cst.For, ast.AsyncFor: cst.For, ast.While: cst.While, ast.With: cst.With,
+          ast.AsyncWith: cst.With, ast.Try: cst.Try, ast.Match: cst.Match}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _KINDS[ast.TryStar] = cst.TryStar

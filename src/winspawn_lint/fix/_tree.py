@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from typing import Iterator, Optional
 
 from ..analysis.guards import is_main_guard
@@ -18,12 +19,47 @@ class CannotHoist(Exception):
     """Why a definition cannot move to module level (the fix is skipped, the finding stays)."""
 
 
-def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    out: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            out[child] = node
-    return out
+def parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
+    """Each node's parent (shared: do not change it)."""
+    return _index(tree)[0]
+
+
+@functools.lru_cache(maxsize=4)
+def _index(tree: ast.Module) -> tuple[dict[ast.AST, ast.AST], frozenset[str], dict[tuple[int, int], list[ast.AST]]]:
+    """One walk of a module (the codemods reading one text share it): parents, identifiers, and the lambdas,
+    functions and classes by start (what a finding's fix hint points at)."""
+    parent: dict[ast.AST, ast.AST] = {}
+    names: set[str] = set()
+    starts: dict[tuple[int, int], list[ast.AST]] = {}
+    todo: list[ast.AST] = [tree]
+    while todo:  # each node is pushed once, by its parent: ends with the tree
+        node = todo.pop()
+        for name in node._fields:  # ast.iter_child_nodes, inlined (this walk is a large part of a fix)
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        parent[item] = node
+                        todo.append(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                parent[value] = node
+                todo.append(value)
+        kind = type(node)
+        if kind is ast.Name:
+            names.add(node.id)
+        elif kind is ast.arg:
+            names.add(node.arg)
+        elif kind in _STARTS:
+            if kind is not ast.Lambda:
+                names.add(node.name)
+            starts.setdefault((node.lineno, node.col_offset), []).append(node)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return parent, frozenset(names), starts
+
+
+_STARTS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def ancestors(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> Iterator[ast.AST]:
@@ -81,18 +117,7 @@ def is_plain_default(expr: ast.expr) -> bool:
 
 def module_names(tree: ast.Module) -> set[str]:
     """Every identifier used anywhere in the module (to choose names that clash with nothing)."""
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                out.add((alias.asname or alias.name).split(".")[0])
-    return out
+    return set(_index(tree)[1])
 
 
 def unique_name(base: str, taken: set[str]) -> str:
@@ -103,8 +128,10 @@ def unique_name(base: str, taken: set[str]) -> str:
     return name
 
 
-def find_node(tree: ast.AST, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
+def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
     """The node of one of ``kinds`` starting at (line, ast byte col)."""
+    if all(kind in _STARTS for kind in kinds):  # what fix hints point at, indexed
+        return next((node for node in _index(tree)[2].get((line, col), ()) if isinstance(node, kinds)), None)
     for node in ast.walk(tree):
         if isinstance(node, kinds) and node.lineno == line and node.col_offset == col:
             return node

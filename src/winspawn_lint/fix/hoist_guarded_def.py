@@ -14,7 +14,7 @@ importers get a new name.
 
 Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.hoist_guarded_def.HoistGuardedDef train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.HoistGuardedDef train.py
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ once at import instead of each time), that reads a name assigned only later, or 
 
 Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.hoist_lambda.HoistLambda train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.HoistLambda train.py
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from .. import rules
-from ..analysis.positions import cst_start
-from ._base import WinspawnCodemod, blank_lines, leading_blank_count
-from ._tree import CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents, unique_name
+from ._base import StatementMap, WinspawnCodemod, blank_lines, leading_blank_count, statement_groups
+from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
+                    top_level_statement, unique_name)
 from .style import max_line_length
 
 
@@ -35,6 +34,7 @@ class _Plan:
     name: str
     free: list[str]
     findings: list
+    node: ast.Lambda
     definition: str = ""
     replacement: str = ""
 
@@ -46,8 +46,6 @@ class HoistLambda(WinspawnCodemod):
     @staticmethod
     def wants(finding) -> bool:
         return "lambda" in finding.fix_hint
-
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, positions = self.prepare(tree)
@@ -80,28 +78,28 @@ class HoistLambda(WinspawnCodemod):
                 self.note(finding, f"it reads {', '.join(free)} from the enclosing function "
                                    "(binding them with functools.partial is an unsafe fix: use --unsafe-fixes)")
                 continue
-            plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding])
+            plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding], node)
         if not plans:
             return tree
 
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
+        # Each lambda is found again as the n-th lambda, in source order, of the innermost statement that holds
+        # it (outside that statement's nested blocks); the parameters are compared to be sure.
+        statements = StatementMap(tree, module)
+        top_index = {id(stmt): index for index, group in enumerate(statement_groups(tree, module)) for stmt in group}
         lambdas: dict[tuple[int, int], cst.Lambda] = {}
         owners: dict[tuple[int, int], int] = {}  # lambda -> index of its top-level statement
-
-        codemod = self
-
-        class Collect(cst.CSTVisitor):
-            def visit_Lambda(self, node: cst.Lambda) -> None:
-                key = cst_start(codemod.get_metadata(PositionProvider, node))
-                if key in plans:
-                    lambdas[key] = node
-
-        tree.visit(Collect())
-        for index, statement in enumerate(tree.body):
-            span = self.get_metadata(PositionProvider, statement)
-            for key in lambdas:
-                if span.start.line <= key[0] <= span.end.line and key not in owners:
-                    owners[key] = index
+        for key, plan in plans.items():
+            statement = _statement_of(plan.node, parent)
+            siblings = sorted((n for n in ast.walk(statement) if isinstance(n, ast.Lambda)
+                               and _statement_of(n, parent) is statement), key=lambda n: (n.lineno, n.col_offset))
+            found = statements.find(statement, cst.Lambda, siblings.index(plan.node))
+            if found is None or _param_names(found) != _ast_param_names(plan.node):
+                for finding in plan.findings:
+                    self.note(finding, "the lambda could not be located in the concrete syntax tree")
+                continue
+            lambdas[key] = found
+            owners[key] = top_index[id(top_level_statement(statement, parent))]
         indent = tree.default_indent
         shapes: dict[tuple[str, str], str] = {}
         limit = max_line_length(self.context.filename)
@@ -131,16 +129,10 @@ class HoistLambda(WinspawnCodemod):
         if not ready:
             return tree
 
-        class Replace(cst.CSTTransformer):
-            def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> cst.BaseExpression:
-                key = cst_start(codemod.get_metadata(PositionProvider, original))
-                plan = ready.get(key)
-                if plan is None:
-                    return updated
-                return cst.parse_expression(plan.replacement, config=tree.config_for_parsing).with_changes(
-                    lpar=original.lpar, rpar=original.rpar)
-
-        new_tree = tree.visit(Replace())
+        new_tree = statements.replace({
+            id(lambdas[key]): cst.parse_expression(plan.replacement, config=tree.config_for_parsing).with_changes(
+                lpar=lambdas[key].lpar, rpar=lambdas[key].rpar)
+            for key, plan in ready.items()})
         inserts: dict[int, list[cst.BaseStatement]] = {}
         for key, plan in sorted(ready.items()):
             if plan.definition:
@@ -157,6 +149,25 @@ class HoistLambda(WinspawnCodemod):
                                                                   *lines[leading_blank_count(statement):]])
             body.append(statement)
         return new_tree.with_changes(body=body)
+
+
+def _statement_of(node: ast.AST, parent: dict) -> ast.stmt:
+    while not isinstance(node, ast.stmt):  # ends: every expression is inside a statement
+        node = parent[node]
+    return node
+
+
+def _param_names(node: cst.Lambda) -> list[str]:
+    params = node.params
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    return [p.name.value for p in [*params.posonly_params, *params.params, *star, *params.kwonly_params,
+                                   *([params.star_kwarg] if params.star_kwarg else [])]]
+
+
+def _ast_param_names(node: ast.Lambda) -> list[str]:
+    args = node.args
+    return [a.arg for a in [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs,
+                            *([args.kwarg] if args.kwarg else [])]]
 
 
 def _role(node: ast.AST, parent: dict) -> str:

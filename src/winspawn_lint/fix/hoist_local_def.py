@@ -16,7 +16,7 @@ The standard pickler stores functions and classes by reference (module + qualifi
 
 Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.hoist_local_def.HoistLocalDef train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.HoistLocalDef train.py
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import libcst as cst
 
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, definition_order, statement_groups, wrap_params
+from ._base import StatementMap, WinspawnCodemod, statement_groups, wrap_params
 from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
 from .style import max_line_length, wrap_call
 
@@ -88,9 +88,10 @@ class HoistLocalDef(WinspawnCodemod):
             return tree
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
         limit = max_line_length(self.context.filename)
-        # A definition is found again by its index in source order (the order a visitor enters them).
-        order = definition_order(module)
-        by_order = {order[id(p.node)]: p for p in plans.values()}
+        # A definition is found again through the statement map, and only the paths to them are visited.
+        statements = StatementMap(tree, module)
+        by_node = {id(statements.node(p.node)): p for p in plans.values()}
+        on_path = statements.paths(by_node)
         groups = statement_groups(tree, module)
         tops = {id(p.top) for p in plans.values()}
         codemod = self
@@ -98,23 +99,11 @@ class HoistLocalDef(WinspawnCodemod):
         removed: set[int] = set()
 
         class Hoist(cst.CSTTransformer):
-            def __init__(self, first: int) -> None:
-                super().__init__()
-                self.next = first
-                self.entered: dict[int, int] = {}
-
-            def _enter(self, node) -> None:
-                self.entered[id(node)] = self.next
-                self.next += 1
-
-            def visit_FunctionDef(self, node) -> None:
-                self._enter(node)
-
-            def visit_ClassDef(self, node) -> None:
-                self._enter(node)
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                return id(node) in on_path
 
             def _leave(self, original, updated):
-                plan = by_order.get(self.entered.get(id(original), -1))
+                plan = by_node.get(id(original))
                 if plan is None or plan.node.name != original.name.value:
                     return updated
                 definition = updated.with_changes(name=cst.Name(plan.new_name))
@@ -168,11 +157,10 @@ class HoistLocalDef(WinspawnCodemod):
             if not mine:
                 body.append(statement)
                 continue
-            first = min(order[id(n)] for stmt in group for n in ast.walk(stmt) if id(n) in order)
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                new = statement.with_changes(body=statement.body.visit(Hoist(first + 1)))
+                new = statement.with_changes(body=statement.body.visit(Hoist()))
             else:
-                new = statement.visit(Hoist(first))
+                new = statement.visit(Hoist())
             for stmt in mine:
                 for index, definition in enumerate(hoisted.pop(id(stmt), [])):
                     if index == 0 and not body:

@@ -35,7 +35,7 @@ get no fix.
 
 Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.reopen_file.ReopenFile train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.ReopenFile train.py
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
 
 The string quotes of the original test are kept.  Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.repair_main_guard.RepairMainGuard train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.RepairMainGuard train.py
 """
 
 from __future__ import annotations
@@ -18,54 +18,51 @@ from __future__ import annotations
 import ast
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from ..analysis.guards import broken_guard, exits_unless_main
 from .. import rules
-from ._base import WinspawnCodemod
+from ._base import WinspawnCodemod, statement_groups
 
 
 class RepairMainGuard(WinspawnCodemod):
     DESCRIPTION = 'Repair `if` statements that mean to be `if __name__ == "__main__":` but are not.'
     FIXES = (rules.WSP102,)
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)
-        lines: dict[int, tuple[str, list]] = {}
+        repairs: dict[int, tuple[str, list]] = {}  # id(ast If) -> (kind, findings)
         for finding in self.findings_for(text):
             node = next((n for n in module.body if isinstance(n, ast.If) and n.lineno == finding.line), None)
             if node is None:
                 self.note(finding, "not a module-level `if`")
                 continue
             if broken_guard(node.test):
-                lines[node.lineno] = ("equal", [finding])
+                repairs[id(node)] = ("equal", [finding])
             elif exits_unless_main(node):
-                lines[node.lineno] = ("not_in", [finding])
+                repairs[id(node)] = ("not_in", [finding])
             else:
                 self.note(finding, "unrecognised guard shape")
-        if not lines:
+        if not repairs:
             return tree
-        codemod = self
-
-        class Repair(cst.CSTTransformer):
-            def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
-                line = codemod.get_metadata(PositionProvider, original).start.line
-                if line not in lines:
-                    return updated
-                kind, findings = lines.pop(line)
-                quote = _quote(original.test)
-                main = f"{quote}__main__{quote}"
-                if kind == "equal":
-                    test = f"__name__ == {main}"
-                else:
-                    test = f"__name__ not in ({main}, {quote}__mp_main__{quote})"
-                codemod.applied.extend(findings)
-                new_test = cst.parse_expression(test, config=tree.config_for_parsing)
-                return updated.with_changes(test=new_test.with_changes(lpar=updated.test.lpar,
-                                                                       rpar=updated.test.rpar))
-
-        return tree.visit(Repair())
+        body = list(tree.body)
+        # A module-level `if` is a libcst top-level statement of its own: found by its place in the module.
+        for index, group in enumerate(statement_groups(tree, module)):
+            if len(group) != 1 or id(group[0]) not in repairs:
+                continue
+            kind, findings = repairs[id(group[0])]
+            statement = body[index]
+            assert isinstance(statement, cst.If)
+            quote = _quote(statement.test)
+            main = f"{quote}__main__{quote}"
+            if kind == "equal":
+                test = f"__name__ == {main}"
+            else:
+                test = f"__name__ not in ({main}, {quote}__mp_main__{quote})"
+            self.applied.extend(findings)
+            new_test = cst.parse_expression(test, config=tree.config_for_parsing)
+            body[index] = statement.with_changes(test=new_test.with_changes(lpar=statement.test.lpar,
+                                                                            rpar=statement.test.rpar))
+        return tree.with_changes(body=body)
 
 
 def _quote(test: cst.BaseExpression) -> str:

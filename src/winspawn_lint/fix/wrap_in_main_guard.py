@@ -26,7 +26,7 @@ no longer gets the moved names or side effects.
 
 Run on its own::
 
-    python -m libcst.tool codemod -x winspawn_lint.fix.wrap_in_main_guard.WrapInMainGuard train.py
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.WrapInMainGuard train.py
 """
 
 from __future__ import annotations

@@ -1,0 +1,47 @@
+"""The codemods as libcst ``CodemodCommand`` classes, for libcst's own command line::
+
+    python -m libcst.tool codemod -x winspawn_lint.fix.commands.HoistLambda train.py
+
+Only that route imports this module: ``libcst.codemod`` brings ``libcst.matchers`` with it (0.3–2.5 s of
+import), which ``--fix`` does without.  Run this way, a codemod finds its findings itself (every rule
+enabled) and applies unsafe fixes too unless given ``--safe-only``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import libcst as cst
+from libcst.codemod import CodemodCommand, CodemodContext
+
+from . import CODEMODS
+from ._base import WinspawnCodemod
+
+
+def _command(codemod: type[WinspawnCodemod]) -> type[CodemodCommand]:
+    class Command(CodemodCommand):
+        DESCRIPTION = codemod.DESCRIPTION
+
+        @staticmethod
+        def add_args(arg_parser: argparse.ArgumentParser) -> None:
+            arg_parser.add_argument("--safe-only", dest="safe_only", action="store_true",
+                                    help="apply only fixes graded SAFE (default: unsafe fixes too)")
+
+        def __init__(self, context: CodemodContext, safe_only: bool = False) -> None:
+            super().__init__(context)
+            self.safe_only = safe_only
+
+        def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+            command = codemod(self.context.filename, unsafe=not self.safe_only)
+            new = command.transform_module(tree)
+            for warning in command.context.warnings:
+                self.warn(warning)
+            return new
+
+    # Named as the codemod, at this module's top level: libcst finds it by that name (and pickles it by it).
+    Command.__name__ = Command.__qualname__ = codemod.__name__
+    return Command
+
+
+for _codemod in CODEMODS:
+    globals()[_codemod.__name__] = _command(_codemod)
