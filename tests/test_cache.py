@@ -197,6 +197,62 @@ def test_diff_and_fix_take_from_the_cache_only_the_files_with_nothing_to_fix(pro
     assert "+++ hazard.py" in out and "+++ guarded.py" in out
 
 
+def test_a_rerun_of_diff_takes_the_fixers_outcome_from_the_cache_until_the_request_or_grade_changes(
+        project, monkeypatch):
+    from winspawn_lint import fix
+    from winspawn_lint.analysis import importers
+
+    fixed = []
+    fix_text = fix.fix_text
+
+    def spy(text, filename, *args, **kwargs):
+        fixed.append(os.path.basename(filename))
+        return fix_text(text, filename, *args, **kwargs)
+
+    monkeypatch.setattr(fix, "fix_text", spy)
+    first = run("--diff", "--unsafe-fixes", ".")  # (the --no-cache half of run() fixes too)
+    assert "+++ hazard.py" in first[1] and "+++ guarded.py" in first[1]
+    fixed.clear()
+    assert run("--diff", "--unsafe-fixes", ".") == first
+    assert fixed.count("hazard.py") == 1 and fixed.count("guarded.py") == 1  # only the --no-cache half
+    # Another request (safe fixes only) is another outcome: computed once, then cached too.  (Nothing imports
+    # hazard.py, so moving its code under a main guard is a safe fix here.)
+    fixed.clear()
+    safe = run("--diff", ".")
+    assert fixed.count("guarded.py") == 2 and fixed.count("hazard.py") == 2
+    fixed.clear()
+    assert run("--diff", ".") == safe and fixed.count("guarded.py") == 1 and fixed.count("hazard.py") == 1
+    # A module that imports hazard.py makes that fix unsafe: the cached outcome no longer answers.
+    write(project / "user.py", "import hazard\n")
+    importers._names_by_root.clear()  # each command is a new process, which scans the project's imports again
+    fixed.clear()
+    assert run("--diff", "--unsafe-fixes", ".")[1] == first[1]
+    assert fixed.count("hazard.py") == 2 and fixed.count("guarded.py") == 1
+    fixed.clear()
+    assert "+++ hazard.py" not in run("--diff", ".")[1] and "hazard.py" not in fixed
+    # --fix after --diff writes exactly what --diff showed (taken from the cache: no fixer run).
+    from winspawn_lint.settings import Settings
+
+    expected = fix_text(POOL_AT_IMPORT, "hazard.py", Settings(), unsafe=True).text
+    assert expected != POOL_AT_IMPORT
+    main(["--isolated", "-j", "1", "--diff", "--unsafe-fixes", "hazard.py"])
+    fixed.clear()
+    assert main(["--isolated", "-j", "1", "--fix", "--unsafe-fixes", "hazard.py"]) == 1
+    assert fixed == [] and (project / "hazard.py").read_text() == expected
+
+
+def test_a_damaged_fix_outcome_in_the_cache_is_recomputed(project):
+    first = run("--diff", "--unsafe-fixes", "hazard.py")
+    [path] = (project / cache_module.CACHE_DIR_NAME).glob("results-*.json")
+    data = json.loads(path.read_text())
+    for entry in data["files"].values():
+        for record in entry[5].values():
+            if record[0]:
+                record[0][0][2] = ["import os\n"]  # edits that no longer give the stored text's hash
+    path.write_text(json.dumps(data))
+    assert run("--diff", "--unsafe-fixes", "hazard.py") == first
+
+
 def test_no_cache_writes_nothing_and_a_file_fix_rewrote_is_checked_again(project):
     run_status = main(["--isolated", "--no-cache", "-j", "1", "."])
     assert run_status == 1

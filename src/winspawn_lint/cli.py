@@ -96,22 +96,30 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
         # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
         filename = path if stdin_data is None else (display if display and display != "-" else None)
         # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
+        # The fixer re-checks what it writes, and may read the project's modules too: they are dependencies.
         with cache.recording() as dependencies:
             checked = check(src.text, filename, settings, parse_clean=job.report_unparsable)
-        result.findings = checked.findings
+            found = result.findings = checked.findings
+            outcome = None
+            if job.keep_lines and checked.lines is not None:
+                result.lines = checked.lines
+            if result.findings:
+                from .analysis.importers import grade_note, regrade
+
+                result.findings, grade = regrade(result.findings, filename, src.text)  # the fixes' safety here
+                if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
+                    from .fix import fix_text
+
+                    outcome = fix_text(src.text, path, settings, unsafe=job.unsafe_fixes, findings=result.findings)
+                    key = cache.fix_key(job.unsafe_fixes, result.findings)
+                    _fixed(path, src, result, job, stdin_data is not None, outcome)
+                elif job.fix or job.diff:  # nothing to do for the fixer (and no libcst import): say why
+                    result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
         if job.cache:
             parsed = checked.lines is not None or job.report_unparsable
-            result.cache_entry = cache.new_entry(path, stamp, src.original, parsed, result.findings, dependencies)
-        if job.keep_lines and checked.lines is not None:
-            result.lines = checked.lines
-        if result.findings:
-            from .analysis.importers import grade_note, regrade
-
-            result.findings, grade = regrade(result.findings, filename, src.text)  # the fixes' safety here
-            if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
-                _fix(path, src, result, job, stdin_data is not None)
-            elif job.fix or job.diff:  # nothing to do for the fixer (and no libcst import): say why
-                result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
+            result.cache_entry = entry = cache.new_entry(path, stamp, src.original, parsed, found, dependencies)
+            if entry is not None and outcome is not None:
+                entry.fixes[key] = cache.encode_fix(src.text, outcome)
     except source_module.SourceError as error:
         result.cache_entry = None
         result.error = str(error)
@@ -126,12 +134,11 @@ def _fixable(finding: Finding, unsafe: bool) -> bool:
     return finding.safety.applies(unsafe)
 
 
-def _fix(path: str, src, result: FileResult, job: Job, from_stdin: bool) -> None:
-    from .fix import fix_text
-
+def _fixed(path: str, src, result: FileResult, job: Job, from_stdin: bool, outcome) -> None:
+    """Report (and with ``--fix`` write) *outcome*, what the fixer made of *src*: a ``FixOutcome``, or the
+    results cache's copy of one."""
     from .analysis.importers import regrade
 
-    outcome = fix_text(src.text, path, job.settings, unsafe=job.unsafe_fixes, findings=result.findings)
     result.fix_note = outcome.note
     result.findings = _declined(result.findings, job)
     if outcome.text == src.text:
@@ -237,10 +244,13 @@ def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str],
             todo.append(path)
             continue
         findings, grade = _regraded(path, found)
-        if fixing and (notebook.is_notebook(path) or any(_fixable(f, job.unsafe_fixes) for f in findings)):
-            todo.append(path)
-            continue
         result = FileResult(path, findings, lines=_source_lines(path) if job.keep_lines and findings else None)
+        if fixing and (notebook.is_notebook(path) or any(_fixable(f, job.unsafe_fixes) for f in findings)):
+            if notebook.is_notebook(path) or not _fixed_from_cache(cache, path, result, job):
+                todo.append(path)
+            else:
+                hits.append(result)
+            continue
         if fixing and findings:  # what _check_file says of a file with nothing to fix
             from .analysis.importers import grade_note
 
@@ -253,6 +263,22 @@ def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str],
         result.cache_entry = None
     cache.save()
     return hits + checked
+
+
+def _fixed_from_cache(cache, path: str, result: FileResult, job: Job) -> bool:
+    """Answer a file with something to fix from what the fixer made of the same text and request before (a
+    rerun of ``--diff``; ``--fix`` on a file whose fixes were all declined); False: run the fixer."""
+    from .io import cache as cache_module, source as source_module
+
+    try:
+        src = source_module.read(path)
+    except source_module.SourceError:
+        return False
+    outcome = cache.lookup_fix(path, cache_module.fix_key(job.unsafe_fixes, result.findings), src.text)
+    if outcome is None:
+        return False
+    _fixed(path, src, result, job, False, outcome)
+    return True
 
 
 def _regraded(path: str, findings: list[Finding]):

@@ -10,7 +10,11 @@ the Python version (the parser).  Per file, an entry holds:
 - a hash of its bytes: when size or mtime differ (a ``git checkout``, a ``touch``), equal bytes still hit;
 - whether it was parsed (a file named on the command line must be, to report a syntax error);
 - its findings, and the files its findings depend on (:func:`depends_on`), each with its own size and
-  mtime (``None`` for a file that did not exist): any change there is a miss.
+  mtime (``None`` for a file that did not exist): any change there is a miss;
+- what ``--fix``/``--diff`` made of it, per fix request (:func:`fix_key`: safe or unsafe, and the fixes' grade
+  for this file, which depends on other files and is recomputed every run): the fixed text as line edits, the
+  fixer's note and its findings.  A rerun of ``--diff``, or of ``--fix`` on a file whose fixes were declined,
+  then costs what a check costs instead of a libcst run per file.
 
 Correctness over speed where they meet: an mtime within :data:`_RACY_NS` of the time it was recorded is
 not trusted (a file rewritten within the same timestamp tick with the same size would otherwise hit), so
@@ -40,7 +44,7 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 3  # 3: a finding's own fix safety (WSP301 with no fix) is stored
+FORMAT = 4  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes
 #: settings fields that never change a file's findings (which files are walked; where the cache is)
 _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir"})
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
@@ -165,24 +169,27 @@ class Entry:
     parsed: bool
     findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None] each
     dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
+    #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
+    fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> list:
         stamp = list(self.stamp) if self.stamp else None
         return [stamp, self.digest, self.parsed, self.findings,
-                {path: list(s) if s else None for path, s in self.dependencies.items()}]
+                {path: list(s) if s else None for path, s in self.dependencies.items()}, self.fixes]
 
     @classmethod
     def from_json(cls, data: Any) -> "Entry":
-        stamp, digest, parsed, findings, dependencies = data
+        stamp, digest, parsed, findings, dependencies, fixes = data
         if not (isinstance(digest, str) and isinstance(parsed, bool) and isinstance(findings, list)
-                and isinstance(dependencies, dict)):
+                and isinstance(dependencies, dict) and isinstance(fixes, dict)):
             raise ValueError("malformed entry")
         for row in findings:
             if not (isinstance(row, list) and len(row) == 8 and isinstance(row[0], str)
                     and all(isinstance(v, int) for v in row[1:5]) and isinstance(row[5], dict)
                     and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none")):
                 raise ValueError("malformed finding")
-        return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()})
+        return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
+                   fixes)
 
     def dependencies_unchanged(self) -> bool:
         return all(_same(recorded, stat_stamp(path)) for path, recorded in self.dependencies.items())
@@ -220,6 +227,70 @@ def decode_findings(rows: list) -> list:
             for code, line, col, end_line, end_col, args, platforms, safety in rows]
 
 
+# ---------------------------------------------------------------- fix outcomes
+
+
+@dataclasses.dataclass
+class CachedFix:
+    """What ``fix.fix_text`` returned for a text (its ``FixOutcome``'s fields), as the cache gives it back."""
+
+    text: str
+    note: Optional[str]
+    fixed: list
+    remaining: list
+    unfixed: list
+
+
+def fix_key(unsafe: bool, findings: list) -> str:
+    """Which fixes were asked for: the safety allowed and each finding's grade in this file (the grade of the
+    main-guard wrap depends on other files, so an equal text can be fixed differently on another run)."""
+    grades = ",".join(f"{f.code}:{f.safety.value}" for f in findings)
+    return ("unsafe:" if unsafe else "safe:") + content_hash(grades.encode())
+
+
+def _graded(findings: list) -> list:
+    # Unlike an entry's own findings, the fixer's carry the grade they were fixed (or declined) with.
+    return [row[:7] + [f.fix_safety.value if f.fix_safety is not None else None]
+            for row, f in zip(encode_findings(findings), findings)]
+
+
+def encode_fix(original: str, outcome: Any) -> list:
+    """*outcome* (a ``FixOutcome`` of *original*) as [line edits or None, hash of the text, note, fixed,
+    remaining, unfixed]; the edits are ``[start, end, new lines]`` replacing ``original``'s lines start:end."""
+    edits = None
+    if outcome.text != original:
+        import difflib
+
+        old, new = original.splitlines(keepends=True), outcome.text.splitlines(keepends=True)
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        edits = [[i1, i2, new[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [edits, content_hash(outcome.text.encode("utf-8", "surrogatepass")), outcome.note,
+            _graded(outcome.fixed), _graded(outcome.remaining), _graded(outcome.unfixed)]
+
+
+def decode_fix(original: str, record: Any) -> Optional[CachedFix]:
+    """The outcome *record* stands for, applied to *original*; None (recompute) if anything does not fit."""
+    try:
+        edits, digest, note, fixed, remaining, unfixed = record
+        text = original
+        if edits is not None:
+            old = original.splitlines(keepends=True)
+            out, at = [], 0
+            for start, end, lines in edits:
+                if not (at <= start <= end <= len(old)) or not all(isinstance(line, str) for line in lines):
+                    return None
+                out.extend(old[at:start])
+                out.extend(lines)
+                at = end
+            out.extend(old[at:])
+            text = "".join(out)
+        if content_hash(text.encode("utf-8", "surrogatepass")) != digest or not (note is None or isinstance(note, str)):
+            return None
+        return CachedFix(text, note, decode_findings(fixed), decode_findings(remaining), decode_findings(unfixed))
+    except Exception:
+        return None
+
+
 def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: bool, findings: list,
               dependencies: dict[str, Optional[Stamp]]) -> Optional[Entry]:
     """The entry for a file just checked from *data*, read after *stamp* was taken; None if not storable."""
@@ -238,6 +309,7 @@ class ResultsCache:
         self.path = os.path.join(directory, f"results-{FORMAT}-{digest[:24]}.json")
         self.entries = self._load()
         self.changed: dict[str, Entry] = {}
+        self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
 
     @classmethod
     def open(cls, settings: Any) -> "ResultsCache":
@@ -256,6 +328,22 @@ class ResultsCache:
 
     def lookup(self, path: str, need_parsed: bool) -> Optional[list]:
         """The cached findings of *path* (as Finding objects), or None when it must be checked."""
+        entry = self._entry(path, need_parsed)
+        if entry is None:
+            return None
+        try:
+            return decode_findings(entry.findings)
+        except Exception:
+            return None
+
+    def lookup_fix(self, path: str, key: str, original: str) -> Optional[CachedFix]:
+        """What ``--fix``/``--diff`` made of *path*'s text *original* for fix request *key*, if stored (call after
+        a :meth:`lookup` hit: the entry is valid then)."""
+        entry = self._entry(path, need_parsed=False)
+        record = entry.fixes.get(key) if entry is not None else None
+        return decode_fix(original, record) if record is not None else None
+
+    def _entry(self, path: str, need_parsed: bool) -> Optional[Entry]:
         key = os.path.abspath(path)
         raw = self.entries.get(key)
         if raw is None:
@@ -281,14 +369,17 @@ class ResultsCache:
             self.changed[key] = entry
         if not entry.dependencies_unchanged():
             return None
-        try:
-            return decode_findings(entry.findings)
-        except Exception:
-            return None
+        self.entries[key] = self.valid[key] = entry
+        return entry
 
     def store(self, path: str, entry: Optional[Entry]) -> None:
-        if entry is not None:
-            self.changed[os.path.abspath(path)] = entry
+        if entry is None:
+            return
+        key = os.path.abspath(path)
+        previous = self.valid.get(key)
+        if previous is not None and previous.digest == entry.digest:  # the same text: other requests' fixes hold
+            entry.fixes = {**previous.fixes, **entry.fixes}
+        self.changed[key] = entry
 
     def save(self) -> None:
         """Merge this run's entries into the file on disk, atomically; a failure only loses the cache."""
