@@ -95,6 +95,40 @@ def test_a_declined_fix_loses_its_marker(project, capsys):
     assert "[*]" not in out[0] and out[1:] == ["Found 1 error (0 fixed, 1 remaining)."]
 
 
+def test_a_finding_with_nothing_for_a_fix_to_rewrite_has_no_marker(project, capsys):
+    # The local function comes out of a factory in another function: WSP204 is reported where it is stored
+    # (`self.fn = make_fn()`), a line no codemod rewrites, so the finding promises no fix.
+    (project / "factory.py").write_text(textwrap.dedent('''\
+        from torch.utils.data import DataLoader, Dataset
+
+
+        def make_fn():
+            def fn(x):
+                return x
+            return fn
+
+
+        class Items(Dataset):
+            def __init__(self):
+                self.fn = make_fn()
+
+            def __len__(self):
+                return 2
+
+            def __getitem__(self, i):
+                return self.fn(i)
+
+
+        if __name__ == "__main__":
+            for batch in DataLoader(Items(), num_workers=2):
+                print(batch)
+        '''), encoding="utf-8")
+    status = cli.main(["--isolated", "--unsafe-fixes", "factory.py"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1 and out[0].startswith("factory.py:12:9: WSP204 local function `fn` stored on `Items`")
+    assert out[1:] == ["Found 1 error."]
+
+
 def test_diff_summary_goes_to_stderr(project, capsys):
     status, out, err = _run(capsys, "--diff", "pool_job.py", "lam.py")
     assert status == 1 and out[0] == "--- lam.py"

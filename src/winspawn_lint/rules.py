@@ -39,6 +39,9 @@ class Rule:
     #: under which start methods the hazard strikes (see :func:`.spawn_apis.breaks_on`); a finding may
     #: narrow or widen it (a task sent to a running pool is pickled under fork too)
     breaks: str = NOT_FORK
+    #: the fix rewrites the construct the check points it at (``Finding.fix_hint``: a lambda, a definition, an
+    #: ``open()`` call); a finding of this rule without a hint has no fix (it shows no ``[*]``)
+    fix_needs_hint: bool = False
 
     @property
     def family(self) -> str:
@@ -128,6 +131,7 @@ WSP201 = Rule(
     True,
     FixSafety.SAFE,
     "A lambda reaches a worker that pickles with the standard pickler.",
+    fix_needs_hint=True
 )
 
 WSP202 = Rule(
@@ -138,6 +142,7 @@ WSP202 = Rule(
     True,
     FixSafety.UNSAFE,
     "A function defined inside another function reaches a pickle-based worker.",
+    fix_needs_hint=True
 )
 
 WSP203 = Rule(
@@ -148,6 +153,7 @@ WSP203 = Rule(
     True,
     FixSafety.UNSAFE,
     "An instance of a class defined inside a function reaches a worker.",
+    fix_needs_hint=True
 )
 
 WSP204 = Rule(
@@ -157,6 +163,7 @@ WSP204 = Rule(
     True,
     FixSafety.SAFE,
     "An object sent to workers keeps a lambda or local function in an attribute.",
+    fix_needs_hint=True
 )
 
 WSP205 = Rule(
@@ -188,6 +195,7 @@ WSP301 = Rule(
     True,
     FixSafety.UNSAFE,
     "An object sent to workers stores an unpicklable resource in `__init__`.",
+    fix_needs_hint=True
 )
 
 WSP302 = Rule(
@@ -209,6 +217,7 @@ WSP901 = Rule(
     FixSafety.SAFE,
     "A lambda or closure given to `datasets` `.map/.filter(num_proc>1)` (portability).",
     breaks=UNKNOWN,
+    fix_needs_hint=True
 )
 
 

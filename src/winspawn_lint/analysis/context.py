@@ -49,6 +49,8 @@ class Context:
         end_col = self.positions.char_col(end_line, getattr(node, "end_col_offset", None) or 0)
         if line_only:  # a statement's whole extent is noise for `if`/`for` blocks: report their first line
             end_line, end_col = line, self.positions.line_length(line)
+        if rule.fix_needs_hint and not fix_hint and fix_safety is None:
+            fix_safety = FixSafety.NONE  # no construct for the fix to rewrite: promise none
         key = (code, line, col)
         if key not in self.findings:
             self.findings[key] = Finding(code, line, col, end_line, end_col,
