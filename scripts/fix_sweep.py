@@ -38,7 +38,9 @@ from winspawn_lint.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
 PYCODESTYLE_SELECT = "E1,E2,E3,E5,W"
-_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)(?=; \d+:\d+: WSP|$)")
+# A reason runs to the next finding's note, or to the file's fix-safety note (which is not a reason).
+_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)"
+                   r"(?=; \d+:\d+: WSP|; moving code under the main guard \(|$)")
 _NAMES = re.compile(r"`[^`]*`")
 
 
@@ -123,6 +125,8 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
             why = "no fix for this rule" if finding.rule.fix_safety.value == "none" else (
                 _NAMES.sub("`_`", general[0]) if general else "left without a note")
             reasons[f"{finding.code} {why}"] += 1
+            if why == "left without a note":
+                failures.append(f"UNFIXED WITHOUT A NOTE {path}:{finding.line}: {finding.code}")
     if outcome.text == text:
         return
     stats["files changed"] += 1

@@ -129,7 +129,7 @@ def indent_deeper(code: str, shift: int, limit: int) -> tuple[str, Optional[str]
             replaced[row] = " " * shift + line
         if _too_long(line, limit) or not _too_long(" " * shift + line, limit):
             continue
-        quoted = f"`{line.strip()[:30]}`"
+        quoted = f"`{line.strip()[:30]}…`" if len(line.strip()) > 30 else f"`{line.strip()}`"
         if row not in rows:
             return code, f"the comment {quoted} would be longer than {limit} columns"
         wrapped = None if row in after_backslash else _break_row(line.rstrip("\r\n"), rows[row], limit - shift)

@@ -289,13 +289,21 @@ class _Deeper:
         code = self.tree.code_for_node(node).replace("\r\n", "\n")
         new, why = indent_deeper(code, self.shift, self.limit)
         if why or new == code:
-            return node, why
+            return node.visit(_UnindentBlankLines()), why
         # The leading comment lines are unchanged (a comment is never rewrapped): parse the statement alone.
         rest = "".join(new.splitlines(keepends=True)[leading:])
         parsed = self.codemod.parse_statements(self.tree, rest)
         if len(parsed) != 1:
             return node, "wrapping its long lines would not keep it one statement"
-        return parsed[0].with_changes(leading_lines=node.leading_lines), None
+        return parsed[0].with_changes(leading_lines=node.leading_lines).visit(_UnindentBlankLines()), None
+
+
+class _UnindentBlankLines(cst.CSTTransformer):
+    """A blank line inside a top-level statement (before an ``elif``, say) is written with the indentation of
+    its block, which is none at module level: one block deeper it would be whitespace (pycodestyle's W293)."""
+
+    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
+        return updated.with_changes(indent=False) if updated.comment is None and updated.indent else updated
 
 
 def _worker_functions(module: ast.Module) -> list[ast.AST]:
