@@ -79,7 +79,8 @@ def test_a_backslash_continuation_is_indented_with_its_statement():
 
 
 @pytest.mark.parametrize("code, why", [
-    ("# " + "a comment " * 7 + "ends\n", "the comment `# a comment a comment a commen…` would be longer than 79 columns"),
+    ("# " + "a comment " * 7 + "ends\n",
+     "the comment `# a comment a comment a commen…` would be longer than 79 columns"),
     ("message = 'a string that cannot be broken without changing its bytes, it stays'\n",
      "the line `message = 'a string that canno…` would be longer than 79 columns and has no clean break"),
     # the first line of a statement already spread over lines: breaking it would misalign the lines after it
