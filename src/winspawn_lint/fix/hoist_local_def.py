@@ -43,6 +43,7 @@ from ._tree import CannotHoist, enclosing_free_variables, find_node, module_name
 from .style import max_line_length, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_MAX_HELPER_DEPTH = 50  # local functions calling local functions: deeper chains take more passes
 
 
 @dataclass
@@ -80,21 +81,28 @@ class HoistLocalDef(WinspawnCodemod):
         located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
         located.sort(key=lambda pair: (pair[1].lineno, pair[1].col_offset) if pair[1] is not None else (0, 0))
-        for finding, node in located:
-            if node is None:
-                continue
+        def plan(node: ast.AST, findings: list, depth: int) -> _Plan:
+            """The plan for ``node`` (made once); raises CannotHoist."""
             if id(node) in plans:
-                plans[id(node)].findings.append(finding)
-                continue
-            try:
-                free = self._check(node, scopes)
-            except CannotHoist as why:
-                self.note(finding, str(why))
-                continue
+                plans[id(node)].findings.extend(findings)
+                return plans[id(node)]
+            free = self._check(node, scopes)
             if free and not self.unsafe:
-                self.note(finding, f"it reads {', '.join(free)} from the enclosing function (binding them with "
-                                   "functools.partial is an unsafe fix: use --unsafe-fixes)")
-                continue
+                raise CannotHoist(f"it reads {', '.join(free)} from the enclosing function (binding them with "
+                                  "functools.partial is an unsafe fix: use --unsafe-fixes)")
+            # A local function it calls is hoisted with it, in the same pass (else a chain of them would take one
+            # pass each): one that keeps its name at module level is no longer taken from the enclosing function.
+            if depth < _MAX_HELPER_DEPTH:
+                for name in list(free):
+                    helper = _local_function(scopes, node, name)
+                    if helper is None:
+                        continue
+                    try:
+                        helper_plan = plan(helper, [], depth + 1)
+                    except CannotHoist:
+                        continue
+                    if not helper_plan.keep_local and helper_plan.new_name == name:
+                        free.remove(name)
             bound_once = len(scopes.scope_of[node].parent.bindings.get(node.name, ())) == 1
             top = top_level_statement(node, parent)
             top_index = next(i for i, stmt in enumerate(module.body) if stmt is top)
@@ -104,15 +112,24 @@ class HoistLocalDef(WinspawnCodemod):
                 removable = name == node.name and not free and bound_once
                 # A removed definition's comment lines would go with it: such a one is hoisted on its own.
                 if not (removable and _has_leading_comment(node, text)):
-                    plans[id(node)] = _Plan(node, name, free, [finding], top, shared=True, keep_local=not removable)
-                    continue
+                    plans[id(node)] = _Plan(node, name, free, findings, top, shared=True, keep_local=not removable)
+                    return plans[id(node)]
             same_name = not free and node.name not in module_binds and bound_once
             new_name = node.name if same_name else unique_name("_" + node.name.lstrip("_"), taken)
             if same_name:
                 module_binds.add(node.name)
-            plans[id(node)] = _Plan(node, new_name, free, [finding], top, keep_local=not same_name)
+            plans[id(node)] = _Plan(node, new_name, free, findings, top, keep_local=not same_name)
             if shape is not None:
                 shapes.setdefault(shape, (new_name, top_index))
+            return plans[id(node)]
+
+        for finding, node in located:
+            if node is None:
+                continue
+            try:
+                plan(node, [finding], 0)
+            except CannotHoist as why:
+                self.note(finding, str(why))
         if not plans:
             return tree
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
@@ -271,3 +288,17 @@ def _has_leading_comment(node: ast.AST, text: str) -> bool:
         if line.strip():
             return line.strip().startswith("#")
     return False
+
+
+def _local_function(scopes: ScopeTree, node: ast.AST, name: str) -> Optional[ast.AST]:
+    """The local ``def name`` that ``node`` reads ``name`` from, when that def is the name's only binding in its
+    function (so that the name means that function wherever it is read)."""
+    found = scopes.enclosing_reads(node).get(name)
+    if found is None:
+        return None
+    scope = found[0]
+    if len(scope.bindings.get(name, ())) != 1 or not scope.binds(name):
+        return None
+    defs = [child.node for child in scope.children
+            if isinstance(child.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.node.name == name]
+    return defs[0] if len(defs) == 1 and defs[0] is not node else None
