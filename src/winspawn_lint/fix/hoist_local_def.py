@@ -81,6 +81,7 @@ class HoistLocalDef(WinspawnCodemod):
         located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
         located.sort(key=lambda pair: (pair[1].lineno, pair[1].col_offset) if pair[1] is not None else (0, 0))
+
         def plan(node: ast.AST, findings: list, depth: int) -> _Plan:
             """The plan for ``node`` (made once); raises CannotHoist."""
             if id(node) in plans:
