@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
 from winspawn_lint import check_text  # noqa: E402
+from winspawn_lint.rules import RULES  # noqa: E402
 from winspawn_lint.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
@@ -153,9 +154,11 @@ def main() -> int:
     parser.add_argument("--corpus", default=DEFAULT_CORPUS)
     parser.add_argument("--timeout", type=int, default=60, help="seconds per file (a hang past it is counted)")
     parser.add_argument("--no-timing", action="store_true", help="skip the whole-repository check/fix timing")
+    parser.add_argument("--all-rules", action="store_true",
+                        help="check and fix with every rule enabled (default: the default selection)")
     ns = parser.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
-    settings = Settings()
+    settings = Settings(select=frozenset(RULES)) if ns.all_rules else Settings()
     columns = ("files", "files with findings", "findings", "fixed", "unfixed", "files changed", "hangs",
                "non-compiling", "non-idempotent", "files with new pycodestyle findings")
     rows, reasons, failures = [], Counter(), []
