@@ -1,6 +1,7 @@
 """Fixed code is code a maintainer accepts: pycodestyle (E1, E2, E3, E5 at the configured maximum line length,
-W) reports nothing on a fixed file that it did not report on the original, and statements moved one block
-deeper are rewrapped where a line would newly pass the limit — or, where no clean wrap exists, not moved."""
+W) reports nothing on a fixed file that it did not report on the original, statements moved one block deeper
+are rewrapped where a line would newly pass the limit — or, where no clean wrap exists, not moved — and
+identical hoisted helpers are emitted once."""
 
 from __future__ import annotations
 
@@ -116,3 +117,41 @@ def test_a_statement_with_a_line_that_cannot_be_wrapped_does_not_move():
     assert [f.code for f in outcome.unfixed] == ["WSP101"]
     assert "indented under the guard, the line `banner = \"a message long enoug…` would be longer than 79 " \
         "columns and has no clean break" in outcome.note
+
+
+SAME_TEXT_DIFFERENT_NAMES = textwrap.dedent('''\
+    from torch.utils.data import DataLoader
+
+    scale = 2
+
+
+    def train(ds):
+        def collate(batch):
+            return [item * scale for item in batch]
+
+        return DataLoader(ds, num_workers=2, collate_fn=collate)
+
+
+    def evaluate(ds, scale):
+        def collate(batch):
+            return [item * scale for item in batch]
+
+        return DataLoader(ds, num_workers=2, collate_fn=collate)
+    ''')
+
+
+def test_identical_text_reading_different_scopes_is_not_shared():
+    # `scale` is the module's in train() and evaluate()'s own parameter there: two different functions.
+    outcome = fix_text(SAME_TEXT_DIFFERENT_NAMES, "train.py", ALL, unsafe=True)
+    assert outcome.unfixed == []
+    assert "def collate(batch):" in outcome.text
+    assert "def _collate(scale, batch):" in outcome.text
+    assert "collate = functools.partial(_collate, scale)" in outcome.text
+
+
+def test_identical_local_definitions_are_hoisted_once():
+    text = SAME_TEXT_DIFFERENT_NAMES.replace("def evaluate(ds, scale):", "def evaluate(ds):")
+    outcome = fix_text(text, "train.py", ALL, unsafe=True)
+    assert outcome.unfixed == []
+    assert outcome.text.count("def collate(batch):") == 1
+    assert outcome.text.count("def ") == 3
