@@ -118,7 +118,8 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
         reasons[f"{code} {_NAMES.sub('`_`', why)}"] += 1
         noted[code] += 1
     # Notes about the whole file ("HoistLocalDef did not reach a fixed point ...") explain the rest.
-    general = [part for part in (outcome.note or "").split("; ") if part and not re.match(r"\d+:\d+: WSP", part)]
+    general = [part for part in _NOTE.sub("", outcome.note or "").split("; ")
+               if part and not part.startswith("moving code under the main guard (")]
     for finding in outcome.unfixed:
         if noted[finding.code]:
             noted[finding.code] -= 1
