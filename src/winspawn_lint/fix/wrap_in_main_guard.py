@@ -20,9 +20,11 @@ Two shapes, chosen per module:
 
 A name assigned by flagged code and read by a function that may run in a worker (one passed as a
 value, a method, or what those call) must stay at module level, else the worker gets a NameError:
-that finding is reported without a fix.  The new guard always starts with ``freeze_support()``
-(reusing an ``import multiprocessing``, else importing it).  UNSAFE: code that imports the module
-no longer gets the moved names or side effects.
+that finding is reported without a fix.  Moved statements are one block deeper: a line that would
+newly pass the project's maximum line length is wrapped (:func:`.style.indent_deeper`), and a statement
+with such a line that has no clean break (a long string or comment) does not move, with a note.  The new
+guard always starts with ``freeze_support()`` (reusing an ``import multiprocessing``, else importing it).
+UNSAFE: code that imports the module no longer gets the moved names or side effects.
 
 Run on its own::
 
@@ -112,7 +114,7 @@ class WrapInMainGuard(WinspawnCodemod):
         block = tree.default_indent
         if guard is not None:
             block = getattr(tree.body[guard.index].body, "indent", None) or block
-        self._deeper = _Deeper(self, tree, units, len(block), max_line_length(self.context.filename))
+        self._deeper = _Deeper(self, tree, len(block), max_line_length(self.context.filename))
         moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
             return tree
@@ -268,9 +270,8 @@ class _Deeper:
     """Each top-level statement as it must be written one block deeper (see :func:`.style.indent_deeper`), or
     why it cannot be; worked out once per statement, when the plan first moves it."""
 
-    def __init__(self, codemod: WinspawnCodemod, tree: cst.Module, units: list[_Unit], shift: int,
-                 limit: int) -> None:
-        self.codemod, self.tree, self.units, self.shift, self.limit = codemod, tree, units, shift, limit
+    def __init__(self, codemod: WinspawnCodemod, tree: cst.Module, shift: int, limit: int) -> None:
+        self.codemod, self.tree, self.shift, self.limit = codemod, tree, shift, limit
         self.done: dict[int, tuple[cst.BaseStatement, Optional[str]]] = {}
 
     def node(self, index: int) -> cst.BaseStatement:
@@ -281,10 +282,10 @@ class _Deeper:
 
     def _work(self, index: int) -> tuple[cst.BaseStatement, Optional[str]]:
         if index not in self.done:
-            self.done[index] = self._deeper(self.tree.body[index], self.units[index])
+            self.done[index] = self._deeper(self.tree.body[index])
         return self.done[index]
 
-    def _deeper(self, node: cst.BaseStatement, unit: _Unit) -> tuple[cst.BaseStatement, Optional[str]]:
+    def _deeper(self, node: cst.BaseStatement) -> tuple[cst.BaseStatement, Optional[str]]:
         leading = len(node.leading_lines)
         code = self.tree.code_for_node(node).replace("\r\n", "\n")
         new, why = indent_deeper(code, self.shift, self.limit)
