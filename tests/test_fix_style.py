@@ -42,8 +42,8 @@ def test_fixed_fixture_has_no_new_pycodestyle_finding(fixed):
     assert {code: n - before[code] for code, n in after.items() if n > before[code]} == {}
 
 
-def deeper(code: str, shift: int = 4, limit: int = 79):
-    return indent_deeper(textwrap.dedent(code), shift, limit)
+def deeper(code: str, indent: str = "    ", limit: int = 79):
+    return indent_deeper(textwrap.dedent(code), indent, limit)
 
 
 def test_a_one_line_statement_breaks_after_the_bracket_that_holds_the_most_text():

@@ -1,5 +1,6 @@
 """The layout rules fixed code follows, so that pycodestyle finds nothing new in it: the project's maximum
-line length, and the blank lines around top-level definitions (E302, E305)."""
+line length, the blank lines around top-level definitions (E302, E305), and statements moved one block deeper
+rewrapped where a line would newly pass the limit."""
 
 from __future__ import annotations
 
@@ -88,9 +89,9 @@ def wrap_call(prefix: str, callee: str, args: list[str], column: int, step: str,
     return f"{prefix}{callee}(\n" + ",\n".join(f"{step}{arg}" for arg in args) + ")\n"
 
 
-def indent_deeper(code: str, shift: int, limit: int) -> tuple[str, Optional[str]]:
+def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str]]:
     """``code`` — top-level statements rendered at column 0, ``\\n`` line ends — rewritten so that once libcst
-    places it ``shift`` columns deeper (in a function or guard body) no line is newly longer than ``limit``.
+    places it in a block indented by ``indent`` (a function or guard body) no line is newly longer than ``limit``.
 
     Returns ``(code, None)``, or ``(code, why)`` when a line that fits now would not fit there and has no clean
     wrap.  libcst indents logical lines and bracketed continuation lines with their block, not lines after a
@@ -100,6 +101,7 @@ def indent_deeper(code: str, shift: int, limit: int) -> tuple[str, Optional[str]
     the first line of a statement already spread over several lines is not rewrapped.
     """
     lines = code.splitlines(keepends=True)
+    shift = len(indent)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -126,8 +128,8 @@ def indent_deeper(code: str, shift: int, limit: int) -> tuple[str, Optional[str]
         if row in in_string:
             continue
         if row in after_backslash:
-            replaced[row] = " " * shift + line
-        if _too_long(line, limit) or not _too_long(" " * shift + line, limit):
+            replaced[row] = indent + line
+        if _too_long(line, limit) or not _too_long(indent + line, limit):
             continue
         quoted = f"`{line.strip()[:30]}…`" if len(line.strip()) > 30 else f"`{line.strip()}`"
         if row not in rows:

@@ -114,7 +114,7 @@ class WrapInMainGuard(WinspawnCodemod):
         block = tree.default_indent
         if guard is not None:
             block = getattr(tree.body[guard.index].body, "indent", None) or block
-        self._deeper = _Deeper(self, tree, len(block), max_line_length(self.context.filename))
+        self._deeper = _Deeper(self, tree, block, max_line_length(self.context.filename))
         moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
             return tree
@@ -270,8 +270,8 @@ class _Deeper:
     """Each top-level statement as it must be written one block deeper (see :func:`.style.indent_deeper`), or
     why it cannot be; worked out once per statement, when the plan first moves it."""
 
-    def __init__(self, codemod: WinspawnCodemod, tree: cst.Module, shift: int, limit: int) -> None:
-        self.codemod, self.tree, self.shift, self.limit = codemod, tree, shift, limit
+    def __init__(self, codemod: WinspawnCodemod, tree: cst.Module, indent: str, limit: int) -> None:
+        self.codemod, self.tree, self.indent, self.limit = codemod, tree, indent, limit
         self.done: dict[int, tuple[cst.BaseStatement, Optional[str]]] = {}
 
     def node(self, index: int) -> cst.BaseStatement:
@@ -288,7 +288,7 @@ class _Deeper:
     def _deeper(self, node: cst.BaseStatement) -> tuple[cst.BaseStatement, Optional[str]]:
         leading = len(node.leading_lines)
         code = self.tree.code_for_node(node).replace("\r\n", "\n")
-        new, why = indent_deeper(code, self.shift, self.limit)
+        new, why = indent_deeper(code, self.indent, self.limit)
         if why or new == code:
             return node.visit(_UnindentBlankLines()), why
         # The leading comment lines are unchanged (a comment is never rewrapped): parse the statement alone.
