@@ -39,9 +39,11 @@ from winspawn_lint.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
 PYCODESTYLE_SELECT = "E1,E2,E3,E5,W"
-# A reason runs to the next finding's note, or to the file's fix-safety note (which is not a reason).
+# A reason runs to the next finding's note, to a note about a whole codemod ("WrapInMainGuard would introduce
+# WSP902; skipped"), or to the file's fix-safety note (which is not a reason).
 _NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)"
-                   r"(?=; \d+:\d+: WSP|; moving code under the main guard \(|$)")
+                   r"(?=; \d+:\d+: WSP|; [A-Z][A-Za-z]+ (?:would|did not|failed|produced) |"
+                   r"; moving code under the main guard \(|$)")
 _NAMES = re.compile(r"`[^`]*`")
 
 
