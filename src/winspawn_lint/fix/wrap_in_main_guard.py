@@ -287,10 +287,13 @@ class _Deeper:
 
     def _deeper(self, node: cst.BaseStatement) -> tuple[cst.BaseStatement, Optional[str]]:
         leading = len(node.leading_lines)
-        code = self.tree.code_for_node(node).replace("\r\n", "\n")
+        raw = self.tree.code_for_node(node)
+        code = raw.replace("\r\n", "\n")
         new, why = indent_deeper(code, self.indent, self.limit)
         if why or new == code:
             return node.visit(_UnindentBlankLines()), why
+        if code != raw and "\n" in raw.replace("\r\n", ""):  # the reparse would make a bare LF (in a string) CRLF
+            return node, "its line endings are mixed (CRLF and LF), so it is not rewrapped"
         # The leading comment lines are unchanged (a comment is never rewrapped): parse the statement alone.
         rest = "".join(new.splitlines(keepends=True)[leading:])
         parsed = self.codemod.parse_statements(self.tree, rest)
