@@ -34,11 +34,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
 from winspawn_lint import check_text  # noqa: E402
+from winspawn_lint.rules import RULES  # noqa: E402
 from winspawn_lint.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
 PYCODESTYLE_SELECT = "E1,E2,E3,E5,W"
-_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)(?=; \d+:\d+: WSP|$)")
+# A reason runs to the next finding's note, to a note about a whole codemod ("WrapInMainGuard would introduce
+# WSP902; skipped"), or to the file's fix-safety note (which is not a reason).
+_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)"
+                   r"(?=; \d+:\d+: WSP|; [A-Z][A-Za-z]+ (?:would|did not|failed|produced) |"
+                   r"; moving code under the main guard \(|$)")
 _NAMES = re.compile(r"`[^`]*`")
 
 
@@ -115,7 +120,8 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
         reasons[f"{code} {_NAMES.sub('`_`', why)}"] += 1
         noted[code] += 1
     # Notes about the whole file ("HoistLocalDef did not reach a fixed point ...") explain the rest.
-    general = [part for part in (outcome.note or "").split("; ") if part and not re.match(r"\d+:\d+: WSP", part)]
+    general = [part for part in _NOTE.sub("", outcome.note or "").split("; ")
+               if part and not part.startswith("moving code under the main guard (")]
     for finding in outcome.unfixed:
         if noted[finding.code]:
             noted[finding.code] -= 1
@@ -123,6 +129,8 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
             why = "no fix for this rule" if finding.rule.fix_safety.value == "none" else (
                 _NAMES.sub("`_`", general[0]) if general else "left without a note")
             reasons[f"{finding.code} {why}"] += 1
+            if why == "left without a note":
+                failures.append(f"UNFIXED WITHOUT A NOTE {path}:{finding.line}: {finding.code}")
     if outcome.text == text:
         return
     stats["files changed"] += 1
@@ -149,9 +157,11 @@ def main() -> int:
     parser.add_argument("--corpus", default=DEFAULT_CORPUS)
     parser.add_argument("--timeout", type=int, default=60, help="seconds per file (a hang past it is counted)")
     parser.add_argument("--no-timing", action="store_true", help="skip the whole-repository check/fix timing")
+    parser.add_argument("--all-rules", action="store_true",
+                        help="check and fix with every rule enabled (default: the default selection)")
     ns = parser.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
-    settings = Settings()
+    settings = Settings(select=frozenset(RULES)) if ns.all_rules else Settings()
     columns = ("files", "files with findings", "findings", "fixed", "unfixed", "files changed", "hangs",
                "non-compiling", "non-idempotent", "files with new pycodestyle findings")
     rows, reasons, failures = [], Counter(), []

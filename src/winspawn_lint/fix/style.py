@@ -1,12 +1,16 @@
 """The layout rules fixed code follows, so that pycodestyle finds nothing new in it: the project's maximum
-line length, and the blank lines around top-level definitions (E302, E305)."""
+line length, the blank lines around top-level definitions (E302, E305), and statements moved one block deeper
+rewrapped where a line would newly pass the limit."""
 
 from __future__ import annotations
 
 import configparser
 import functools
+import io
 import os
 import re
+import tokenize
+from dataclasses import dataclass
 from typing import Optional
 
 DEFAULT_MAX_LINE_LENGTH = 79  # pycodestyle's
@@ -83,3 +87,199 @@ def wrap_call(prefix: str, callee: str, args: list[str], column: int, step: str,
     if column + len(joined) <= limit:
         return f"{prefix}{callee}(\n{joined}\n"
     return f"{prefix}{callee}(\n" + ",\n".join(f"{step}{arg}" for arg in args) + ")\n"
+
+
+def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str]]:
+    """``code`` — top-level statements rendered at column 0, ``\\n`` line ends — rewritten so that once libcst
+    places it in a block indented by ``indent`` (a function or guard body) no line is newly longer than ``limit``.
+
+    Returns ``(code, None)``, or ``(code, why)`` when a line that fits now would not fit there and has no clean
+    wrap.  libcst indents logical lines and bracketed continuation lines with their block, not lines after a
+    backslash, which are indented here (else they end up outdented: pycodestyle's E122/E128).  A newly long
+    line is broken the way black and pycodestyle accept (see :func:`_break_row`).  Tokens, comments and strings
+    are kept byte for byte (checked: the token stream must be unchanged); a comment, a long string or name, or
+    the first line of a statement already spread over several lines is not rewrapped.
+    """
+    lines = code.splitlines(keepends=True)
+    shift = len(indent)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code, "it could not be tokenized"
+    in_string: set[int] = set()  # rows (1-based) that begin inside a string spanning lines
+    after_backslash: set[int] = set()  # rows continuing the one before through a backslash
+    rows: dict[int, _Row] = {}
+    current: list[tokenize.TokenInfo] = []
+    for token in tokens:
+        if token.type in (tokenize.STRING, _FSTRING_MIDDLE):
+            in_string.update(range(token.start[0] + 1, token.end[0] + 1))
+        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER) \
+                and not current:
+            continue
+        # Inside brackets a line break is an NL token: a token on a later row without one follows a backslash.
+        if current and current[-1].type not in (tokenize.NL, tokenize.COMMENT) and token.start[0] > current[-1].end[0]:
+            after_backslash.add(token.start[0])
+        current.append(token)
+        if token.type == tokenize.NEWLINE:
+            rows.update(_rows(current))
+            current = []
+    replaced: dict[int, str] = {}
+    for row, line in enumerate(lines, 1):
+        if row in in_string:
+            continue
+        if row in after_backslash:
+            replaced[row] = indent + line
+        if _too_long(line, limit) or not _too_long(indent + line, limit):
+            continue
+        quoted = f"`{line.strip()[:30]}…`" if len(line.strip()) > 30 else f"`{line.strip()}`"
+        if row not in rows:
+            return code, f"the comment {quoted} would be longer than {limit} columns"
+        wrapped = None if row in after_backslash else _break_row(line.rstrip("\r\n"), rows[row], limit - shift)
+        if wrapped is None:
+            return code, f"the line {quoted} would be longer than {limit} columns and has no clean break"
+        replaced[row] = wrapped + "\n"
+    if not replaced:
+        return code, None
+    new = "".join(replaced.get(row, line) for row, line in enumerate(lines, 1))
+    if _significant(new) != _significant(code):  # a wrap must only move whitespace
+        return code, "wrapping its long lines would change its tokens"
+    return new, None
+
+
+@dataclass
+class _Row:
+    """The tokens of one physical row of a logical line (comments included, line breaks not)."""
+
+    tokens: list
+    depth: int  # bracket depth at the row's start
+    first: bool  # the logical line's first row
+    alone: bool  # the logical line's only row
+    header: bool  # the logical line ends with `:` (a block follows it)
+
+
+def _rows(logical: list[tokenize.TokenInfo]) -> dict[int, _Row]:
+    code = [t for t in logical if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)]
+    header = bool(code) and code[-1].string == ":"
+    by_row: dict[int, list] = {}
+    depth_at: dict[int, int] = {}
+    depth = 0
+    for token in logical:
+        if token.type in (tokenize.NL, tokenize.NEWLINE):
+            continue
+        if token.start[0] not in by_row:
+            by_row[token.start[0]] = []
+            depth_at[token.start[0]] = depth
+        by_row[token.start[0]].append(token)
+        depth += _depth_change(token)
+    first = min(by_row) if by_row else 0
+    return {row: _Row(tokens, depth_at[row], row == first, len(by_row) == 1, header)
+            for row, tokens in by_row.items()}
+
+
+def _depth_change(token: tokenize.TokenInfo) -> int:
+    if token.type != tokenize.OP:  # brackets inside a 3.12 f-string are OP tokens between FSTRING_* ones
+        return 0
+    return 1 if token.string in "([{" else -1 if token.string in ")]}" else 0
+
+
+_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12 tokenizes f-strings
+_FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
+_NOQA = re.compile(r"# no(?:qa|pep8)\b", re.I)
+
+
+def _too_long(line: str, limit: int) -> bool:
+    """Whether pycodestyle's E501 reports ``line`` (a comment that is one long word, a URL say, and a line
+    marked ``# noqa`` are exempt there)."""
+    line = line.rstrip()
+    if len(line) <= limit or _NOQA.search(line):
+        return False
+    chunks = line.split()
+    return not (len(chunks) == 2 and chunks[0] == "#" and len(line) - len(chunks[-1]) < limit - 7)
+
+
+def _significant(code: str) -> list[tuple[int, str]]:
+    try:
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(code).readline)
+                if t.type not in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT)]
+    except (tokenize.TokenError, SyntaxError):
+        return []
+
+
+def _break_row(line: str, row: _Row, limit: int) -> Optional[str]:
+    """``line`` broken into rows of at most ``limit`` columns, as pycodestyle's E1 accepts, or None.
+
+    In order: a continuation row's items moved to more rows at the row's own indentation, at its commas; the
+    row broken after the opening bracket that holds the most text, with a hanging indent (4, or 8 on the first
+    row before a block) and the bracket's contents on one row, else spread over rows at their commas.  Only a
+    row that leaves no bracket open for the rows after it (whose indentation would depend on it), and not the
+    first row of a logical line already spread over several (the same reason).
+    """
+    indent = line[:len(line) - len(line.lstrip())]
+    if "\t" in indent or (row.first and not row.alone):
+        return None
+    code = [t for t in row.tokens if t.type != tokenize.COMMENT]
+    pairs: list[tuple[int, int]] = []  # brackets opened and closed on the row, outermost only
+    inner: dict[int, list[int]] = {}  # opener -> the commas directly inside
+    lambdas: set[int] = set()  # openers with a lambda directly inside (its commas are not items)
+    row_commas: list[int] = []  # commas between the row's items (depth of the row's start)
+    stack: list[int] = []
+    dipped = False
+    for index, token in enumerate(code):
+        change = _depth_change(token)
+        if change > 0:
+            stack.append(index)
+        elif change < 0:
+            if not stack:
+                dipped = True  # closes a bracket opened on an earlier row: later commas are not its items
+                continue
+            opener = stack.pop()
+            if not stack:
+                pairs.append((opener, index))
+        elif len(stack) == 1 and token.type == tokenize.OP and token.string == ",":
+            inner.setdefault(stack[0], []).append(index)
+        elif len(stack) == 1 and token.type == tokenize.NAME and token.string == "lambda":
+            lambdas.add(stack[0])
+        elif not stack and not dipped and row.depth > 0 and token.string == ",":
+            row_commas.append(index)
+    if stack:
+        return None
+    if row_commas:
+        packed = _pack(line, code, [0, *(c + 1 for c in row_commas)], row_commas, len(code), indent, limit)
+        if packed is not None:
+            return packed
+    hang = indent + " " * (8 if row.first and row.header else 4)
+    pairs = [p for p in pairs if p[1] > p[0] + 1]
+    pairs.sort(key=lambda p: (code[p[0]].end[1] - code[p[1]].start[1], p[0]))  # most text first, then leftmost
+    for opener, _ in pairs:
+        head, body = line[:code[opener].end[1]], line[code[opener + 1].start[1]:]
+        if len(head) <= limit and len(hang) + len(body) <= limit:
+            return f"{head}\n{hang}{body}"
+    for opener, closer in pairs:
+        if opener in lambdas or opener not in inner or len(line[:code[opener].end[1]]) > limit:
+            continue
+        starts = [opener + 1, *(c + 1 for c in inner[opener])]
+        packed = _pack(line, code, starts, inner[opener], closer, hang, limit)
+        if packed is not None:
+            return f"{line[:code[opener].end[1]]}\n{packed}"
+    return None
+
+
+def _pack(line: str, code: list, starts: list[int], commas: list[int], end: int, indent: str,
+          limit: int) -> Optional[str]:
+    """The items ``line[code[start] .. comma]`` (the last one running to the end of the line) on rows at
+    ``indent``, as many on a row as fit in ``limit``, or None when one does not fit alone."""
+    pieces = [line[code[a].start[1]:code[b].end[1]] for a, b in zip(starts, commas)]
+    last = line[code[starts[-1]].start[1]:] if starts[-1] < len(code) else line[code[-1].end[1]:]
+    if starts[-1] >= end:  # a trailing comma: what follows it stays on the last item's row
+        pieces[-1] += last
+    else:
+        pieces.append(last)
+    rows: list[str] = []
+    for piece in pieces:
+        if rows and len(rows[-1]) + 1 + len(piece) <= limit:
+            rows[-1] += " " + piece
+        elif len(indent) + len(piece) <= limit:
+            rows.append(indent + piece)
+        else:
+            return None
+    return "\n".join(rows)

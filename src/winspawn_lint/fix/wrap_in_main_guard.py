@@ -20,9 +20,11 @@ Two shapes, chosen per module:
 
 A name assigned by flagged code and read by a function that may run in a worker (one passed as a
 value, a method, or what those call) must stay at module level, else the worker gets a NameError:
-that finding is reported without a fix.  The new guard always starts with ``freeze_support()``
-(reusing an ``import multiprocessing``, else importing it).  UNSAFE: code that imports the module
-no longer gets the moved names or side effects.
+that finding is reported without a fix.  Moved statements are one block deeper: a line that would
+newly pass the project's maximum line length is wrapped (:func:`.style.indent_deeper`), and a statement
+with such a line that has no clean break (a long string or comment) does not move, with a note.  The new
+guard always starts with ``freeze_support()`` (reusing an ``import multiprocessing``, else importing it).
+UNSAFE: code that imports the module no longer gets the moved names or side effects.
 
 Run on its own::
 
@@ -33,6 +35,8 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Optional
+
 import libcst as cst
 
 from .. import rules
@@ -40,6 +44,7 @@ from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod, existing_spelling, respace, statement_groups
 from ._tree import module_names, unique_name
+from .style import indent_deeper, max_line_length
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -104,6 +109,12 @@ class WrapInMainGuard(WinspawnCodemod):
                 continue
             unit.findings.append(finding)
 
+        # The moved statements go one level deeper: lines that would grow past the maximum line length are
+        # wrapped, and a statement with such a line that cannot be wrapped cleanly does not move.
+        block = tree.default_indent
+        if guard is not None:
+            block = getattr(tree.body[guard.index].body, "indent", None) or block
+        self._deeper = _Deeper(self, tree, block, max_line_length(self.context.filename))
         moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
             return tree
@@ -113,7 +124,7 @@ class WrapInMainGuard(WinspawnCodemod):
         quote = '"'
         nodes = list(tree.body)
         moved_set = {u.index for u in moved}
-        moved_nodes = [_strip_first_blank(nodes[u.index], i == 0) for i, u in enumerate(moved)]
+        moved_nodes = [_strip_first_blank(self._deeper.node(u.index), i == 0) for i, u in enumerate(moved)]
         for unit in moved:
             self.applied.extend(unit.findings)
 
@@ -184,19 +195,23 @@ class WrapInMainGuard(WinspawnCodemod):
                 break
             moved = self._moved(units, flagged)
             # Names a worker may read must stay: a flagged unit binding one cannot be fixed.
-            blocked = [units[i] for i in sorted(moved) if units[i].binds & worker_reads]
+            blocked = {i: f"{', '.join(sorted(units[i].binds & worker_reads))} is read by code that runs in worker "
+                          "processes; moving it under the guard would make the workers fail with NameError"
+                       for i in sorted(moved) if units[i].binds & worker_reads}
+            if not blocked:
+                blocked = {i: f"indented under the guard, {why}" for i in sorted(moved)
+                           if (why := self._deeper.problem(i))}
             if not blocked:
                 return [units[i] for i in sorted(moved)]
-            for unit in blocked:
-                names = ", ".join(sorted(unit.binds & worker_reads))
+            for index, why in blocked.items():
+                unit = units[index]
                 # An unflagged unit moves because of flagged ones: those before it (everything after the
                 # first flagged statement moves) or, for a statement that feeds them, those after it.
                 victims = [unit] if unit.findings else (
                     [u for u in flagged if u.index < unit.index] or [u for u in flagged if u.index > unit.index])
                 for victim in victims:
                     for finding in victim.findings:
-                        self.note(finding, f"{names} is read by code that runs in worker processes; moving it "
-                                           "under the guard would make the workers fail with NameError")
+                        self.note(finding, why)
                     victim.findings = []
         return []
 
@@ -249,6 +264,50 @@ class WrapInMainGuard(WinspawnCodemod):
             self.add_import("multiprocessing", "freeze_support")
             spelling = "freeze_support"
         return spelling
+
+
+class _Deeper:
+    """Each top-level statement as it must be written one block deeper (see :func:`.style.indent_deeper`), or
+    why it cannot be; worked out once per statement, when the plan first moves it."""
+
+    def __init__(self, codemod: WinspawnCodemod, tree: cst.Module, indent: str, limit: int) -> None:
+        self.codemod, self.tree, self.indent, self.limit = codemod, tree, indent, limit
+        self.done: dict[int, tuple[cst.BaseStatement, Optional[str]]] = {}
+
+    def node(self, index: int) -> cst.BaseStatement:
+        return self._work(index)[0]
+
+    def problem(self, index: int) -> Optional[str]:
+        return self._work(index)[1]
+
+    def _work(self, index: int) -> tuple[cst.BaseStatement, Optional[str]]:
+        if index not in self.done:
+            self.done[index] = self._deeper(self.tree.body[index])
+        return self.done[index]
+
+    def _deeper(self, node: cst.BaseStatement) -> tuple[cst.BaseStatement, Optional[str]]:
+        leading = len(node.leading_lines)
+        raw = self.tree.code_for_node(node)
+        code = raw.replace("\r\n", "\n")
+        new, why = indent_deeper(code, self.indent, self.limit)
+        if why or new == code:
+            return node.visit(_UnindentBlankLines()), why
+        if code != raw and "\n" in raw.replace("\r\n", ""):  # the reparse would make a bare LF (in a string) CRLF
+            return node, "its line endings are mixed (CRLF and LF), so it is not rewrapped"
+        # The leading comment lines are unchanged (a comment is never rewrapped): parse the statement alone.
+        rest = "".join(new.splitlines(keepends=True)[leading:])
+        parsed = self.codemod.parse_statements(self.tree, rest)
+        if len(parsed) != 1:
+            return node, "wrapping its long lines would not keep it one statement"
+        return parsed[0].with_changes(leading_lines=node.leading_lines).visit(_UnindentBlankLines()), None
+
+
+class _UnindentBlankLines(cst.CSTTransformer):
+    """A blank line inside a top-level statement (before an ``elif``, say) is written with the indentation of
+    its block, which is none at module level: one block deeper it would be whitespace (pycodestyle's W293)."""
+
+    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
+        return updated.with_changes(indent=False) if updated.comment is None and updated.indent else updated
 
 
 def _worker_functions(module: ast.Module) -> list[ast.AST]:
