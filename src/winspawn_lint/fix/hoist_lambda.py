@@ -19,10 +19,16 @@ Run on its own::
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from dataclasses import dataclass
+from typing import Optional
+
 import libcst as cst
 
 from .. import rules
+from ..io.source import split_lines
 from ._base import StatementMap, WinspawnCodemod, blank_lines, leading_blank_count, statement_groups
 from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
                     top_level_statement, unique_name)
@@ -110,7 +116,11 @@ class HoistLambda(WinspawnCodemod):
             params = tree.code_for_node(node.params).strip()
             body = tree.code_for_node(node.body)
             if "\n" in body or "\r" in body:
-                body = f"({body})"
+                # `return (` puts the body's first line at a new column: its continuation lines follow it.
+                start = _body_start(tree, node, body, key, text)
+                moved = None if start is None else _reindented(body, text, *start, len(indent) + len("return ("),
+                                                               len(indent))
+                body = f"({body if moved is None else moved})"
             signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
             # Identical lambdas (same parameters, body and captured names) share one helper.
             shape = (signature, body)
@@ -149,6 +159,92 @@ class HoistLambda(WinspawnCodemod):
                                                                   *lines[leading_blank_count(statement):]])
             body.append(statement)
         return new_tree.with_changes(body=body)
+
+
+def _body_start(tree: cst.Module, node: cst.Lambda, body: str, key: tuple[int, int],
+                text: str) -> Optional[tuple[int, int, int]]:
+    """Where the lambda's *body* (its code) starts in *text*: line, column, and the indentation of that line;
+    *key*: where the ``lambda`` keyword is (line, column; its own parentheses excluded, as in ``ast``)."""
+    code = tree.code_for_node(node)
+    rpar = "".join(tree.code_for_node(p) for p in node.rpar)
+    lpar = "".join(tree.code_for_node(p) for p in node.lpar)
+    end = len(code) - len(rpar)
+    if code[end - len(body):end] != body:
+        return None
+    before = code[len(lpar):end - len(body)]
+    number = key[0] + before.count("\n")
+    lines = split_lines(text)
+    if not 0 < number <= len(lines):
+        return None
+    line = lines[number - 1]
+    indentation = len(line) - len(line.lstrip(" "))
+    if "\n" in before:  # libcst leaves the block's indentation out of continuation lines: the text has it
+        column = indentation + len(before.rsplit("\n", 1)[1].lstrip(" "))
+    else:
+        column = key[1] + len(before)
+    return number, column, indentation
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+def _reindented(body: str, text: str, first_line: int, old_col: int, old_indent: int, new_col: int,
+                new_indent: int) -> Optional[str]:
+    """*body*'s continuation lines for its first line moved from column *old_col* (on a line indented
+    *old_indent*) to *new_col* (on a line indented *new_indent*), as pycodestyle wants them: a line inside a
+    bracket the body opened moves with that bracket (a visual indent) or with the indentation of the bracket's
+    line (a hanging indent: the bracket ends its line); a line at the body's own level is aligned with the
+    body's first character (a visual indent after ``return (``); a line that starts inside a string is left as
+    it is.  None when that cannot be done (tabs, a line that would have to start left of column 0).
+
+    libcst renders a node's continuation lines without the indentation of the block around it: where a line
+    starts is read from *text*, whose line *first_line* holds the body's first line."""
+    lines = [line for line in _LINE.findall(body) if line]
+    try:  # in parentheses, as in the new `return (...)`: a line at the body's own level is a continuation
+        tokens = list(tokenize.generate_tokens(io.StringIO("(" + body.replace("\r\n", "\n") + ")").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    # The brackets the body opened and has not closed yet: (line, hanging), lines 0-based.
+    opened: list[tuple[int, bool]] = []
+    open_at_start: dict[int, Optional[tuple[int, bool]]] = {}  # line -> its innermost open bracket (None: none)
+    in_string: set[int] = set()
+    for index, token in enumerate(tokens):
+        (start_line, _), (end_line, _) = token.start, token.end
+        for line in range(start_line - 1, end_line):
+            open_at_start.setdefault(line, opened[-1] if opened else None)
+        if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", None):
+            in_string.update(range(start_line, end_line))  # lines 1..: they start inside the string
+        if token.type == tokenize.OP and token.string in "([{" and index:  # (not the wrapping parenthesis)
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            hanging = following is not None and following.type in (tokenize.NL, tokenize.COMMENT)
+            opened.append((start_line - 1, hanging))
+        elif token.type == tokenize.OP and token.string in ")]}" and opened:
+            opened.pop()
+    shifts = {0: new_col - old_col}  # line -> how far it moves
+    indent_shifts = {0: new_indent - old_indent}  # line -> how far its indentation moves
+    out = [lines[0]]
+    source = split_lines(text)
+    for number, line in enumerate(lines[1:], start=1):
+        content = line.lstrip(" ")
+        if number in in_string or not content.strip():
+            shifts[number] = indent_shifts[number] = 0
+            out.append(line)
+            continue
+        original = source[first_line - 1 + number] if first_line - 1 + number < len(source) else ""
+        lead = len(original) - len(original.lstrip(" "))
+        if content.startswith("\t") or not original[lead:].startswith(content.rstrip("\r\n")[:20]):
+            return None
+        bracket = open_at_start.get(number)
+        if bracket is None:
+            shifts[number] = new_col - lead
+        else:
+            line, hanging = bracket
+            shifts[number] = indent_shifts[line] if hanging else shifts[line]
+        indent_shifts[number] = shifts[number]
+        if lead + shifts[number] < 0:
+            return None
+        out.append(" " * (lead + shifts[number]) + content)
+    return "".join(out)
 
 
 def _statement_of(node: ast.AST, parent: dict) -> ast.stmt:
