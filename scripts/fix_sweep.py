@@ -3,9 +3,9 @@
     python scripts/fix_sweep.py [--timeout S] [--corpus DIR] REPO [REPO ...]
 
 For each repository (a directory under ``--corpus``, default ``.corpus`` of the main checkout) it times a
-check of the whole repository and a ``--diff --unsafe-fixes`` run of it (``winspawn-lint -j 1``, in a
-subprocess), then fixes every file that has findings, in this process, with a per-file time limit, and
-checks that:
+check of the whole repository and a ``--diff --unsafe-fixes`` run of it (``winspawn-lint -j 1 --no-cache``:
+both cold, in a subprocess), then fixes every file that has findings, in this process, with a per-file time
+limit, and checks that:
 
 * the fix finishes (a hang is a file that takes longer than ``--timeout``);
 * the patched file compiles;
@@ -65,7 +65,7 @@ def python_files(root: str) -> list[str]:
 
 def timed_cli(args: list[str], timeout: float) -> float:
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "winspawn_lint", "--isolated", "-j", "1", *args],
+    subprocess.run([sys.executable, "-m", "winspawn_lint", "--isolated", "--no-cache", "-j", "1", *args],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
     return time.monotonic() - start
 
@@ -126,8 +126,10 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
         if noted[finding.code]:
             noted[finding.code] -= 1
         else:
-            why = "no fix for this rule" if finding.rule.fix_safety.value == "none" else (
-                _NAMES.sub("`_`", general[0]) if general else "left without a note")
+            why = ("no fix for this rule" if finding.rule.fix_safety.value == "none" else
+                   "no fix for this case (the check marks it: nothing for a fix to rewrite)"
+                   if finding.safety.value == "none" else
+                   _NAMES.sub("`_`", general[0]) if general else "left without a note")
             reasons[f"{finding.code} {why}"] += 1
             if why == "left without a note":
                 failures.append(f"UNFIXED WITHOUT A NOTE {path}:{finding.line}: {finding.code}")
