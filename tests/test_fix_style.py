@@ -79,6 +79,28 @@ def test_a_backslash_continuation_is_indented_with_its_statement():
     assert deeper("total = 1 + \\\n    2\n") == ("total = 1 + \\\n        2\n", None)
 
 
+@pytest.mark.parametrize("code, expected", [
+    # The string does not fit on a row of its own after `print(` either: it becomes two literals (implicit
+    # concatenation, one value), the second lined up under the first, as pycodestyle accepts.  A part with no
+    # replacement field loses the `f` (pyflakes' F541).
+    ('print(f"Your model is available at this address: https://hf.co/{repo_name} !!")\n',
+     'print("Your model is available at this address: "\n      f"https://hf.co/{repo_name} !!")\n'),
+    # ... and its `{{` means `{` again
+    ('print(f"Model {{hub}} is at the address of the hub, lok: https://hf.co {name}")\n',
+     'print("Model {hub} is at the address of the hub, lok: https://hf.co "\n      f"{name}")\n'),
+    # never inside a \N{...} escape
+    ('print("Your model is available at this address now: \\N{LATIN SMALL LETTER A} ")\n',
+     'print("Your model is available at this address now: "\n      "\\N{LATIN SMALL LETTER A} ")\n'),
+])
+def test_a_long_string_in_brackets_is_split_after_a_space_keeping_its_value(code, expected):
+    assert len(code) - 1 == 75 + len("    ")  # fits now; one block deeper it would not
+    assert deeper(code) == (expected, None)
+    printed: list = []
+    for text in (code, expected):
+        exec(text, {"name": "me", "repo_name": "me/model", "print": lambda *args: printed.append(args)})
+    assert printed[0] == printed[1]
+
+
 @pytest.mark.parametrize("code, why", [
     ("# " + "a comment " * 7 + "ends\n",
      "the comment `# a comment a comment a commen…` would be longer than 79 columns"),

@@ -4,6 +4,7 @@ rewrapped where a line would newly pass the limit."""
 
 from __future__ import annotations
 
+import ast
 import configparser
 import functools
 import io
@@ -96,9 +97,11 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
     Returns ``(code, None)``, or ``(code, why)`` when a line that fits now would not fit there and has no clean
     wrap.  libcst indents logical lines and bracketed continuation lines with their block, not lines after a
     backslash, which are indented here (else they end up outdented: pycodestyle's E122/E128).  A newly long
-    line is broken the way black and pycodestyle accept (see :func:`_break_row`).  Tokens, comments and strings
-    are kept byte for byte (checked: the token stream must be unchanged); a comment, a long string or name, or
-    the first line of a statement already spread over several lines is not rewrapped.
+    line is broken the way black and pycodestyle accept (see :func:`_break_row`), as a last resort by splitting
+    a string literal inside brackets in two (:func:`_split_string`).  Tokens and comments are kept byte for
+    byte, and strings keep their values (checked: the tokens other than strings are unchanged, and so is the
+    syntax tree); a comment, a string outside brackets, a long name, or the first line of a statement already
+    spread over several lines is not rewrapped.
     """
     lines = code.splitlines(keepends=True)
     shift = len(indent)
@@ -141,9 +144,19 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
     if not replaced:
         return code, None
     new = "".join(replaced.get(row, line) for row, line in enumerate(lines, 1))
-    if _significant(new) != _significant(code):  # a wrap must only move whitespace
+    # A wrap only moves whitespace, or splits a string literal in two (implicit concatenation): the tokens
+    # other than strings are the same, and so is the syntax tree (where the two parts are one value again).
+    if _significant(new) != _significant(code) and not (
+            _significant(new, strings=False) == _significant(code, strings=False) and _same_tree(new, code)):
         return code, "wrapping its long lines would change its tokens"
     return new, None
+
+
+def _same_tree(one: str, other: str) -> bool:
+    try:
+        return ast.dump(ast.parse(one)) == ast.dump(ast.parse(other))
+    except (SyntaxError, ValueError):
+        return False
 
 
 @dataclass
@@ -184,6 +197,7 @@ def _depth_change(token: tokenize.TokenInfo) -> int:
 
 _FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12 tokenizes f-strings
 _FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
+_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 _NOQA = re.compile(r"# no(?:qa|pep8)\b", re.I)
 
 
@@ -197,10 +211,15 @@ def _too_long(line: str, limit: int) -> bool:
     return not (len(chunks) == 2 and chunks[0] == "#" and len(line) - len(chunks[-1]) < limit - 7)
 
 
-def _significant(code: str) -> list[tuple[int, str]]:
+def _significant(code: str, strings: bool = True) -> list[tuple[int, str]]:
+    """The tokens of ``code`` other than line breaks and indentation (and, ``strings=False``, string literals:
+    what an f-string holds between its braces stays)."""
+    skip = {tokenize.NL, tokenize.INDENT, tokenize.DEDENT}
+    if not strings:
+        skip |= {tokenize.STRING, _FSTRING_START, _FSTRING_MIDDLE, _FSTRING_END}
     try:
         return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(code).readline)
-                if t.type not in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT)]
+                if t.type not in skip]
     except (tokenize.TokenError, SyntaxError):
         return []
 
@@ -261,7 +280,76 @@ def _break_row(line: str, row: _Row, limit: int) -> Optional[str]:
         packed = _pack(line, code, starts, inner[opener], closer, hang, limit)
         if packed is not None:
             return f"{line[:code[opener].end[1]]}\n{packed}"
+    return _split_string(line, code, row.depth, limit)
+
+
+_PREFIX = re.compile(r"""([rRbBuUfF]*)(['"])""")
+
+
+def _split_string(line: str, code: list, depth: int, limit: int) -> Optional[str]:
+    """``line`` with its longest string literal inside brackets split in two after a space, the second part on
+    the next row aligned with the first (pycodestyle lines up a string with the string above it), or None.
+
+    A part with no replacement field loses an f-string's ``f`` (pyflakes' F541), its ``{{``/``}}`` undone."""
+    spans: list[tuple[int, int]] = []  # (start, end) columns of the literals at bracket depth >= 1
+    nesting, begun = 0, (0, 0)  # 3.12 tokenizes an f-string as FSTRING_START ... FSTRING_END
+    for token in code:
+        if token.type == _FSTRING_START:
+            begun = begun if nesting else token.start
+            nesting += 1
+        elif token.type == _FSTRING_END:
+            nesting -= 1
+            if nesting == 0 and depth > 0 and begun[0] == token.end[0]:
+                spans.append((begun[1], token.end[1]))
+        elif nesting == 0:
+            if token.type == tokenize.STRING and depth > 0 and token.start[0] == token.end[0]:
+                spans.append((token.start[1], token.end[1]))
+            depth += _depth_change(token)
+    for start, end in sorted(spans, key=lambda span: span[0] - span[1]):  # the longest first
+        literal = line[start:end]
+        match = _PREFIX.match(literal)
+        if match is None or literal[match.end() - 1:match.end() + 2] in ('"""', "'''"):
+            continue
+        prefix, quote = match.groups()
+        content = literal[match.end():-1]
+        formatted = "f" in prefix.lower()
+        for cut in reversed(_cuts(content, formatted, "r" in prefix.lower())):
+            head = f"{line[:start]}{_part(prefix, quote, content[:cut], formatted)}"
+            tail = f"{' ' * start}{_part(prefix, quote, content[cut:], formatted)}{line[end:]}"
+            if len(head) <= limit and len(tail) <= limit:
+                return f"{head}\n{tail}"
     return None
+
+
+def _cuts(content: str, formatted: bool, raw: bool) -> list[int]:
+    """Where *content* (a string literal's text between its quotes) can be split: after a space, outside an
+    f-string's replacement fields and a ``\\N{...}`` escape."""
+    cuts, fields, index = [], 0, 0
+    while index < len(content):
+        char = content[index]
+        if char == "\\" and not raw:
+            if content.startswith("N{", index + 1):
+                closing = content.find("}", index)
+                index = len(content) if closing < 0 else closing + 1
+                continue
+            index += 2
+            continue
+        if formatted and char in "{}":
+            if fields == 0 and content.startswith(char * 2, index):
+                index += 2
+                continue
+            fields += 1 if char == "{" else -1
+        elif char == " " and fields == 0 and 0 < index + 1 < len(content):
+            cuts.append(index + 1)
+        index += 1
+    return cuts
+
+
+def _part(prefix: str, quote: str, text: str, formatted: bool) -> str:
+    if formatted and "{" not in text.replace("{{", "").replace("}}", ""):
+        prefix = prefix.replace("f", "").replace("F", "")
+        text = text.replace("{{", "{").replace("}}", "}")
+    return f"{prefix}{quote}{text}{quote}"
 
 
 def _pack(line: str, code: list, starts: list[int], commas: list[int], end: int, indent: str,

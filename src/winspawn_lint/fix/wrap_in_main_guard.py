@@ -22,8 +22,9 @@ A name assigned by flagged code and read by a function that may run in a worker 
 value, a method, or what those call) must stay at module level, else the worker gets a NameError:
 that finding is reported without a fix.  Moved statements are one block deeper: a line that would
 newly pass the project's maximum line length is wrapped (:func:`.style.indent_deeper`), and a statement
-with such a line that has no clean break (a long string or comment) does not move, with a note.  The new
-guard always starts with ``freeze_support()`` (reusing an ``import multiprocessing``, else importing it).
+with such a line that has no clean break (a long comment, a long string outside brackets) does not move,
+with a note.  The new guard always starts with ``freeze_support()`` (reusing an ``import
+multiprocessing``, else importing it).
 UNSAFE: code that imports the module no longer gets the moved names or side effects.
 
 Run on its own::
