@@ -42,6 +42,10 @@ class Rule:
     #: the fix rewrites the construct the check points it at (``Finding.fix_hint``: a lambda, a definition, an
     #: ``open()`` call); a finding of this rule without a hint has no fix (it shows no ``[*]``)
     fix_needs_hint: bool = False
+    #: rules whose hazard keeps this one from happening, where the check then says nothing (a training loop at
+    #: import time never reaches a second epoch under spawn): a fix of one of them may reveal this finding,
+    #: which the fixer does not count as one it introduced
+    masked_by: tuple["Rule", ...] = ()
 
     @property
     def family(self) -> str:
@@ -230,6 +234,7 @@ WSP902 = Rule(
     FixSafety.NONE,
     "A `DataLoader` with workers and no `persistent_workers=True` is iterated once per epoch (performance).",
     breaks=SPAWN_ONLY,
+    masked_by=(WSP101,),
 )
 
 # Every Rule defined above, in catalogue order; a rule is named by its own code, so a check that emits

@@ -28,7 +28,7 @@ from typing import Optional
 
 from .. import pipeline
 from ..finding import Finding
-from ..rules import FixSafety
+from ..rules import RULES, FixSafety
 from ._base import statement_texts, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
@@ -235,13 +235,17 @@ class _Run:
             return f"produced code that does not compile ({error.msg})"
         before = Counter(f.code for f in self.check(current))
         after = Counter(f.code for f in self.check(new))
-        added = sorted(code for code in after if after[code] > before[code])
+        added = sorted(code for code in after if after[code] > before[code] and not self._revealed(code))
         if added:
             return f"would introduce {', '.join(added)}"
         hidden = sorted(code for code in before if code not in self.targeted and after[code] < before[code])
         if hidden:
             return f"would hide {', '.join(hidden)} without fixing it"
         return None
+
+    def _revealed(self, code: str) -> bool:
+        """Whether a new finding of ``code`` is one the original had, masked by a hazard this run fixes."""
+        return any(rule.code in self.targeted for rule in RULES[code].masked_by)
 
     def _note(self, note: str) -> None:
         if note not in self.notes:
