@@ -229,8 +229,9 @@ def _check_many(paths: list[str], job: Job, jobs: int, walked: frozenset[str] = 
 
 def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str], use_cache: bool) -> list[FileResult]:
     """_check_many, answering from the results cache what it can.  With ``--fix``/``--diff`` the cache answers
-    only the files that have nothing to fix at the requested safety (most of a repository); the others are read,
-    checked and fixed as without it (a file ``--fix`` rewrote is not stored: its findings are the old text's)."""
+    the files that have nothing to fix at the requested safety (most of a repository) and those whose fix it
+    holds for the same text and request; the others are read, checked and fixed as without it (a file ``--fix``
+    rewrote is not stored: its findings are the old text's)."""
     if not use_cache or not paths:
         return _check_many(paths, job, jobs, walked)
     from .io import cache as cache_module, notebook
