@@ -1,1 +1,0 @@
-"""Lightweight vendored OpenPI PyTorch modules for PI0/PI05 parity tests."""

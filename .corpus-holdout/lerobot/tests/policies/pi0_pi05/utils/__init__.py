@@ -1,1 +1,0 @@
-"""Utilities shared by PI0/PI05 policy tests."""

@@ -1,2 +1,0 @@
-from .thunder_ddp import ThunderDDPStrategy  # noqa: F401
-from .thunder_fsdp import ThunderFSDPStrategy  # noqa: F401
