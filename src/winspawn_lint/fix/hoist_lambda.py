@@ -32,7 +32,7 @@ from ..io.source import split_lines
 from ._base import StatementMap, WinspawnCodemod, blank_lines, leading_blank_count, statement_groups
 from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
                     top_level_statement, unique_name)
-from .style import max_line_length
+from .style import max_line_length, rows_inside
 
 
 @dataclass
@@ -108,6 +108,7 @@ class HoistLambda(WinspawnCodemod):
             owners[key] = top_index[id(top_level_statement(statement, parent))]
         indent = tree.default_indent
         shapes: dict[tuple[str, str], str] = {}
+        source: Optional[list[str]] = None  # the module's lines, split for the first multi-line body
         limit = max_line_length(self.context.filename)
         for key, plan in sorted(plans.items()):
             node = lambdas.get(key)
@@ -117,8 +118,9 @@ class HoistLambda(WinspawnCodemod):
             body = tree.code_for_node(node.body)
             if "\n" in body or "\r" in body:
                 # `return (` puts the body's first line at a new column: its continuation lines follow it.
-                start = _body_start(tree, node, body, key, text)
-                moved = None if start is None else _reindented(body, text, *start, len(indent) + len("return ("),
+                source = source if source is not None else split_lines(text)
+                start = _body_start(tree, node, body, key, source)
+                moved = None if start is None else _reindented(body, source, *start, len(indent) + len("return ("),
                                                                len(indent))
                 body = f"({body if moved is None else moved})"
             signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
@@ -162,9 +164,10 @@ class HoistLambda(WinspawnCodemod):
 
 
 def _body_start(tree: cst.Module, node: cst.Lambda, body: str, key: tuple[int, int],
-                text: str) -> Optional[tuple[int, int, int]]:
-    """Where the lambda's *body* (its code) starts in *text*: line, column, and the indentation of that line;
-    *key*: where the ``lambda`` keyword is (line, column; its own parentheses excluded, as in ``ast``)."""
+                lines: list[str]) -> Optional[tuple[int, int, int]]:
+    """Where the lambda's *body* (its code) starts in the module's *lines*: line, column, and the indentation of
+    that line; *key*: where the ``lambda`` keyword is (line, column; its own parentheses excluded, as in
+    ``ast``)."""
     code = tree.code_for_node(node)
     rpar = "".join(tree.code_for_node(p) for p in node.rpar)
     lpar = "".join(tree.code_for_node(p) for p in node.lpar)
@@ -173,7 +176,6 @@ def _body_start(tree: cst.Module, node: cst.Lambda, body: str, key: tuple[int, i
         return None
     before = code[len(lpar):end - len(body)]
     number = key[0] + before.count("\n")
-    lines = split_lines(text)
     if not 0 < number <= len(lines):
         return None
     line = lines[number - 1]
@@ -188,7 +190,7 @@ def _body_start(tree: cst.Module, node: cst.Lambda, body: str, key: tuple[int, i
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
 
-def _reindented(body: str, text: str, first_line: int, old_col: int, old_indent: int, new_col: int,
+def _reindented(body: str, source: list[str], first_line: int, old_col: int, old_indent: int, new_col: int,
                 new_indent: int) -> Optional[str]:
     """*body*'s continuation lines for its first line moved from column *old_col* (on a line indented
     *old_indent*) to *new_col* (on a line indented *new_indent*), as pycodestyle wants them: a line inside a
@@ -198,7 +200,7 @@ def _reindented(body: str, text: str, first_line: int, old_col: int, old_indent:
     it is.  None when that cannot be done (tabs, a line that would have to start left of column 0).
 
     libcst renders a node's continuation lines without the indentation of the block around it: where a line
-    starts is read from *text*, whose line *first_line* holds the body's first line."""
+    starts is read from the module's lines *source*, whose line *first_line* holds the body's first line."""
     lines = [line for line in _LINE.findall(body) if line]
     try:  # in parentheses, as in the new `return (...)`: a line at the body's own level is a continuation
         tokens = list(tokenize.generate_tokens(io.StringIO("(" + body.replace("\r\n", "\n") + ")").readline))
@@ -212,8 +214,7 @@ def _reindented(body: str, text: str, first_line: int, old_col: int, old_indent:
         (start_line, _), (end_line, _) = token.start, token.end
         for line in range(start_line - 1, end_line):
             open_at_start.setdefault(line, opened[-1] if opened else None)
-        if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", None):
-            in_string.update(range(start_line, end_line))  # lines 1..: they start inside the string
+        in_string.update(row - 1 for row in rows_inside(token))
         if token.type == tokenize.OP and token.string in "([{" and index:  # (not the wrapping parenthesis)
             following = tokens[index + 1] if index + 1 < len(tokens) else None
             hanging = following is not None and following.type in (tokenize.NL, tokenize.COMMENT)
@@ -223,7 +224,6 @@ def _reindented(body: str, text: str, first_line: int, old_col: int, old_indent:
     shifts = {0: new_col - old_col}  # line -> how far it moves
     indent_shifts = {0: new_indent - old_indent}  # line -> how far its indentation moves
     out = [lines[0]]
-    source = split_lines(text)
     for number, line in enumerate(lines[1:], start=1):
         content = line.lstrip(" ")
         if number in in_string or not content.strip():

@@ -114,8 +114,7 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
     rows: dict[int, _Row] = {}
     current: list[tokenize.TokenInfo] = []
     for token in tokens:
-        if token.type in (tokenize.STRING, _FSTRING_MIDDLE):
-            in_string.update(range(token.start[0] + 1, token.end[0] + 1))
+        in_string.update(rows_inside(token))
         if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER) \
                 and not current:
             continue
@@ -198,6 +197,15 @@ def _depth_change(token: tokenize.TokenInfo) -> int:
 _FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12 tokenizes f-strings
 _FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
+
+
+def rows_inside(token: tokenize.TokenInfo) -> range:
+    """The rows (1-based) that begin inside *token*'s text: those after the first of a string spanning lines."""
+    if token.type in (tokenize.STRING, _FSTRING_MIDDLE):
+        return range(token.start[0] + 1, token.end[0] + 1)
+    return range(0)
+
+
 _NOQA = re.compile(r"# no(?:qa|pep8)\b", re.I)
 
 

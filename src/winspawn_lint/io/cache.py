@@ -338,8 +338,8 @@ class ResultsCache:
 
     def lookup_fix(self, path: str, key: str, original: str) -> Optional[CachedFix]:
         """What ``--fix``/``--diff`` made of *path*'s text *original* for fix request *key*, if stored (call after
-        a :meth:`lookup` hit: the entry is valid then)."""
-        entry = self._entry(path, need_parsed=False)
+        a :meth:`lookup` hit, which found the entry valid)."""
+        entry = self.valid.get(os.path.abspath(path))
         record = entry.fixes.get(key) if entry is not None else None
         return decode_fix(original, record) if record is not None else None
 
