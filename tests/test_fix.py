@@ -160,12 +160,10 @@ def test_unfixable_findings_leave_file_untouched_with_a_note():
 def test_output_that_does_not_compile_is_refused(monkeypatch):
     from winspawn_lint.fix import hoist_lambda
 
-    def broken(self, tree):
-        # An empty indent renders the function body unindented: code that does not compile.
-        return tree.with_changes(default_indent="", body=[*tree.body, *self.parse_statements(
-            tree, "def _broken():\n    return 1\n")])
+    def broken(self, text):
+        return text + "def _broken():\nreturn 1\n"  # a body not indented: code that does not compile
 
-    monkeypatch.setattr(hoist_lambda.HoistLambda, "transform_module_impl", broken)
+    monkeypatch.setattr(hoist_lambda.HoistLambda, "transform_text_impl", broken)
     text = (FIXTURES_DIR / "wsp201_dataloader_collate_lambda.py").read_text(encoding="utf-8")
     outcome = fix_text(text, None, ALL, unsafe=True)
     assert outcome.text == text

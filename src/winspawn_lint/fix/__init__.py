@@ -201,11 +201,15 @@ class _Run:
                 self.kept.add((class_name, current))
                 command = command_class(self.filename, findings=targets, unsafe=self.unsafe)
                 command.source_text = current
+                transformed = None
                 try:
-                    tree = self.parse(current)
-                    transformed = command.transform_module(tree)
-                    # A codemod that changes nothing returns its tree: rendering it again would cost as much.
-                    new = current if transformed is tree else self.render(transformed)
+                    if command_class.ON_TEXT:
+                        new = command.transform_text(current)
+                    else:
+                        tree = self.parse(current)
+                        transformed = command.transform_module(tree)
+                        # A codemod that changes nothing returns its tree: rendering it again would cost as much.
+                        new = current if transformed is tree else self.render(transformed)
                 except Exception as error:  # a codemod bug must not lose the user's file
                     self._note(f"{class_name} failed ({type(error).__name__}: {error}); skipped")
                     continue
@@ -221,7 +225,8 @@ class _Run:
                 # The codemod's tree is the next codemods' tree of its text (rendering it gave the text, and
                 # libcst trees are never changed in place): parsing the text again would cost more than all the
                 # codemods together.
-                self.parsed.setdefault(new, transformed)
+                if transformed is not None:
+                    self.parsed.setdefault(new, transformed)
                 current = new
                 changed_by.add(class_name)
             if not changed_by:

@@ -25,7 +25,7 @@ from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
-from .imports import add_imports
+from .imports import add_imports, add_imports_to_text
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
@@ -44,8 +44,12 @@ class WinspawnCodemod:
     """Base: holds the findings this codemod fixes and the notes on those it could not.
 
     A subclass implements ``transform_module_impl(tree) -> tree`` and returns ``tree`` itself when it changes
-    nothing (the driver then does not render it again).
+    nothing (the driver then does not render it again); or, with ``ON_TEXT``, ``transform_text_impl(text) ->
+    text``, rewriting rows at ``ast`` positions (:mod:`.lines`) with no libcst tree of the module.
     """
+
+    #: the codemod rewrites the text (the driver parses no libcst tree for it)
+    ON_TEXT: ClassVar[bool] = False
 
     #: the rules this codemod fixes, from the catalogue
     FIXES: ClassVar[tuple[Rule, ...]] = ()
@@ -73,9 +77,23 @@ class WinspawnCodemod:
         raise NotImplementedError
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
+        if self.ON_TEXT:
+            text = self.source_text if self.source_text is not None else tree.code
+            new = self.transform_text(text)
+            return tree if new == text else cst.parse_module(new)
         self._imports = []
         tree = self.transform_module_impl(tree)
         return add_imports(tree, self._imports) if self._imports else tree
+
+    def transform_text_impl(self, text: str) -> str:
+        raise NotImplementedError
+
+    def transform_text(self, text: str) -> str:
+        """``text`` rewritten (``ON_TEXT`` codemods); ``text`` itself when nothing changes."""
+        self._imports = []
+        self.source_text = text
+        new = self.transform_text_impl(text)
+        return add_imports_to_text(new, syntax_tree(text), self._imports) if self._imports and new != text else new
 
     def warn(self, message: str) -> None:
         self.context.warnings.append(message)
@@ -104,7 +122,7 @@ class WinspawnCodemod:
         """The module's text, ``ast`` and positions; the driver passes the text it parsed (rendering a big
         tree again costs more than the codemod), and one text is analysed once for all the codemods."""
         text = self.source_text if self.source_text is not None else tree.code
-        return text, syntax_tree(text), _positions(text)
+        return text, syntax_tree(text), positions_of(text)
 
     def scopes(self, module: ast.Module) -> ScopeTree:
         """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text."""
@@ -132,7 +150,8 @@ def syntax_tree(text: str) -> ast.Module:
 
 
 @functools.lru_cache(maxsize=4)
-def _positions(text: str) -> Positions:
+def positions_of(text: str) -> Positions:
+    """The position model of ``text``, made once for every codemod that reads it."""
     return Positions.of(text)
 
 

@@ -25,13 +25,12 @@ import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
-import libcst as cst
-
 from .. import rules
 from ..io.source import split_lines
-from ._base import StatementMap, WinspawnCodemod, blank_lines, leading_blank_count, statement_groups
+from ._base import WinspawnCodemod, positions_of, syntax_tree
 from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
                     top_level_statement, unique_name)
+from .lines import Lines
 from .style import max_line_length, rows_inside
 
 
@@ -53,8 +52,10 @@ class HoistLambda(WinspawnCodemod):
     def wants(finding) -> bool:
         return "lambda" in finding.fix_hint
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, positions = self.prepare(tree)
+    ON_TEXT = True
+
+    def transform_text_impl(self, text: str) -> str:
+        module, positions = syntax_tree(text), positions_of(text)
         parent = parents(module)
         scopes = self.scopes(module)
         taken = module_names(module)
@@ -86,42 +87,29 @@ class HoistLambda(WinspawnCodemod):
                 continue
             plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding], node)
         if not plans:
-            return tree
+            return text
 
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        # Each lambda is found again as the n-th lambda, in source order, of the innermost statement that holds
-        # it (outside that statement's nested blocks); the parameters are compared to be sure.
-        statements = StatementMap(tree, module)
-        top_index = {id(stmt): index for index, group in enumerate(statement_groups(tree, module)) for stmt in group}
-        lambdas: dict[tuple[int, int], cst.Lambda] = {}
-        owners: dict[tuple[int, int], int] = {}  # lambda -> index of its top-level statement
-        for key, plan in plans.items():
-            statement = _statement_of(plan.node, parent)
-            siblings = sorted((n for n in ast.walk(statement) if isinstance(n, ast.Lambda)
-                               and _statement_of(n, parent) is statement), key=lambda n: (n.lineno, n.col_offset))
-            found = statements.find(statement, cst.Lambda, siblings.index(plan.node))
-            if found is None or _param_names(found) != _ast_param_names(plan.node):
-                for finding in plan.findings:
-                    self.note(finding, "the lambda could not be located in the concrete syntax tree")
-                continue
-            lambdas[key] = found
-            owners[key] = top_index[id(top_level_statement(statement, parent))]
-        indent = tree.default_indent
+        lines = Lines(text)
+        top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
+        indent = _indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}
-        source: Optional[list[str]] = None  # the module's lines, split for the first multi-line body
+        source: Optional[list[str]] = None  # the module's rows without line ends, split for the first multi-line body
         limit = max_line_length(self.context.filename)
+        inserts: dict[int, list[str]] = {}  # index of a top-level statement -> definitions before it
         for key, plan in sorted(plans.items()):
-            node = lambdas.get(key)
-            if node is None or key not in owners:
+            parts = _parts(lines, plan.node)
+            if parts is None:
+                for finding in plan.findings:
+                    self.note(finding, "the lambda could not be split into its parameters and body")
                 continue
-            params = tree.code_for_node(node.params).strip()
-            body = tree.code_for_node(node.body)
+            params, body, (row, column) = parts
             if "\n" in body or "\r" in body:
                 # `return (` puts the body's first line at a new column: its continuation lines follow it.
                 source = source if source is not None else split_lines(text)
-                start = _body_start(tree, node, body, key, source)
-                moved = None if start is None else _reindented(body, source, *start, len(indent) + len("return ("),
-                                                               len(indent))
+                indentation = len(lines.indent(row))
+                moved = _reindented(body, source, row, column, indentation, len(indent) + len("return ("),
+                                    len(indent))
                 body = f"({body if moved is None else moved})"
             signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
             # Identical lambdas (same parameters, body and captured names) share one helper.
@@ -133,58 +121,71 @@ class HoistLambda(WinspawnCodemod):
                 header = f"def {plan.name}({signature}):"
                 if len(header) > limit:  # the parameters on a continuation line, indented twice
                     header = f"def {plan.name}(\n{indent * 2}{signature}):"
-                plan.definition = f"{header}\n{indent}return {body}\n"
+                inserts.setdefault(top_index[id(top_level_statement(plan.node, parent))], []).append(
+                    f"{header}\n{indent}return {body}\n")
             plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
+            lines.replace_node(plan.node, plan.replacement.replace("\n", lines.newline))
             self.applied.extend(plan.findings)
-
-        ready = {key: plan for key, plan in plans.items() if plan.replacement}
-        if not ready:
-            return tree
-
-        new_tree = statements.replace({
-            id(lambdas[key]): cst.parse_expression(plan.replacement, config=tree.config_for_parsing).with_changes(
-                lpar=lambdas[key].lpar, rpar=lambdas[key].rpar)
-            for key, plan in ready.items()})
-        inserts: dict[int, list[cst.BaseStatement]] = {}
-        for key, plan in sorted(ready.items()):
-            if plan.definition:
-                inserts.setdefault(owners[key], []).extend(self.parse_statements(tree, plan.definition))
-        body: list[cst.BaseStatement] = []
-        for index, statement in enumerate(new_tree.body):
-            definitions = inserts.get(index, ())
-            for definition in definitions:
-                # Two blank lines around a top-level def (pycodestyle E302, E305), none at the top of the file.
-                body.append(definition.with_changes(leading_lines=blank_lines(2) if body else []))
-            if definitions:
-                lines = list(getattr(statement, "leading_lines", ()))
-                statement = statement.with_changes(leading_lines=[*blank_lines(2),
-                                                                  *lines[leading_blank_count(statement):]])
-            body.append(statement)
-        return new_tree.with_changes(body=body)
+        if not any(plan.replacement for plan in plans.values()):
+            return text
+        for index, definitions in inserts.items():
+            # Two blank lines around a top-level def (pycodestyle E302, E305), none at the top of the file; the
+            # statement after them keeps its comment rows, after two blank rows.
+            at = lines.top_leading(module, index)
+            blanks = lines.blank_run(at) if index else 0
+            lines.replace(at, at + blanks - 1, ("\n\n" if index else "") + "\n\n".join(definitions) + "\n\n")
+        return lines.edited()
 
 
-def _body_start(tree: cst.Module, node: cst.Lambda, body: str, key: tuple[int, int],
-                lines: list[str]) -> Optional[tuple[int, int, int]]:
-    """Where the lambda's *body* (its code) starts in the module's *lines*: line, column, and the indentation of
-    that line; *key*: where the ``lambda`` keyword is (line, column; its own parentheses excluded, as in
-    ``ast``)."""
-    code = tree.code_for_node(node)
-    rpar = "".join(tree.code_for_node(p) for p in node.rpar)
-    lpar = "".join(tree.code_for_node(p) for p in node.lpar)
-    end = len(code) - len(rpar)
-    if code[end - len(body):end] != body:
+def _indent_step(module: ast.Module, lines: Lines) -> str:
+    """The module's indentation step, as libcst's ``default_indent`` finds it: the first indented block's."""
+    for node in ast.walk(module):
+        body = getattr(node, "body", None)
+        if isinstance(node, ast.stmt) and isinstance(body, list) and body and body[0].lineno > node.lineno:
+            step = lines.indent(body[0].lineno)[len(lines.indent(node.lineno)):]
+            if step:
+                return step
+    return "    "
+
+
+def _parts(lines: Lines, node: ast.Lambda) -> Optional[tuple[str, str, tuple[int, int]]]:
+    """The lambda's parameters and body as they are written, and where the body starts (row, character
+    column); None when its tokens do not split there."""
+    code = lines.segment(node).lstrip(" ")
+    first_column = len(lines.segment(node)) - len(code)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("(" + code + ")").readline))
+    except (tokenize.TokenError, SyntaxError):
         return None
-    before = code[len(lpar):end - len(body)]
-    number = key[0] + before.count("\n")
-    if not 0 < number <= len(lines):
+    depth = pending = 0
+    colon = None
+    for index, token in enumerate(tokens[1:], start=1):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.NAME and token.string == "lambda":
+            pending += 1  # a lambda in a default value has its own colon
+        elif depth == 0 and token.type == tokenize.OP and token.string == ":":
+            pending -= 1
+            if pending == 0:
+                colon = index
+                break
+    if colon is None:
         return None
-    line = lines[number - 1]
-    indentation = len(line) - len(line.lstrip(" "))
-    if "\n" in before:  # libcst leaves the block's indentation out of continuation lines: the text has it
-        column = indentation + len(before.rsplit("\n", 1)[1].lstrip(" "))
-    else:
-        column = key[1] + len(before)
-    return number, column, indentation
+    body_token = next((t for t in tokens[colon + 1:] if t.type not in (tokenize.NL, tokenize.COMMENT)), None)
+    if body_token is None:
+        return None
+    rows = code.split("\n")
+
+    def offset(row: int, column: int) -> int:  # in `code`, for a token position of "(" + code
+        return sum(len(r) + 1 for r in rows[:row - 1]) + column - (1 if row == 1 else 0)
+
+    params = code[len("lambda"):offset(*tokens[colon].start)].strip()
+    body = code[offset(*body_token.start):]
+    row = node.lineno + body_token.start[0] - 1
+    column = body_token.start[1] - 1 + first_column if body_token.start[0] == 1 else body_token.start[1]
+    return params, body, (row, column)
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -245,25 +246,6 @@ def _reindented(body: str, source: list[str], first_line: int, old_col: int, old
             return None
         out.append(" " * (lead + shifts[number]) + content)
     return "".join(out)
-
-
-def _statement_of(node: ast.AST, parent: dict) -> ast.stmt:
-    while not isinstance(node, ast.stmt):  # ends: every expression is inside a statement
-        node = parent[node]
-    return node
-
-
-def _param_names(node: cst.Lambda) -> list[str]:
-    params = node.params
-    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
-    return [p.name.value for p in [*params.posonly_params, *params.params, *star, *params.kwonly_params,
-                                   *([params.star_kwarg] if params.star_kwarg else [])]]
-
-
-def _ast_param_names(node: ast.Lambda) -> list[str]:
-    args = node.args
-    return [a.arg for a in [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs,
-                            *([args.kwarg] if args.kwarg else [])]]
 
 
 def _role(node: ast.AST, parent: dict) -> str:

@@ -14,6 +14,7 @@ methods for matcher decorators on every instantiation: 70 ms per fixed file, mea
 
 from __future__ import annotations
 
+import ast
 import sys
 from typing import Iterable, Optional
 
@@ -67,6 +68,39 @@ def add_imports(tree: cst.Module, needed: Iterable[tuple[str, Optional[str]]]) -
     for statement in inserted:
         body, end = _insert_in_stdlib_group(body, start, end, statement)
     return tree.with_changes(body=body)
+
+
+def add_imports_to_text(text: str, module: ast.Module, needed: Iterable[tuple[str, Optional[str]]]) -> str:
+    """:func:`add_imports` for a text whose leading rows are those ``module`` (an ``ast`` of an earlier version
+    of it, edited below its import block only) was parsed from: only those rows, and the blank and comment rows
+    after them, go through libcst, with a ``pass`` standing for the rest of the module."""
+    from .lines import CannotEdit, Lines
+
+    lines = Lines(text)
+    count = 1 if module.body and _is_ast_docstring_or_strict_flag(module.body[0]) else 0
+    while count < len(module.body) and isinstance(module.body[count], (ast.Import, ast.ImportFrom)):
+        count += 1
+    # A statement that shares its last row with the next one (`import os; x = 1`) is not part of the block.
+    while count and count < len(module.body) and module.body[count].lineno <= module.body[count - 1].end_lineno:
+        count -= 1
+    last = module.body[count - 1].end_lineno if count else 0
+    while last < len(lines.rows) and (not lines.row(last + 1).strip() or lines.row(last + 1).lstrip().startswith("#")):
+        last += 1
+    rest = last < len(lines.rows)
+    fragment = "".join(lines.rows[:last]) + ("pass" + lines.newline if rest else "")
+    code = add_imports(cst.parse_module(fragment), needed).code
+    if rest:
+        if not code.endswith("pass" + lines.newline):
+            raise CannotEdit("the imports could not be placed")
+        code = code[:-len("pass" + lines.newline)]
+    return code + text[lines.offset(last + 1):]
+
+
+def _is_ast_docstring_or_strict_flag(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    return (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "__strict__")
 
 
 def _insert_in_stdlib_group(body: list, start: int, end: int, statement) -> tuple[list, int]:

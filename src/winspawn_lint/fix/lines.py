@@ -1,0 +1,186 @@
+"""A module's text as rows, edited at ``ast`` positions: for the codemods that rewrite a few statements of a
+module without a libcst tree of all of it.  Parsing a module with libcst costs more than checking it (over
+diffusers' 74 fixable files: 6.5 s of parsing against a 3.3 s check of the whole repository), while a hoist
+touches a handful of rows.
+
+Which blank and comment rows go with a statement follows libcst, so that an edit of rows gives the text the
+same edit of a libcst tree gives:
+
+* a statement's *leading rows* are the blank and comment rows between it and the statement before it (after
+  that one's footer), or its block's header; at the top of a module they are the module's header instead;
+* a block's *footer* runs from its last statement to the last comment row after it that is indented at least
+  as far as the block (blank rows and shallower comments in between included).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from typing import Optional
+
+from .style import rows_inside
+
+_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class CannotEdit(Exception):
+    """The rows cannot be rewritten as asked (indentation that does not nest, tokens that do not split)."""
+
+
+class Lines:
+    """Rows of one text (1-based, line endings kept) and the edits planned on them, applied together."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.rows = _ROW.findall(text)
+        found = _NEWLINE.search(text)
+        self.newline = found.group() if found else "\n"  # what libcst calls the module's default newline
+        self._starts = [0]  # row n starts at self._starts[n - 1]; the last entry is the text's end
+        for row in self.rows:
+            self._starts.append(self._starts[-1] + len(row))
+        self._edits: list[tuple[int, int, str]] = []  # (start, end) offsets in the text, new text
+
+    # -- reading ----------------------------------------------------------------------------------------
+    def row(self, number: int) -> str:
+        return self.rows[number - 1] if 1 <= number <= len(self.rows) else ""
+
+    def indent(self, number: int) -> str:
+        row = self.row(number)
+        return row[:len(row) - len(row.lstrip(" \t"))]
+
+    def segment(self, node: ast.AST) -> str:
+        """``ast.get_source_segment(text, node, padded=True)`` without splitting the whole text each time."""
+        first, last = node.lineno, node.end_lineno
+        rows = [row.rstrip("\r\n") for row in self.rows[first - 1:last]]
+        if not rows:
+            return ""
+        start, end = _char(rows[0], node.col_offset), _char(rows[-1], node.end_col_offset)
+        if len(rows) == 1:
+            return " " * start + rows[0][start:end]
+        return "\n".join([" " * start + rows[0][start:], *rows[1:-1], rows[-1][:end]])
+
+    def first(self, statement: ast.stmt) -> int:
+        """The statement's first row (its first decorator's, for a decorated one)."""
+        return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+
+    def last(self, statement: ast.stmt) -> int:
+        """The statement's last row, its blocks' footer included."""
+        end = statement.end_lineno
+        body = getattr(statement, "body", None)
+        if not isinstance(body, list) or not body or body[0].lineno == statement.lineno:
+            return end  # a simple statement, or a block on the header's line: no footer
+        depth = len(self.indent(body[0].lineno).expandtabs())
+        row = last = end
+        while row < len(self.rows) and _blank_or_comment(self.row(row + 1)):
+            row += 1
+            if _is_comment(self.row(row)) and len(self.indent(row).expandtabs()) >= depth:
+                last = row
+        return last
+
+    def leading(self, statement: ast.stmt, previous: Optional[ast.stmt]) -> int:
+        """The first of the statement's leading rows; ``previous``: the statement before it in its block."""
+        row = self.first(statement)
+        bound = self.last(previous) if previous is not None else 0
+        while row - 1 > bound and _blank_or_comment(self.row(row - 1)):
+            row -= 1
+        return row
+
+    def top_leading(self, module: ast.Module, index: int) -> int:
+        """The first leading row of top-level statement ``index``; the first statement has none (the rows
+        above it are the module's header)."""
+        statement = module.body[index]
+        return self.first(statement) if index == 0 else self.leading(statement, module.body[index - 1])
+
+    def blank_run(self, row: int) -> int:
+        """How many blank rows start at ``row``."""
+        count = 0
+        while row + count <= len(self.rows) and not self.row(row + count).strip():
+            count += 1
+        return count
+
+    def string_rows(self, first: int, last: int) -> set[int]:
+        """The rows of ``first..last`` (a run of whole statements) that begin inside a string."""
+        code = "".join(self.rows[first - 1:last])
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+            return {first - 1 + row for token in tokens for row in rows_inside(token)}
+        except (tokenize.TokenError, SyntaxError, IndentationError) as error:
+            raise CannotEdit("its rows could not be tokenized") from error
+
+    def dedented(self, first: int, last: int, indent: str) -> str:
+        """Rows ``first..last`` with ``indent`` taken off each (``\\n`` line ends): a block moved to column 0.
+        Rows inside strings keep their text; a comment or blank row indented less loses what it has."""
+        inside = self.string_rows(first, last)
+        out = []
+        for number in range(first, last + 1):
+            row = self.row(number).rstrip("\r\n")
+            if number in inside:
+                out.append(row)
+            elif row.startswith(indent):
+                out.append(row[len(indent):])
+            elif _blank_or_comment(row):
+                out.append(row.lstrip(" \t"))
+            else:
+                raise CannotEdit("a line of it is indented less than its first line")
+        return "\n".join(out) + "\n"
+
+    # -- editing ----------------------------------------------------------------------------------------
+    def offset(self, row: int, column: int = 0) -> int:
+        """Where (``row``, character ``column``) is in the text."""
+        return self._starts[min(max(row, 1), len(self._starts)) - 1] + column
+
+    def replace(self, first: int, last: int, text: str) -> None:
+        """Rows ``first..last`` become ``text`` (``\\n`` line ends; rows as they should stand, line ends included)."""
+        self._edits.append((self.offset(first), self.offset(last + 1), text))
+
+    def insert(self, before: int, text: str) -> None:
+        """``text`` (whole rows) before row ``before``; inserts at one row keep the order they were made in."""
+        self._edits.append((self.offset(before), self.offset(before), text))
+
+    def replace_node(self, node: ast.AST, text: str) -> None:
+        """The code of ``node`` (an ``ast`` expression: its own parentheses stay) becomes ``text``."""
+        start = self.offset(node.lineno, _char(self.row(node.lineno), node.col_offset))
+        end = self.offset(node.end_lineno, _char(self.row(node.end_lineno), node.end_col_offset))
+        self._edits.append((start, end, text))
+
+    def edited(self) -> str:
+        """The text with every edit applied; :class:`CannotEdit` when two overlap."""
+        if not self._edits:
+            return self.text
+        out: list[str] = []
+        at = 0
+        for start, end, text in sorted(self._edits, key=lambda edit: (edit[0], edit[1])):
+            if start < at:
+                raise CannotEdit("two of its edits overlap")
+            out.append(self.text[at:start])
+            out.append(text.replace("\n", self.newline) if self.newline != "\n" else text)
+            at = end
+        out.append(self.text[at:])
+        return "".join(out)
+
+
+def indented(code: str, indent: str) -> str:
+    """``code`` (whole statements at column 0, ``\\n`` line ends) with ``indent`` before each row that is not
+    blank and does not begin inside a string."""
+    try:
+        inside = {row for token in tokenize.generate_tokens(io.StringIO(code).readline) for row in rows_inside(token)}
+    except (tokenize.TokenError, SyntaxError) as error:
+        raise CannotEdit("it could not be tokenized") from error
+    return "".join(row if number in inside or not row.strip() else indent + row
+                   for number, row in enumerate(code.splitlines(keepends=True), 1))
+
+
+def _char(row: str, byte_col: int) -> int:
+    return byte_col if row.isascii() else len(row.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+
+def _blank_or_comment(row: str) -> bool:
+    stripped = row.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def _is_comment(row: str) -> bool:
+    return row.lstrip().startswith("#")
