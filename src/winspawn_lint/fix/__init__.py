@@ -273,7 +273,7 @@ def _on_original(findings: list[Finding], original: list[Finding], text: str, cu
     message may name a line the rewrite moved), preferring the one on the line it came from (lines the rewrite
     left in place map back through a diff of the two texts); one with no counterpart is kept as it is.
     """
-    if current == text:
+    if current == text or not findings:
         return list(findings)
     line_map = _line_map(text, current)
     free = list(original)

@@ -30,7 +30,7 @@ from ..io.source import split_lines
 from ._base import WinspawnCodemod, positions_of, syntax_tree
 from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
                     top_level_statement, unique_name)
-from .lines import Lines
+from .lines import Lines, indent_step
 from .style import max_line_length, rows_inside
 
 
@@ -92,7 +92,7 @@ class HoistLambda(WinspawnCodemod):
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
         lines = Lines(text)
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
-        indent = _indent_step(module, lines)
+        indent = indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}
         source: Optional[list[str]] = None  # the module's rows without line ends, split for the first multi-line body
         limit = max_line_length(self.context.filename)
@@ -135,17 +135,6 @@ class HoistLambda(WinspawnCodemod):
             blanks = lines.blank_run(at) if index else 0
             lines.replace(at, at + blanks - 1, ("\n\n" if index else "") + "\n\n".join(definitions) + "\n\n")
         return lines.edited()
-
-
-def _indent_step(module: ast.Module, lines: Lines) -> str:
-    """The module's indentation step, as libcst's ``default_indent`` finds it: the first indented block's."""
-    for node in ast.walk(module):
-        body = getattr(node, "body", None)
-        if isinstance(node, ast.stmt) and isinstance(body, list) and body and body[0].lineno > node.lineno:
-            step = lines.indent(body[0].lineno)[len(lines.indent(node.lineno)):]
-            if step:
-                return step
-    return "    "
 
 
 def _parts(lines: Lines, node: ast.Lambda) -> Optional[tuple[str, str, tuple[int, int]]]:

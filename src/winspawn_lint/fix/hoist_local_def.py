@@ -38,8 +38,10 @@ import libcst as cst
 
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import StatementMap, WinspawnCodemod, statement_groups, wrap_params
-from ._tree import CannotHoist, enclosing_free_variables, find_node, module_names, parents, top_level_statement, unique_name
+from ._base import WinspawnCodemod, syntax_tree, wrap_params
+from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, module_names, parents, top_level_statement,
+                    unique_name)
+from .lines import CannotEdit, Lines, indent_step, indented
 from .style import max_line_length, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -65,8 +67,11 @@ class HoistLocalDef(WinspawnCodemod):
     def wants(finding) -> bool:
         return "def" in finding.fix_hint
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, _ = self.prepare(tree)
+    ON_TEXT = True
+
+    def transform_text_impl(self, text: str) -> str:
+        module = syntax_tree(text)
+        lines = Lines(text)
         parent = parents(module)
         scopes = self.scopes(module)
         taken = module_names(module)
@@ -75,9 +80,16 @@ class HoistLocalDef(WinspawnCodemod):
         # (shape, the top-level statement index it is defined before) of each module-level function: an
         # identical local one is not hoisted again.
         shapes: dict[str, tuple[str, int]] = {}
+        # Only a function with as many statements can have the same shape: the others are never dumped.
+        module_functions: dict[int, list[tuple[int, ast.AST]]] = {}
         for index, stmt in enumerate(module.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.decorator_list:
-                shapes.setdefault(_shape(stmt, [], text), (stmt.name, index))
+                module_functions.setdefault(len(stmt.body), []).append((index, stmt))
+
+        def shape_of(node: ast.AST, free: list[str]) -> str:
+            for index, stmt in module_functions.pop(len(node.body), ()):
+                shapes.setdefault(_shape(stmt, [], lines), (stmt.name, index))
+            return _shape(node, free, lines)
         located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
         located.sort(key=lambda pair: (pair[1].lineno, pair[1].col_offset) if pair[1] is not None else (0, 0))
@@ -107,12 +119,12 @@ class HoistLocalDef(WinspawnCodemod):
             bound_once = len(scopes.scope_of[node].parent.bindings.get(node.name, ())) == 1
             top = top_level_statement(node, parent)
             top_index = next(i for i, stmt in enumerate(module.body) if stmt is top)
-            shape = _shape(node, free, text) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            shape = shape_of(node, free) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
             if shape in shapes and shapes[shape][1] <= top_index:
                 name = shapes[shape][0]
                 removable = name == node.name and not free and bound_once
                 # A removed definition's comment lines would go with it: such a one is hoisted on its own.
-                if not (removable and _has_leading_comment(node, text)):
+                if not (removable and _has_leading_comment(node, lines)):
                     plans[id(node)] = _Plan(node, name, free, findings, top, shared=True, keep_local=not removable)
                     return plans[id(node)]
             same_name = not free and node.name not in module_binds and bound_once
@@ -132,100 +144,97 @@ class HoistLocalDef(WinspawnCodemod):
             except CannotHoist as why:
                 self.note(finding, str(why))
         if not plans:
-            return tree
+            return text
+        return self._edit(lines, module, parent, plans)
+
+    def _edit(self, lines: Lines, module: ast.Module, parent: dict, plans: dict[int, _Plan]) -> str:
+        """The text with each planned definition hoisted, and what stands in its place."""
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
         limit = max_line_length(self.context.filename)
-        # A definition is found again through the statement map, and only the paths to them are visited.
-        statements = StatementMap(tree, module)
-        by_node = {id(statements.node(p.node)): p for p in plans.values()}
-        on_path = statements.paths(by_node)
-        groups = statement_groups(tree, module)
-        tops = {id(p.top) for p in plans.values()}
-        codemod = self
-        hoisted: dict[int, list[cst.BaseStatement]] = {}  # top-level statement index -> definitions before it
-        removed: set[int] = set()
-
-        class Hoist(cst.CSTTransformer):
-            def on_visit(self, node: cst.CSTNode) -> bool:
-                return id(node) in on_path
-
-            def _leave(self, original, updated):
-                plan = by_node.get(id(original))
-                if plan is None or plan.node.name != original.name.value:
-                    return updated
-                if plan.shared:
-                    return self._replace(original, plan)
-                definition = updated.with_changes(name=cst.Name(plan.new_name))
-                if plan.free and isinstance(definition, cst.FunctionDef):
-                    params = definition.params
-                    extra = [cst.Param(cst.Name(name)) for name in plan.free]
-                    if params.posonly_params:
-                        params = params.with_changes(posonly_params=[*extra, *params.posonly_params])
-                    else:
-                        params = params.with_changes(params=[*extra, *params.params])
-                    definition = wrap_params(definition.with_changes(params=params), limit, tree.default_indent)
-                comments = [line for line in original.leading_lines if line.comment is not None]
-                definition = definition.with_changes(
-                    leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False),
-                                   *[c.with_changes(indent=False) for c in comments]])
-                hoisted.setdefault(id(plan.top), []).append(definition)
-                return self._replace(original, plan)
-
-            def _replace(self, original, plan):
-                """What stands where the local definition was: nothing, or the local name bound to the hoisted one."""
-                codemod.applied.extend(plan.findings)
+        step = indent_step(module, lines)
+        top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
+        hoisted: dict[int, list[str]] = {}  # top-level statement index -> definitions before it
+        # Definitions inside another one move with it; the next pass hoists them from where they are then.
+        active = sorted((p for p in plans.values() if not any(id(above) in plans for above in ancestors(p.node, parent))),
+                        key=lambda p: (p.node.lineno, p.node.col_offset))
+        gone = {id(p.node) for p in active if not p.keep_local}
+        blocks = {id(block): block for block in (_block_of(p.node, parent) for p in active)}
+        # A block whose first statement goes: its new first statement loses the blank rows above its first
+        # comment (as libcst leaves it), or the block gets a `pass` when nothing is left.
+        new_first: set[int] = set()
+        for block in blocks.values():
+            left = [stmt for stmt in block if id(stmt) not in gone]
+            if not left:
+                lines.insert(lines.last(block[-1]) + 1, lines.indent(lines.first(block[-1])) + "pass\n")
+            elif left[0] is not block[0]:
+                new_first.add(id(left[0]))
+                if not any(p.node is left[0] for p in active):
+                    start = lines.last(block[block.index(left[0]) - 1]) + 1
+                    if lines.blank_run(start):
+                        lines.replace(start, start + lines.blank_run(start) - 1, "")
+        for plan in active:
+            node = plan.node
+            block = _block_of(node, parent)
+            position = next(i for i, stmt in enumerate(block) if stmt is node)
+            first, last = lines.first(node), lines.last(node)
+            lead = lines.leading(node, block[position - 1] if position else None)
+            indent = lines.indent(first)
+            comments = [row[len(indent):] if row.startswith(indent) else row.lstrip(" \t")
+                        for row in (lines.row(number).rstrip("\r\n") + "\n" for number in range(lead, first))
+                        if row.strip()]
+            try:
+                if not plan.shared:
+                    definition = self._hoisted(lines.dedented(first, last, indent), plan, limit, step)
+                    hoisted.setdefault(top_index[id(plan.top)], []).append("".join(comments) + definition)
                 if not plan.keep_local:
-                    removed.add(id(original))
-                    return cst.RemoveFromParent()
-                if plan.free:
-                    code = wrap_call(f"{original.name.value} = ", partial, [plan.new_name, *plan.free],
-                                     plan.node.col_offset, tree.default_indent, limit)
+                    lines.replace(lead, last, "")
                 else:
-                    code = f"{original.name.value} = {plan.new_name}\n"
-                statement = codemod.parse_statements(tree, code)[0]
-                # Comment lines above a hoisted definition went with it; a shared one leaves them here.
-                kept = [line for line in original.leading_lines if plan.shared or line.comment is None]
-                return statement.with_changes(leading_lines=kept)
+                    if plan.free:
+                        code = wrap_call(f"{node.name} = ", partial, [plan.new_name, *plan.free],
+                                         len(indent.expandtabs()), step, limit)
+                    else:
+                        code = f"{node.name} = {plan.new_name}\n"
+                    skip = lines.blank_run(lead) if id(node) in new_first else 0
+                    # Comment rows above a hoisted definition went with it; a shared one leaves them here.
+                    kept = "".join(lines.row(number) for number in range(lead + skip, first)
+                                   if plan.shared or not lines.row(number).strip())
+                    lines.replace(lead, last, kept.replace(lines.newline, "\n") + indented(code, indent))
+            except CannotEdit as why:
+                for finding in plan.findings:
+                    self.note(finding, str(why))
+                return lines.text
+            self.applied.extend(plan.findings)
+        for index, definitions in hoisted.items():
+            at = lines.top_leading(module, index)
+            top = module.body[index]
+            # Two blank rows around each new top-level definition (pycodestyle E302, E305), none at the top
+            # of the file; the statement after them gets two blank rows when it had fewer.
+            code = "".join(("\n\n" if index or number else "") + definition
+                           for number, definition in enumerate(definitions))
+            blanks = sum(1 for row in range(at, lines.first(top)) if not lines.row(row).strip())
+            lines.insert(at, code + "\n" * max(0, 2 - blanks))
+        try:
+            return lines.edited()
+        except CannotEdit as why:
+            for plan in plans.values():
+                for finding in plan.findings:
+                    self.note(finding, str(why))
+            return lines.text
 
-            def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
-                if not original.body or id(original.body[0]) not in removed:
-                    return updated
-                if not updated.body:
-                    return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-                first = updated.body[0]
-                lines = list(first.leading_lines)
-                while lines and lines[0].comment is None:
-                    lines.pop(0)
-                return updated.with_changes(body=[first.with_changes(leading_lines=lines), *updated.body[1:]])
-
-            def leave_FunctionDef(self, original, updated):
-                return self._leave(original, updated)
-
-            def leave_ClassDef(self, original, updated):
-                return self._leave(original, updated)
-
-        # Only visit inside top-level statements, so top-level definitions are never touched.
-        body: list[cst.BaseStatement] = []
-        for statement, group in zip(tree.body, groups):
-            mine = [stmt for stmt in group if id(stmt) in tops]
-            if not mine:
-                body.append(statement)
-                continue
-            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                new = statement.with_changes(body=statement.body.visit(Hoist()))
+    def _hoisted(self, fragment: str, plan: _Plan, limit: int, step: str) -> str:
+        """The module-level definition made of ``fragment`` (the local one's rows, at column 0): renamed, and
+        taking the names it read from the enclosing function as leading parameters."""
+        tree = cst.parse_module(fragment)
+        definition = tree.body[0].with_changes(name=cst.Name(plan.new_name))
+        if plan.free and isinstance(definition, cst.FunctionDef):
+            params = definition.params
+            extra = [cst.Param(cst.Name(name)) for name in plan.free]
+            if params.posonly_params:
+                params = params.with_changes(posonly_params=[*extra, *params.posonly_params])
             else:
-                new = statement.visit(Hoist())
-            for stmt in mine:
-                for index, definition in enumerate(hoisted.pop(id(stmt), [])):
-                    if index == 0 and not body:
-                        definition = definition.with_changes(leading_lines=[])
-                    body.append(definition)
-            blanks = [line for line in getattr(new, "leading_lines", ()) if line.comment is None]
-            if len(blanks) < 2 and body and any(isinstance(b, (cst.FunctionDef, cst.ClassDef)) for b in body[-1:]):
-                new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * (2 - len(blanks))
-                                       + list(new.leading_lines))
-            body.append(new)
-        return tree.with_changes(body=body)
+                params = params.with_changes(params=[*extra, *params.params])
+            definition = wrap_params(definition.with_changes(params=params), limit, step)
+        return tree.with_changes(body=[definition]).code
 
     # -- finding the definition ---------------------------------------------------------------------------
     def _definition(self, finding, module: ast.Module) -> Optional[ast.AST]:
@@ -246,7 +255,7 @@ class HoistLocalDef(WinspawnCodemod):
         return enclosing_free_variables(scopes, node)
 
 
-def _shape(node: ast.AST, free: list[str], text: str) -> str:
+def _shape(node: ast.AST, free: list[str], lines: Lines) -> str:
     """The module-level function ``node`` becomes once hoisted with ``free`` as leading parameters, whatever its
     name, and its comments: equal shapes are the same code, and dropping one of them loses no comment."""
     clone = copy.copy(node)
@@ -258,7 +267,7 @@ def _shape(node: ast.AST, free: list[str], text: str) -> str:
     else:
         args.args = [*extra, *args.args]
     clone.args = args
-    return f"{ast.dump(clone)}\n{_comments(ast.get_source_segment(text, node, padded=True) or '')}"
+    return f"{ast.dump(clone)}\n{_comments(lines.segment(node))}"
 
 
 def _comments(segment: str) -> str:
@@ -269,14 +278,22 @@ def _comments(segment: str) -> str:
         return repr(segment)  # cannot tell: shared only with the very same text
 
 
-def _has_leading_comment(node: ast.AST, text: str) -> bool:
-    """Whether a comment line sits right above the definition (or its decorators)."""
-    lines = text.splitlines()
-    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
-    for line in reversed(lines[:first - 1]):
-        if line.strip():
-            return line.strip().startswith("#")
-    return False
+def _has_leading_comment(node: ast.AST, lines: Lines) -> bool:
+    """Whether a comment row sits right above the definition (or its decorators)."""
+    row = lines.first(node) - 1
+    while row > 0 and not lines.row(row).strip():
+        row -= 1
+    return row > 0 and lines.row(row).lstrip().startswith("#")
+
+
+def _block_of(node: ast.stmt, parent: dict) -> list:
+    """The statement list that holds ``node``."""
+    holder = parent[node]
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(holder, name, None)
+        if isinstance(block, list) and any(stmt is node for stmt in block):
+            return block
+    raise CannotHoist("its block could not be found")
 
 
 def _local_function(scopes: ScopeTree, node: ast.AST, name: str) -> Optional[ast.AST]:

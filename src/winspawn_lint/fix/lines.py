@@ -162,6 +162,17 @@ class Lines:
         return "".join(out)
 
 
+def indent_step(module: ast.Module, lines: Lines) -> str:
+    """The module's indentation step, as libcst's ``default_indent`` finds it: the first indented block's."""
+    for node in ast.walk(module):
+        body = getattr(node, "body", None)
+        if isinstance(node, ast.stmt) and isinstance(body, list) and body and body[0].lineno > node.lineno:
+            step = lines.indent(body[0].lineno)[len(lines.indent(node.lineno)):]
+            if step:
+                return step
+    return "    "
+
+
 def indented(code: str, indent: str) -> str:
     """``code`` (whole statements at column 0, ``\\n`` line ends) with ``indent`` before each row that is not
     blank and does not begin inside a string."""
