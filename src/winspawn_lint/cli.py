@@ -110,7 +110,8 @@ def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optio
                 if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
                     from .fix import fix_text
 
-                    outcome = fix_text(src.text, path, settings, unsafe=job.unsafe_fixes, findings=result.findings)
+                    outcome = fix_text(src.text, path, settings, unsafe=job.unsafe_fixes, findings=result.findings,
+                                       tree=checked.tree)
                     key = cache.fix_key(job.unsafe_fixes, result.findings)
                     _fixed(path, src, result, job, stdin_data is not None, outcome)
                 elif job.fix or job.diff:  # nothing to do for the fixer (and no libcst import): say why

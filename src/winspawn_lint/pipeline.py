@@ -25,6 +25,8 @@ class Checked:
     #: the source lines as Python numbers them (see :func:`.source.split_lines`); None when the prefilter
     #: proved the text clean and nothing needed them
     lines: Optional[list[str]]
+    #: the text's ``ast`` when it was analysed (the fixer reads the same tree)
+    tree: Optional[ast.Module] = None
 
 
 def check(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None, *,
@@ -54,4 +56,4 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     findings = analysis.run(tree, lines, settings, filename, enabled)
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
-    return Checked(findings, lines)
+    return Checked(findings, lines, tree)

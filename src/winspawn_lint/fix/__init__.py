@@ -29,7 +29,7 @@ from typing import Optional
 from .. import pipeline
 from ..finding import Finding
 from ..rules import RULES, FixSafety
-from ._base import statement_texts, syntax_tree
+from ._base import remember_tree, statement_texts, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
@@ -66,11 +66,14 @@ def _allowed(finding: Finding, unsafe: bool, safe_rules: frozenset = frozenset()
 
 
 def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False,
-             findings: Optional[list[Finding]] = None) -> FixOutcome:
+             findings: Optional[list[Finding]] = None, tree=None) -> FixOutcome:
     """Apply every allowed fix to ``text``; never returns code that does not compile.
 
-    ``findings``: the check's findings for ``text`` when the caller has them (not checked again).
+    ``findings``: the check's findings for ``text`` when the caller has them (not checked again); ``tree``:
+    the ``ast`` they were found on (not parsed again).
     """
+    if tree is not None:
+        remember_tree(text, tree)
     # libcst keeps LF and CRLF files byte for byte but drops a lone-CR file's last newline: fix such a file
     # with LF endings and put its CRs back (old Mac files exist; they are valid Python).
     if "\r" in text and "\n" not in text:

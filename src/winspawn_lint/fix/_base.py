@@ -143,10 +143,23 @@ class WinspawnCodemod:
         return spelling
 
 
-@functools.lru_cache(maxsize=4)
 def syntax_tree(text: str) -> ast.Module:
     """The ``ast`` of ``text``: parsed once for the driver (compile, check) and every codemod that reads it."""
-    return ast.parse(text)
+    tree = _TREES.get(text)
+    if tree is None:
+        tree = ast.parse(text)
+        remember_tree(text, tree)
+    return tree
+
+
+def remember_tree(text: str, tree: ast.Module) -> None:
+    """Keep ``tree`` as the ``ast`` of ``text`` (the check's, which the fixer need not parse again)."""
+    _TREES[text] = tree
+    while len(_TREES) > 4:
+        del _TREES[next(iter(_TREES))]
+
+
+_TREES: dict[str, ast.Module] = {}  # the last texts parsed, oldest first
 
 
 @functools.lru_cache(maxsize=4)
