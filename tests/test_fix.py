@@ -170,6 +170,18 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
     assert "does not compile" in outcome.note
 
 
+@pytest.mark.parametrize("added", ["return 1\n", "def _f(a, a):\n    return a\n", "nonlocal x\n"])
+def test_output_the_parser_takes_but_the_compiler_refuses_is_refused(monkeypatch, added):
+    # Only the top-level statements a fix changed are compiled again: these errors come from the compiler.
+    from winspawn_lint.fix import hoist_lambda
+
+    monkeypatch.setattr(hoist_lambda.HoistLambda, "transform_text_impl", lambda self, text: text + added)
+    text = (FIXTURES_DIR / "wsp201_dataloader_collate_lambda.py").read_text(encoding="utf-8")
+    outcome = fix_text(text, None, ALL, unsafe=True)
+    assert outcome.text == text
+    assert "does not compile" in outcome.note
+
+
 @pytest.mark.parametrize("before, after", [
     ('if __name__ == "main":\n    print(1)\n', 'if __name__ == "__main__":\n    print(1)\n'),
     ("if __name__ == '__main':\n    print(1)\n", "if __name__ == '__main__':\n    print(1)\n"),

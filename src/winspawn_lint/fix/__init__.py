@@ -20,6 +20,7 @@ only when a file has something to fix.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 from collections import Counter
@@ -28,6 +29,7 @@ from typing import Optional
 
 from .. import pipeline
 from ..finding import Finding
+from ..io.source import split_lines
 from ..rules import RULES, FixSafety
 from ._base import remember_tree, statement_texts, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
@@ -238,7 +240,7 @@ class _Run:
 
     def _verify(self, new: str, current: str) -> Optional[str]:
         try:
-            compile(syntax_tree(new), self.filename or "<fix>", "exec", dont_inherit=True)
+            compile(_changed(syntax_tree(new), new, current), self.filename or "<fix>", "exec", dont_inherit=True)
         except SyntaxError as error:
             return f"produced code that does not compile ({error.msg})"
         before = Counter(f.code for f in self.check(current))
@@ -267,6 +269,19 @@ class _Run:
 
     def note(self) -> Optional[str]:
         return "; ".join([*self.declines.values(), *self.notes]) or None
+
+
+def _changed(tree: ast.Module, new: str, current: str) -> ast.Module:
+    """The module of the top-level statements of ``tree`` (the ``ast`` of ``new``) whose rows ``current`` does
+    not hold as they are, after its ``__future__`` imports: what the compiler has to see again.  Every error it
+    raises past the parser (``return`` outside a function, ``nonlocal`` with no binding, a duplicate parameter)
+    is within one top-level statement, and the statements left as they were compiled before."""
+    rows, old_rows = split_lines(new), split_lines(current)
+    before = Counter("\n".join(old_rows[s.lineno - 1:s.end_lineno]) for s in syntax_tree(current).body)
+    body = [statement for statement in tree.body
+            if (isinstance(statement, ast.ImportFrom) and statement.module == "__future__")
+            or before["\n".join(rows[statement.lineno - 1:statement.end_lineno])] == 0]
+    return ast.Module(body=body, type_ignores=[])
 
 
 def _on_original(findings: list[Finding], original: list[Finding], text: str, current: str) -> list[Finding]:
