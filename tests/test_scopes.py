@@ -125,3 +125,34 @@ def test_deep_nesting_does_not_recurse():
         "    " * (i + 1) + "if x:\n" for i in range(90)) + "    " * 91 + "return y\n"
     tree, module = _tree(code)
     assert tree.module_reads([_def(module, "f")]) == {"x", "y"}
+
+
+def test_a_tree_built_within_some_statements_answers_for_them_as_the_whole_one():
+    code = textwrap.dedent("""\
+        import os
+
+        def helper():
+            global COUNT
+            COUNT = 1
+            return [c for c in os.listdir(".")]
+
+        class Config:
+            size = 3
+
+        def main(path):
+            loader = open(path)
+            def collate(batch):
+                return [loader, batch, Config.size, COUNT]
+            return collate
+
+        if __name__ == "__main__":
+            GUARDED = main("x")
+        """)
+    module = ast.parse(code)
+    whole, part = ScopeTree(module), ScopeTree(module, within=[_def(module, "main")])
+    collate = _def(module, "collate")
+    assert part.module.bindings == whole.module.bindings
+    assert ({name: (scope.node, where) for name, (scope, where) in part.enclosing_reads(collate).items()}
+            == {name: (scope.node, where) for name, (scope, where) in whole.enclosing_reads(collate).items()})
+    assert part.module_reads([_def(module, "main")]) == whole.module_reads([_def(module, "main")])
+    assert _def(module, "helper") in part.scope_of and not part.scope_of[_def(module, "helper")].reads

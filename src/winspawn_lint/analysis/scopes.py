@@ -58,9 +58,14 @@ class Scope:
 class ScopeTree:
     """The scopes of one module, and where each name read resolves."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, within: Optional[Iterable[ast.stmt]] = None) -> None:
+        """``within``: the top-level statements whose scopes are asked about; the bodies of the module's other
+        functions and classes are then not walked (nothing in them binds a module-level name: ``global`` makes
+        a name the module's for reads, but its binding is recorded in the function's scope)."""
         self.module = Scope(tree, "module", None)
         self.scope_of: dict[ast.AST, Scope] = {tree: self.module}  # def/lambda/comprehension/class -> scope
+        self._skip = set() if within is None else {
+            id(stmt) for stmt in tree.body if isinstance(stmt, (*FUNCTIONS, ast.ClassDef))} - set(map(id, within))
         self._build(tree)
 
     # -- queries ---------------------------------------------------------------------------------------
@@ -163,7 +168,7 @@ class ScopeTree:
             inner = self._new(node, "lambda" if isinstance(node, ast.Lambda) else "function", scope)
             for arg in _params(node.args):
                 inner.bindings.setdefault(arg.arg, []).append(_position(node))
-            body = [node.body] if isinstance(node, ast.Lambda) else node.body
+            body = [node.body] if isinstance(node, ast.Lambda) else [] if id(node) in self._skip else node.body
             for child in reversed(body):
                 push((child, inner))
             for child in outer:
@@ -172,7 +177,7 @@ class ScopeTree:
         if isinstance(node, ast.ClassDef):
             scope.bind(node.name, node)
             inner = self._new(node, "class", scope)
-            for child in reversed(node.body):
+            for child in reversed([] if id(node) in self._skip else node.body):
                 push((child, inner))
             for child in _outer_parts(node):
                 push((child, scope))

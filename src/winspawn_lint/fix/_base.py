@@ -124,9 +124,10 @@ class WinspawnCodemod:
         text = self.source_text if self.source_text is not None else tree.code
         return text, syntax_tree(text), positions_of(text)
 
-    def scopes(self, module: ast.Module) -> ScopeTree:
-        """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text."""
-        return _scopes(module)
+    def scopes(self, module: ast.Module, within: Optional[Sequence[ast.stmt]] = None) -> ScopeTree:
+        """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text; ``within``: the
+        only top-level statements asked about (the others' functions and classes are not walked)."""
+        return _scopes(module, None if within is None else tuple(within))
 
     def parse_statements(self, tree: cst.Module, code: str) -> list[cst.BaseStatement]:
         """Statements from ``code`` (``\\n`` line ends; indents already in ``tree.default_indent``)."""
@@ -169,8 +170,8 @@ def positions_of(text: str) -> Positions:
 
 
 @functools.lru_cache(maxsize=4)
-def _scopes(module: ast.Module) -> ScopeTree:
-    return ScopeTree(module)
+def _scopes(module: ast.Module, within: Optional[tuple]) -> ScopeTree:
+    return ScopeTree(module, within)
 
 
 def existing_spelling(tree: ast.Module, module: str, name: str):

@@ -57,14 +57,14 @@ class HoistLambda(WinspawnCodemod):
     def transform_text_impl(self, text: str) -> str:
         module, positions = syntax_tree(text), positions_of(text)
         parent = parents(module)
-        scopes = self.scopes(module)
+        located = [(finding, find_node(module, (ast.Lambda,), finding.fix_hint["lambda"]["line"],
+                                       finding.fix_hint["lambda"]["col"]))
+                   for finding in self.findings_for(text) if finding.fix_hint.get("lambda")]
+        scopes = self.scopes(module, sorted({top_level_statement(node, parent) for _, node in located if node},
+                                            key=lambda stmt: stmt.lineno))
         taken = module_names(module)
         plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
-        for finding in self.findings_for(text):
-            hint = finding.fix_hint.get("lambda")
-            if not hint:
-                continue
-            node = find_node(module, (ast.Lambda,), hint["line"], hint["col"])
+        for finding, node in located:
             if node is None:
                 continue
             key = positions.node_start(node)

@@ -73,7 +73,9 @@ class HoistLocalDef(WinspawnCodemod):
         module = syntax_tree(text)
         lines = Lines(text)
         parent = parents(module)
-        scopes = self.scopes(module)
+        located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
+        scopes = self.scopes(module, sorted({top_level_statement(node, parent) for _, node in located if node},
+                                            key=lambda stmt: stmt.lineno))
         taken = module_names(module)
         module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
@@ -90,7 +92,7 @@ class HoistLocalDef(WinspawnCodemod):
             for index, stmt in module_functions.pop(len(node.body), ()):
                 shapes.setdefault(_shape(stmt, [], lines), (stmt.name, index))
             return _shape(node, free, lines)
-        located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
+
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
         located.sort(key=lambda pair: (pair[1].lineno, pair[1].col_offset) if pair[1] is not None else (0, 0))
 
