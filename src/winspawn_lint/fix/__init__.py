@@ -1,4 +1,5 @@
-"""``--fix``: rewrite flagged code with libcst codemods, one per transform.
+"""``--fix``: rewrite flagged code with codemods, one per transform (libcst trees, or rows of the text edited
+at ``ast`` positions for the hoists, which touch a few statements of large training scripts).
 
 * :mod:`.repair_main_guard` — WSP102 (a typo'd or inverted main guard, fixed in place);
 * :mod:`.hoist_guarded_def` — WSP106 (a definition workers need, out of the main guard);

@@ -7,8 +7,9 @@ to fix; run on its own through libcst's command line (:mod:`.commands`, an adapt
 route) it finds them itself by checking the module with every rule enabled.
 
 No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
-what ``--fix`` cost): nodes are found through the ``ast`` of the same text, statement by statement
-(:class:`StatementMap`), or by their order in the source.
+what ``--fix`` cost): nodes are found through the ``ast`` of the same text, or by their order in the source.
+The hoisting codemods (``ON_TEXT``) take no libcst tree of the module at all: they edit its rows at ``ast``
+positions (:mod:`.lines`), and only the rows they move go through libcst.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import ast
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar, Optional, Sequence, Union
+from typing import ClassVar, Optional, Sequence
 
 import libcst as cst
 
@@ -299,135 +300,3 @@ def definition_order(module: ast.Module) -> dict[int, int]:
     found = [node for node in ast.walk(module) if isinstance(node, DEFINITIONS)]
     found.sort(key=lambda node: (node.lineno, node.col_offset))
     return {id(node): index for index, node in enumerate(found)}
-
-
-class StatementMap:
-    """Each ``ast`` statement's libcst node, found by walking the statement lists of the two trees of one text
-    side by side (they hold the same statements in the same order; a libcst line ``a = 1; b = 2`` holds one
-    small statement per ``ast`` statement), and a rebuild of the tree that visits only the paths to the nodes
-    it replaces.  Both cost a walk over statements, where a visitor or ``PositionProvider`` would walk (or
-    render) every node of the module.
-    """
-
-    def __init__(self, tree: cst.Module, module: ast.Module) -> None:
-        self.tree = tree
-        self._node: dict[int, cst.CSTNode] = {}  # id(ast statement) -> its libcst statement
-        self._parent: dict[int, cst.CSTNode] = {}  # id(libcst node) -> its parent, on the paths walked
-        self._pair(tree, tree.body, module.body)
-
-    def node(self, statement: ast.stmt) -> Optional[cst.CSTNode]:
-        return self._node.get(id(statement))
-
-    def find(self, statement: ast.stmt, kind: type, index: int) -> Optional[cst.CSTNode]:
-        """The ``index``-th node of ``kind``, in source order, in ``statement`` outside its nested blocks."""
-        root = self.node(statement)
-        if root is None:
-            return None
-        found: list[cst.CSTNode] = []
-        seen: list[cst.CSTNode] = []
-        stack: list[cst.CSTNode] = []
-        parent = self._parent
-
-        class Find(cst.CSTVisitor):
-            def on_visit(self, node: cst.CSTNode) -> bool:
-                if found or (node is not root and isinstance(node, cst.BaseSuite)):
-                    return False
-                if isinstance(node, kind):
-                    if len(seen) == index:
-                        found.append(node)
-                        for child, above in zip([*stack[1:], node], stack):
-                            parent[id(child)] = above
-                        return False
-                    seen.append(node)
-                stack.append(node)
-                return True
-
-            def on_leave(self, original_node: cst.CSTNode) -> None:
-                if stack and stack[-1] is original_node:
-                    stack.pop()
-
-        root.visit(Find())
-        return found[0] if found else None
-
-    def paths(self, keys) -> set[int]:
-        """``id``s of the nodes ``keys`` (``id``s of nodes found through this map) and of every node above them:
-        a visitor that enters only these reaches the nodes and skips the rest of the tree."""
-        on_path = {id(self.tree)}
-        for key in keys:
-            while key in self._parent and key not in on_path:
-                on_path.add(key)
-                key = id(self._parent[key])
-        return on_path
-
-    def replace(self, replacements: dict[int, Union[cst.CSTNode, cst.RemovalSentinel]]) -> cst.Module:
-        """The tree with each node ``id(old) -> new`` replaced (nodes found through this map)."""
-        on_path = self.paths(replacements)
-
-        class Rebuild(cst.CSTTransformer):
-            def on_visit(self, node: cst.CSTNode) -> bool:
-                return id(node) in on_path and id(node) not in replacements
-
-            def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
-                return replacements.get(id(original), updated)
-
-        return self.tree.visit(Rebuild())
-
-    # -- pairing --------------------------------------------------------------------------------------
-    def _pair(self, parent: cst.CSTNode, statements: Sequence[cst.CSTNode], nodes: list[ast.stmt]) -> None:
-        at = 0
-        for statement in statements:
-            self._parent[id(statement)] = parent
-            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                self._pair(statement, statement.body, nodes[at:at + len(statement.body)])
-                at += len(statement.body)
-                continue
-            if at >= len(nodes):
-                raise ValueError("the libcst and ast trees hold different statements")
-            self._compound(statement, nodes[at])
-            at += 1
-        if at != len(nodes):
-            raise ValueError("the libcst and ast trees hold different statements")
-
-    def _compound(self, statement: cst.CSTNode, node: ast.stmt) -> None:
-        kind = _KINDS.get(type(node))
-        if not isinstance(statement, kind or cst.BaseSmallStatement):
-            raise ValueError(f"a libcst {type(statement).__name__} stands where ast has {type(node).__name__}")
-        self._node[id(node)] = statement
-        if kind is None:
-            return
-        if isinstance(statement, cst.Match):  # its blocks are its cases'
-            for case, ast_case in zip(statement.cases, node.cases):
-                self._parent[id(case)] = statement
-                self._suite(case.body, case, ast_case.body)
-            return
-        self._suite(statement.body, statement, node.body)
-        if isinstance(statement, cst.If) and node.orelse:
-            orelse = statement.orelse
-            self._parent[id(orelse)] = statement
-            if isinstance(orelse, cst.If):
-                self._compound(orelse, node.orelse[0])
-            else:
-                self._suite(orelse.body, orelse, node.orelse)
-        elif isinstance(statement, (cst.For, cst.While)) and statement.orelse is not None:
-            self._parent[id(statement.orelse)] = statement
-            self._suite(statement.orelse.body, statement.orelse, node.orelse)
-        elif isinstance(statement, (cst.Try, cst.TryStar)):
-            for handler, ast_handler in zip(statement.handlers, node.handlers):
-                self._parent[id(handler)] = statement
-                self._suite(handler.body, handler, ast_handler.body)
-            for part, body in ((statement.orelse, node.orelse), (statement.finalbody, node.finalbody)):
-                if part is not None:
-                    self._parent[id(part)] = statement
-                    self._suite(part.body, part, body)
-
-    def _suite(self, suite: cst.BaseSuite, parent: cst.CSTNode, nodes: list[ast.stmt]) -> None:
-        self._parent[id(suite)] = parent
-        self._pair(suite, suite.body, nodes)
-
-
-# The compound statements, ast -> libcst (any other is a small statement of a libcst line).
-_KINDS = {ast.FunctionDef: cst.FunctionDef, ast.AsyncFunctionDef: cst.FunctionDef, ast.ClassDef: cst.ClassDef,
-          ast.If: cst.If, ast.For: cst.For, ast.AsyncFor: cst.For, ast.While: cst.While, ast.With: cst.With,
-          ast.AsyncWith: cst.With, ast.Try: cst.Try, ast.Match: cst.Match}
-if hasattr(ast, "TryStar"):  # Python 3.11+
-    _KINDS[ast.TryStar] = cst.TryStar

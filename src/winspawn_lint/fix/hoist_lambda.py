@@ -189,8 +189,8 @@ def _reindented(body: str, source: list[str], first_line: int, old_col: int, old
     body's first character (a visual indent after ``return (``); a line that starts inside a string is left as
     it is.  None when that cannot be done (tabs, a line that would have to start left of column 0).
 
-    libcst renders a node's continuation lines without the indentation of the block around it: where a line
-    starts is read from the module's lines *source*, whose line *first_line* holds the body's first line."""
+    Where a line starts is read from the module's lines *source*, whose line *first_line* holds the body's
+    first line (*body*'s own rows are compared without their indentation)."""
     lines = [line for line in _LINE.findall(body) if line]
     try:  # in parentheses, as in the new `return (...)`: a line at the body's own level is a continuation
         tokens = list(tokenize.generate_tokens(io.StringIO("(" + body.replace("\r\n", "\n") + ")").readline))
