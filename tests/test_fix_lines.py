@@ -84,3 +84,15 @@ def test_segments_count_characters_where_ast_counts_bytes():
 @pytest.mark.parametrize("text, step", [("def f():\n  pass\n", "  "), ("x = 1\n", "    "), ("if a:\n\tb\n", "\t")])
 def test_indent_step_is_the_first_indented_blocks(text, step):
     assert indent_step(ast.parse(text), Lines(text)) == step
+
+
+def test_a_definition_that_cannot_move_as_rows_leaves_the_file_with_a_note():
+    from winspawn_lint.fix import fix_text
+    from winspawn_lint.rules import RULES
+    from winspawn_lint.settings import Settings
+
+    text = ("from torch.utils.data import DataLoader\n\n\ndef main(ds):\n    def collate(batch):\n"
+            "        return [b for b in (batch,\n1)]\n    return DataLoader(ds, collate_fn=collate, num_workers=2)\n")
+    outcome = fix_text(text, None, Settings(select=frozenset(RULES)), unsafe=True)
+    assert outcome.text == text
+    assert "indented less than its first line (while hoisting `collate`)" in outcome.note

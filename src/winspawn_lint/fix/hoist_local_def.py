@@ -202,10 +202,9 @@ class HoistLocalDef(WinspawnCodemod):
                                    if plan.shared or not lines.row(number).strip())
                     lines.replace(lead, last, kept.replace(lines.newline, "\n") + indented(code, indent))
             except CannotEdit as why:
-                for finding in plan.findings:
-                    self.note(finding, str(why))
-                return lines.text
-            self.applied.extend(plan.findings)
+                # The others may rely on this one (a shared definition, a helper hoisted with its caller): the
+                # pass makes no change, and says why for each.
+                return self._declined(plans, f"{why} (while hoisting `{node.name}`)", lines.text)
         for index, definitions in hoisted.items():
             at = lines.top_leading(module, index)
             top = module.body[index]
@@ -216,12 +215,18 @@ class HoistLocalDef(WinspawnCodemod):
             blanks = sum(1 for row in range(at, lines.first(top)) if not lines.row(row).strip())
             lines.insert(at, code + "\n" * max(0, 2 - blanks))
         try:
-            return lines.edited()
+            text = lines.edited()
         except CannotEdit as why:
-            for plan in plans.values():
-                for finding in plan.findings:
-                    self.note(finding, str(why))
-            return lines.text
+            return self._declined(plans, str(why), lines.text)
+        for plan in active:
+            self.applied.extend(plan.findings)
+        return text
+
+    def _declined(self, plans: dict[int, _Plan], why: str, text: str) -> str:
+        for plan in plans.values():
+            for finding in plan.findings:
+                self.note(finding, why)
+        return text
 
     def _hoisted(self, fragment: str, plan: _Plan, limit: int, step: str) -> str:
         """The module-level definition made of ``fragment`` (the local one's rows, at column 0): renamed, and
