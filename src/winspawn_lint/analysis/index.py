@@ -104,6 +104,10 @@ class ModuleIndex:
         self.module_scope = Scope(tree, "module", None)
         self.scope_of: dict[ast.AST, Scope] = {tree: self.module_scope}  # def/class/lambda -> its own scope
         self.calls: list[tuple[ast.Call, Site]] = []
+        #: the calls of a method (``x.name(...)``), by method name
+        self.method_calls: dict[str, list[tuple[ast.Call, Site]]] = {}
+        #: ``name.attr = value`` statements (one target: an attribute of a plain name), by attribute
+        self.attribute_assignments: dict[str, list[ast.Assign]] = {}
         #: iterated expressions: (iterable, node to report, site)
         self.iterations: list[tuple[ast.expr, ast.AST, Site]] = []
         self.lambdas: list[tuple[ast.Lambda, Site]] = []
@@ -189,6 +193,9 @@ class ModuleIndex:
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 self._bind_target(target, stmt, scope, stmt.value)
+            target = stmt.targets[0]
+            if len(stmt.targets) == 1 and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                self.attribute_assignments.setdefault(target.attr, []).append(stmt)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
             self._bind_target(stmt.target, stmt, scope, stmt.value)
         elif isinstance(stmt, ast.AugAssign):
@@ -229,6 +236,8 @@ class ModuleIndex:
             kind = type(node)
             if kind is ast.Call:
                 self.calls.append((node, site))
+                if type(node.func) is ast.Attribute:
+                    self.method_calls.setdefault(node.func.attr, []).append((node, site))
             elif kind is ast.Lambda:
                 self.lambdas.append((node, site))
                 for expr in _defaults(node.args):

@@ -385,18 +385,18 @@ def _kept_arguments(kept: Keeper, call: ast.Call) -> list[ast.expr]:
 
 def _in_place_transforms(ctx: Context, name: ast.Name, scope: Scope, api: str, reached: set) -> None:
     """`ds.set_transform(fn)` and `ds.transform = fn` on the same variable, in the same scope."""
-    for call, site in ctx.index.calls:
+    for call, site in ctx.index.method_calls.get("set_transform", ()):
         func = call.func
-        if (isinstance(func, ast.Attribute) and func.attr == "set_transform" and isinstance(func.value, ast.Name)
-                and func.value.id == name.id and site.scope is scope and call.args):
+        if isinstance(func.value, ast.Name) and func.value.id == name.id and site.scope is scope and call.args:
             _callable(ctx, call.args[0], scope, call.args[0], "the dataset's transform", api, set(), False, 1)
     if scope.kind == "function":
-        for node in ast.walk(scope.node):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if (isinstance(target, ast.Attribute) and target.attr in DATASET_TRANSFORM_KEYWORDS
-                        and isinstance(target.value, ast.Name) and target.value.id == name.id):
-                    _stored(ctx, node.value, scope, name.id, api, reached, 1)
+        node = scope.node  # the assignments in its code, nested functions included
+        start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+        found = [assign for attribute in DATASET_TRANSFORM_KEYWORDS
+                 for assign in ctx.index.attribute_assignments.get(attribute, ())
+                 if assign.targets[0].value.id == name.id and start <= (assign.lineno, assign.col_offset) <= end]
+        for assign in sorted(found, key=lambda assign: (assign.lineno, assign.col_offset)):
+            _stored(ctx, assign.value, scope, name.id, api, reached, 1)
 
 
 def _stored(ctx: Context, expr: ast.expr, scope: Scope, owner: str, api: str, reached: set, depth: int,
