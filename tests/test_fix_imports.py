@@ -55,3 +55,27 @@ def test_any_module_stays_valid_and_a_second_add_is_a_noop(code):
     once = add_imports(cst.parse_module(code), BOTH).code
     compile(once, "<added>", "exec")
     assert add_imports(cst.parse_module(once), BOTH).code == once
+
+
+# Shapes for `import m` added on rows (the hoisting codemods) and through libcst: the two must agree.  (Not an
+# empty module: libcst renders it with no final newline, and it has nothing to fix.)
+ROW_SHAPES = [
+    *(code for code, _ in CASES.values()),
+    "# only a comment\n", "__strict__ = True\nimport os\nx = 1\n", "import os\n# a comment\nx = 1\n",
+    "import os; import sys\nx = 1\n", "from .multiprocessing import Pool\nx = 1\n", "import functools as ft\nx = 1\n",
+    '"a" "b"\nx = 1\n', "import os\nx = 1\nfrom multiprocessing import Pool\n", "# licence\n\nimport zlib\n\n# c\nx = 1\n",
+    "from __future__ import annotations\n", "from __future__ import annotations\n\n\nx = 1\n# footer\n",
+    '"""Doc."""\n\nx = 1\n', '"""Doc."""\n# about x\nx = 1\n', "import abc\nimport zlib  # last\n\nimport torch\n",
+    "# top\nimport torch\nimport numpy\n", "import os.path\nimport torch\n", "def f():\n    pass\n",
+]
+
+
+@pytest.mark.parametrize("code", ROW_SHAPES)
+@pytest.mark.parametrize("modules", [["functools"], ["functools", "copyreg"]])
+def test_module_imports_added_on_rows_are_libcsts(code, modules):
+    import ast
+
+    from winspawn_lint.fix.imports import add_module_imports_to_text
+
+    expected = add_imports(cst.parse_module(code), [(module, None) for module in modules]).code
+    assert add_module_imports_to_text(code, ast.parse(code), modules) == expected

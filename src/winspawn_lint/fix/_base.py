@@ -26,7 +26,7 @@ from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
-from .imports import add_imports, add_imports_to_text
+from .imports import add_imports, add_module_imports_to_text
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
@@ -94,7 +94,11 @@ class WinspawnCodemod:
         self._imports = []
         self.source_text = text
         new = self.transform_text_impl(text)
-        return add_imports_to_text(new, syntax_tree(text), self._imports) if self._imports and new != text else new
+        if not self._imports or new == text:
+            return new
+        if any(name is not None for _, name in self._imports):
+            raise ValueError("a codemod that edits rows adds `import module` lines only")
+        return add_module_imports_to_text(new, syntax_tree(text), [module for module, _ in self._imports])
 
     def warn(self, message: str) -> None:
         self.context.warnings.append(message)

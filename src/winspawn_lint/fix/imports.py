@@ -7,6 +7,9 @@ anything else goes into the block's standard-library group, ``import m`` before 
 in module order, or starts that group (after ``__future__`` imports, set off by blank lines) when there is
 none.
 
+The codemods that edit rows (no libcst tree of the module) add only ``import m`` lines, on the rows, where
+:func:`add_imports` would put them (:func:`add_module_imports_to_text`; tests hold the two to each other).
+
 Why not AddImportsVisitor itself: it walks the whole tree twice through matchers and scans its own
 methods for matcher decorators on every instantiation: 70 ms per fixed file, measured, half of the time
 ``--fix`` spent.  Looking at the leading statements only is enough for the same result.
@@ -15,7 +18,9 @@ methods for matcher decorators on every instantiation: 70 ms per fixed file, mea
 from __future__ import annotations
 
 import ast
+import io
 import sys
+import tokenize
 from typing import Iterable, Optional
 
 import libcst as cst
@@ -70,37 +75,91 @@ def add_imports(tree: cst.Module, needed: Iterable[tuple[str, Optional[str]]]) -
     return tree.with_changes(body=body)
 
 
-def add_imports_to_text(text: str, module: ast.Module, needed: Iterable[tuple[str, Optional[str]]]) -> str:
-    """:func:`add_imports` for a text whose leading rows are those ``module`` (an ``ast`` of an earlier version
-    of it, edited below its import block only) was parsed from: only those rows, and the blank and comment rows
-    after them, go through libcst, with a ``pass`` standing for the rest of the module."""
-    from .lines import CannotEdit, Lines
+def add_module_imports_to_text(text: str, module: ast.Module, modules: Iterable[str]) -> str:
+    """:func:`add_imports` of ``import m`` for each of ``modules``, on the rows of ``text``, for the codemods that
+    edit rows: ``module`` is the ``ast`` of an earlier version of ``text`` edited below its import block only
+    (the rows of that block are the same), and the result is the text libcst would render."""
+    from .lines import Lines
 
     lines = Lines(text)
-    count = 1 if module.body and _is_ast_docstring_or_strict_flag(module.body[0]) else 0
-    while count < len(module.body) and isinstance(module.body[count], (ast.Import, ast.ImportFrom)):
-        count += 1
-    # A statement that shares its last row with the next one (`import os; x = 1`) is not part of the block.
-    while count and count < len(module.body) and module.body[count].lineno <= module.body[count - 1].end_lineno:
-        count -= 1
-    last = module.body[count - 1].end_lineno if count else 0
-    while last < len(lines.rows) and (not lines.row(last + 1).strip() or lines.row(last + 1).lstrip().startswith("#")):
-        last += 1
-    rest = last < len(lines.rows)
-    fragment = "".join(lines.rows[:last]) + ("pass" + lines.newline if rest else "")
-    code = add_imports(cst.parse_module(fragment), needed).code
-    if rest:
-        if not code.endswith("pass" + lines.newline):
-            raise CannotEdit("the imports could not be placed")
-        code = code[:-len("pass" + lines.newline)]
-    return code + text[lines.offset(last + 1):]
+    body = module.body
+    start = 1 if body and _is_ast_docstring_or_strict_flag(body[0], lines) else 0
+    end = start
+    while end < len(body) and isinstance(body[end], (ast.Import, ast.ImportFrom)) and _alone(body, end):
+        end += 1
+    have = {alias.name for node in body[start:end] if isinstance(node, ast.Import)
+            for alias in node.names if alias.asname is None}
+    inserts: dict[int, list[str]] = {}  # row -> the rows to insert before it, in order
+    new_group: list[str] = []
+    for name in sorted(set(modules) - have):
+        key = (0, name.lower())
+        group = [i for i in range(start, end) if _ast_group(body[i]) == "stdlib"]
+        if not group:
+            new_group.append(name)
+            continue
+        after = next((i for i in group if _ast_sort_key(body[i]) > key), None)
+        # After the group's last statement, or before the first that sorts after it (under that one's comments).
+        row = lines.last(body[group[-1]]) + 1 if after is None else lines.first(body[after])
+        inserts.setdefault(row, []).append(f"import {name}\n")
+    if new_group:  # a standard-library group of its own: after __future__ imports, else first
+        future = [i for i in range(start, end) if _ast_group(body[i]) == "future"]
+        at = future[-1] + 1 if future else start
+        code = "".join(f"import {name}\n" for name in new_group)
+        following = at < len(body)
+        if following and not future and at < end:  # under the comments of the block's first statement
+            row, blank_before = lines.first(body[at]), False
+        else:
+            row = (lines.top_leading(module, at) if following else lines.last(body[-1]) + 1 if body
+                   else len(lines.rows) + 1)
+            blank_before = bool(future)
+        # The statement after the group is set off by a blank row, unless its leading rows start with one.
+        blank_after = following and not (row == lines.top_leading(module, at) and at and
+                                         not lines.row(row).strip() and row < lines.first(body[at]))
+        inserts.setdefault(row, []).append(("\n" if blank_before else "") + code + ("\n" if blank_after else ""))
+    for row, rows in inserts.items():
+        lines.insert(row, "".join(rows))
+    return lines.edited()
 
 
-def _is_ast_docstring_or_strict_flag(node: ast.stmt) -> bool:
+def _is_ast_docstring_or_strict_flag(node: ast.stmt, lines) -> bool:
+    """:func:`_is_docstring_or_strict_flag` on the ``ast``: a docstring is one string literal (libcst's
+    ``SimpleString``; ``"a" "b"`` is not one)."""
     if isinstance(node, ast.Expr):
-        return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, (str, bytes))):
+            return False
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(lines.segment(node.value).lstrip()).readline)
+            return sum(token.type == tokenize.STRING for token in tokens) == 1
+        except (tokenize.TokenError, SyntaxError):
+            return False
     return (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
             and node.targets[0].id == "__strict__")
+
+
+def _alone(body: list, index: int) -> bool:
+    """Whether statement ``index`` has its rows to itself (libcst's one-statement line: no ``;``)."""
+    node = body[index]
+    return ((index == 0 or body[index - 1].end_lineno < node.lineno)
+            and (index + 1 == len(body) or body[index + 1].lineno > node.end_lineno))
+
+
+def _ast_sort_key(node: ast.stmt) -> tuple[int, str]:
+    if isinstance(node, ast.Import):
+        return 0, node.names[0].name.lower()
+    return 1, ("." * node.level + (node.module or "")).lower() if node.module else ""
+
+
+def _ast_group(node: ast.stmt) -> str:
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            return "local"
+        name = node.module or ""
+    else:
+        name = node.names[0].name
+    top = name.split(".")[0]
+    if top == "__future__":
+        return "future"
+    return "stdlib" if top in sys.stdlib_module_names else "other"
 
 
 def _insert_in_stdlib_group(body: list, start: int, end: int, statement) -> tuple[list, int]:
