@@ -177,3 +177,35 @@ def test_identical_local_definitions_are_hoisted_once():
     assert outcome.unfixed == []
     assert outcome.text.count("def collate(batch):") == 1
     assert outcome.text.count("def ") == 3
+
+
+HOISTED = '''\
+from torch.utils.data import DataLoader
+
+
+def main(dataset, tokenizer_for_the_training_set, augmentation_pipeline_for_images):
+    def collate(PARAMS):
+        return [tokenizer_for_the_training_set(b) for b in augmentation_pipeline_for_images(batch)]
+
+    return DataLoader(dataset, collate_fn=collate, num_workers=2)
+'''
+
+
+@pytest.mark.parametrize("params, header", [
+    # Too long on one row and on one continuation row: one parameter per row.
+    ("batch", "def _collate(\n        tokenizer_for_the_training_set,\n        augmentation_pipeline_for_images,\n"
+              "        batch):\n"),
+    # The commas inside a default value's lambda separate nothing.
+    ("batch=lambda a, b: a, other=2", "def _collate(\n        tokenizer_for_the_training_set,\n"
+                                      "        augmentation_pipeline_for_images,\n        batch=lambda a, b: a,\n"
+                                      "        other=2):\n"),
+    # Not plain positional parameters: one continuation row.
+    ("batch, *rest", "def _collate(\n        tokenizer_for_the_training_set, augmentation_pipeline_for_images, "
+                     "batch, *rest):\n"),
+    # A header row that fits is left as it is (the parameters' rows move to column 0 with the rest).
+    ("  # why\n            batch", "def _collate(  # why\n        tokenizer_for_the_training_set, "
+                                   "augmentation_pipeline_for_images, batch):\n"),
+])
+def test_a_hoisted_header_that_grew_too_long_is_wrapped(params, header):
+    fixed = fix_text(HOISTED.replace("PARAMS", params), None, ALL, unsafe=True).text
+    assert header in fixed

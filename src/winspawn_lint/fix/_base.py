@@ -228,26 +228,6 @@ def _is_definition(node: cst.CSTNode) -> bool:
     return isinstance(node, (cst.FunctionDef, cst.ClassDef))
 
 
-def wrap_params(definition: cst.FunctionDef, limit: int, step: str) -> cst.FunctionDef:
-    """A top-level ``def`` whose header is longer than ``limit`` with its parameters on a continuation line
-    (indented twice, as pycodestyle wants before a block), or one per line when that is still too long."""
-    render = cst.Module(body=[]).code_for_node
-    header = render(definition.with_changes(leading_lines=[], decorators=[])).splitlines()[0]
-    if len(header) <= limit:
-        return definition
-    hang = step * 2
-    newline = cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=[], indent=False,
-                                          last_line=cst.SimpleWhitespace(hang))
-    wrapped = definition.with_changes(whitespace_before_params=newline)
-    params = definition.params
-    simple = not (params.posonly_params or params.kwonly_params or params.star_kwarg
-                  or not isinstance(params.star_arg, cst.MaybeSentinel))
-    if len(hang) + len(header) - header.index("(") <= limit or not simple or len(params.params) < 2:
-        return wrapped
-    each = [param.with_changes(comma=cst.Comma(whitespace_after=newline)) for param in params.params[:-1]]
-    return wrapped.with_changes(params=params.with_changes(params=[*each, params.params[-1]]))
-
-
 def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt]]:
     """For each top-level libcst statement, its ast statements.  The two trees list the same statements in
     the same order; a libcst line of simple statements (``a = 1; b = 2``) is one ast statement each.  (No

@@ -34,14 +34,12 @@ import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
-import libcst as cst
-
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, syntax_tree, wrap_params
+from ._base import WinspawnCodemod, syntax_tree
 from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, module_names, parents, top_level_statement,
                     unique_name)
-from .lines import CannotEdit, Lines, indent_step, indented
+from .lines import CannotEdit, Lines, char_column, indent_step, indented
 from .style import max_line_length, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -186,7 +184,8 @@ class HoistLocalDef(WinspawnCodemod):
                         if row.strip()]
             try:
                 if not plan.shared:
-                    definition = self._hoisted(lines.dedented(first, last, indent), plan, limit, step)
+                    definition = self._hoisted(lines.dedented(first, last, indent), node.lineno - first + 1, plan,
+                                               limit, step)
                     hoisted.setdefault(top_index[id(plan.top)], []).append("".join(comments) + definition)
                 if not plan.keep_local:
                     lines.replace(lead, last, "")
@@ -228,20 +227,49 @@ class HoistLocalDef(WinspawnCodemod):
                 self.note(finding, why)
         return text
 
-    def _hoisted(self, fragment: str, plan: _Plan, limit: int, step: str) -> str:
-        """The module-level definition made of ``fragment`` (the local one's rows, at column 0): renamed, and
-        taking the names it read from the enclosing function as leading parameters."""
-        tree = cst.parse_module(fragment)
-        definition = tree.body[0].with_changes(name=cst.Name(plan.new_name))
-        if plan.free and isinstance(definition, cst.FunctionDef):
-            params = definition.params
-            extra = [cst.Param(cst.Name(name)) for name in plan.free]
-            if params.posonly_params:
-                params = params.with_changes(posonly_params=[*extra, *params.posonly_params])
-            else:
-                params = params.with_changes(params=[*extra, *params.params])
-            definition = wrap_params(definition.with_changes(params=params), limit, step)
-        return tree.with_changes(body=[definition]).code
+    def _hoisted(self, fragment: str, row: int, plan: _Plan, limit: int, step: str) -> str:
+        """The module-level definition made of ``fragment`` (the local one's rows at column 0; its header on
+        ``row``): renamed, and taking the names it read from the enclosing function as leading parameters.  A
+        header longer than ``limit`` gets its parameters on a continuation row indented twice (as pycodestyle
+        wants before a block), and one per row when that is still too long."""
+        try:
+            tokens = list(tokenize.generate_tokens(io.StringIO(fragment).readline))
+        except (tokenize.TokenError, SyntaxError) as error:
+            raise CannotEdit("it could not be tokenized") from error
+        at = next(i for i, t in enumerate(tokens) if t.start[0] == row and t.string in ("def", "class"))
+        rows = fragment.splitlines(keepends=True)
+        edits = [(tokens[at + 1].start, tokens[at + 1].end, plan.new_name)]
+        node = plan.node
+        if not plan.free or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return _spliced(rows, edits)
+        opening = at + 2  # `def name(`
+        first = next(i for i in range(opening + 1, len(tokens)) if tokens[i].type not in _LAYOUT)
+        has_params = tokens[first].string != ")"
+        extra = ", ".join(plan.free) + (", " if has_params else "")
+        text = _spliced(rows, [*edits, (tokens[first].start, tokens[first].start, extra)])
+        header = text.splitlines()[row - 1]
+        # What stood between `(` and the first parameter makes way for the new row, unless it holds a comment.
+        if len(header) <= limit or any(t.type == tokenize.COMMENT for t in tokens[opening + 1:first]):
+            return text
+        hang = "\n" + step * 2
+        args = node.args
+        simple = not (args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg)
+        if len(step * 2) + len(header) - header.index("(") <= limit or not simple or len(plan.free) + len(args.args) < 2:
+            return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra)])
+        # One parameter per row: a new row after the comma that ends each (not after a trailing one).
+        moved = ast.parse(fragment).body[0].args  # the same parameters, at the fragment's positions
+        defaults = [None] * (len(moved.args) - len(moved.defaults)) + list(moved.defaults)
+        separators = []
+        for arg, default in list(zip(moved.args, defaults))[:-1]:
+            end = default or arg
+            after = (end.end_lineno, char_column(rows[end.end_lineno - 1], end.end_col_offset))
+            separators.append(next(i for i in range(first, len(tokens))
+                                   if tokens[i].start >= after and tokens[i].string == ","))
+        if any(tokens[index + 1].type == tokenize.COMMENT for index in separators):
+            return text
+        extra = ("," + hang).join(plan.free) + ("," + hang if has_params else "")
+        return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra),
+                               *((tokens[index].end, tokens[index + 1].start, hang) for index in separators)])
 
     # -- finding the definition ---------------------------------------------------------------------------
     def _definition(self, finding, module: ast.Module) -> Optional[ast.AST]:
@@ -283,6 +311,25 @@ def _comments(segment: str) -> str:
         return "\n".join(t.string for t in tokens if t.type == tokenize.COMMENT)
     except (tokenize.TokenError, SyntaxError):
         return repr(segment)  # cannot tell: shared only with the very same text
+
+
+_LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+
+
+def _spliced(rows: list[str], edits: list[tuple[tuple[int, int], tuple[int, int], str]]) -> str:
+    """``rows`` joined, each ``(start, end, text)`` (token positions: row, character column) replaced."""
+    starts = [0]
+    for row in rows:
+        starts.append(starts[-1] + len(row))
+    text = "".join(rows)
+    out, at = [], 0
+    for (start_row, start_col), (end_row, end_col), new in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        start, end = starts[start_row - 1] + start_col, starts[end_row - 1] + end_col
+        out.append(text[at:start])
+        out.append(new)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def _has_leading_comment(node: ast.AST, lines: Lines) -> bool:

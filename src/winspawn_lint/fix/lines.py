@@ -57,7 +57,7 @@ class Lines:
         rows = [row.rstrip("\r\n") for row in self.rows[first - 1:last]]
         if not rows:
             return ""
-        start, end = _char(rows[0], node.col_offset), _char(rows[-1], node.end_col_offset)
+        start, end = char_column(rows[0], node.col_offset), char_column(rows[-1], node.end_col_offset)
         if len(rows) == 1:
             return " " * start + rows[0][start:end]
         return "\n".join([" " * start + rows[0][start:], *rows[1:-1], rows[-1][:end]])
@@ -142,8 +142,8 @@ class Lines:
 
     def replace_node(self, node: ast.AST, text: str) -> None:
         """The code of ``node`` (an ``ast`` expression: its own parentheses stay) becomes ``text``."""
-        start = self.offset(node.lineno, _char(self.row(node.lineno), node.col_offset))
-        end = self.offset(node.end_lineno, _char(self.row(node.end_lineno), node.end_col_offset))
+        start = self.offset(node.lineno, char_column(self.row(node.lineno), node.col_offset))
+        end = self.offset(node.end_lineno, char_column(self.row(node.end_lineno), node.end_col_offset))
         self._edits.append((start, end, text))
 
     def edited(self) -> str:
@@ -184,7 +184,8 @@ def indented(code: str, indent: str) -> str:
                    for number, row in enumerate(code.splitlines(keepends=True), 1))
 
 
-def _char(row: str, byte_col: int) -> int:
+def char_column(row: str, byte_col: int) -> int:
+    """The character column of ``ast``'s byte column ``byte_col`` in ``row``."""
     return byte_col if row.isascii() else len(row.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
 
