@@ -245,13 +245,25 @@ def test_libcst_only_imported_when_needed(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def test_fix_does_not_import_libcst_codemod_or_matchers(tmp_path):
-    # libcst.codemod and the libcst.matchers it imports cost 0.3-2.5 s of import: only the libcst.tool route
-    # (winspawn_lint.fix.commands) may bring them in.
+def test_hoisting_imports_no_libcst(tmp_path):
+    # The hoists edit rows: a run whose files need nothing else never imports libcst (0.18 s).
     fixed = FIXTURES_DIR / "wsp201_two_lambdas.fixed.py"
     target = _workdir(tmp_path, _original(fixed))
     code = ("import sys\nfrom winspawn_lint import cli\n"
             f"cli.main(['--isolated', '--fix', {str(target)!r}])\n"
+            "assert 'libcst' not in sys.modules\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == fixed.read_bytes()
+
+
+def test_fix_does_not_import_libcst_codemod_or_matchers(tmp_path):
+    # libcst.codemod and the libcst.matchers it imports cost 0.3-2.5 s of import: only the libcst.tool route
+    # (winspawn_lint.fix.commands) may bring them in.
+    fixed = FIXTURES_DIR / "wsp101_dataloader_alias.fixed.py"
+    target = _workdir(tmp_path, _original(fixed))
+    code = ("import sys\nfrom winspawn_lint import cli\n"
+            f"cli.main(['--isolated', '--fix', '--unsafe-fixes', {str(target)!r}])\n"
             "assert 'libcst' in sys.modules\n"
             "assert not [m for m in sys.modules if m.startswith(('libcst.codemod', 'libcst.matchers'))]\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -20,12 +20,11 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional, Sequence
 
-import libcst as cst
-
 from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
+from . import _cst as cst
 from .imports import add_imports, add_module_imports_to_text
 
 

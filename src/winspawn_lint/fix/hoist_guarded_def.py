@@ -22,10 +22,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-import libcst as cst
-
 from .. import rules
 from ..analysis.guards import is_main_guard
+from . import _cst as cst
 from ._base import WinspawnCodemod, blank_lines
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -37,8 +37,8 @@ from typing import Optional
 from .. import rules
 from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod, syntax_tree
-from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, module_names, parents, top_level_statement,
-                    unique_name)
+from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, module_names, parents,
+                    top_level_statement, unique_name)
 from .lines import CannotEdit, Lines, char_column, indent_step, indented
 from .style import max_line_length, wrap_call
 
@@ -155,7 +155,8 @@ class HoistLocalDef(WinspawnCodemod):
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         hoisted: dict[int, list[str]] = {}  # top-level statement index -> definitions before it
         # Definitions inside another one move with it; the next pass hoists them from where they are then.
-        active = sorted((p for p in plans.values() if not any(id(above) in plans for above in ancestors(p.node, parent))),
+        active = sorted((p for p in plans.values()
+                         if not any(id(above) in plans for above in ancestors(p.node, parent))),
                         key=lambda p: (p.node.lineno, p.node.col_offset))
         gone = {id(p.node) for p in active if not p.keep_local}
         blocks = {id(block): block for block in (_block_of(p.node, parent) for p in active)}
@@ -254,7 +255,8 @@ class HoistLocalDef(WinspawnCodemod):
         hang = "\n" + step * 2
         args = node.args
         simple = not (args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg)
-        if len(step * 2) + len(header) - header.index("(") <= limit or not simple or len(plan.free) + len(args.args) < 2:
+        one_row = len(step * 2) + len(header) - header.index("(") <= limit
+        if one_row or not simple or len(plan.free) + len(args.args) < 2:
             return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra)])
         # One parameter per row: a new row after the comma that ends each (not after a trailing one).
         moved = ast.parse(fragment).body[0].args  # the same parameters, at the fragment's positions

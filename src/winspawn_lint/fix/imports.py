@@ -23,8 +23,7 @@ import sys
 import tokenize
 from typing import Iterable, Optional
 
-import libcst as cst
-from libcst.helpers import get_full_name_for_node
+from . import _cst as cst
 
 
 def add_imports(tree: cst.Module, needed: Iterable[tuple[str, Optional[str]]]) -> cst.Module:
@@ -190,17 +189,18 @@ def _insert_in_stdlib_group(body: list, start: int, end: int, statement) -> tupl
 
 def _sort_key(node) -> tuple[int, str]:
     if isinstance(node, cst.Import):
-        return 0, get_full_name_for_node(node.names[0].name).lower()
-    return 1, ("." * len(node.relative)) + (get_full_name_for_node(node.module) or "").lower() if node.module else ""
+        return 0, cst.helpers().get_full_name_for_node(node.names[0].name).lower()
+    name = cst.helpers().get_full_name_for_node(node.module) if node.module else None
+    return 1, ("." * len(node.relative)) + (name or "").lower() if node.module else ""
 
 
 def _group(node) -> str:
     if isinstance(node, cst.ImportFrom):
         if node.relative:
             return "local"
-        name = get_full_name_for_node(node.module) or ""
+        name = cst.helpers().get_full_name_for_node(node.module) or ""
     else:
-        name = get_full_name_for_node(node.names[0].name) or ""
+        name = cst.helpers().get_full_name_for_node(node.names[0].name) or ""
     top = name.split(".")[0]
     if top == "__future__":
         return "future"
@@ -257,4 +257,4 @@ def _is_docstring_or_strict_flag(statement: cst.CSTNode) -> bool:
 def _absolute_module(node: cst.ImportFrom) -> Optional[str]:
     if node.relative or node.module is None:
         return None  # a relative import's module depends on the package, which a file alone does not name
-    return get_full_name_for_node(node.module)
+    return cst.helpers().get_full_name_for_node(node.module)

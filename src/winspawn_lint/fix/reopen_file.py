@@ -45,9 +45,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
-import libcst as cst
-
 from .. import rules
+from . import _cst as cst
 from ._base import WinspawnCodemod, definition_order
 from ._tree import find_node, parents
 from .style import max_line_length

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from ..analysis.guards import broken_guard, exits_unless_main
 from .. import rules
+from . import _cst as cst
 from ._base import WinspawnCodemod, statement_groups
 
 

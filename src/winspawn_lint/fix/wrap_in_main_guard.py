@@ -38,11 +38,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-import libcst as cst
-
 from .. import rules
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
+from . import _cst as cst
 from ._base import WinspawnCodemod, existing_spelling, respace, statement_groups
 from ._tree import module_names, unique_name
 from .style import indent_deeper, max_line_length
@@ -292,7 +291,7 @@ class _Deeper:
         code = raw.replace("\r\n", "\n")
         new, why = indent_deeper(code, self.indent, self.limit)
         if why or new == code:
-            return node.visit(_UnindentBlankLines()), why
+            return _unindent_blank_lines(node), why
         if code != raw and "\n" in raw.replace("\r\n", ""):  # the reparse would make a bare LF (in a string) CRLF
             return node, "its line endings are mixed (CRLF and LF), so it is not rewrapped"
         # The leading comment lines are unchanged (a comment is never rewrapped): parse the statement alone.
@@ -300,15 +299,19 @@ class _Deeper:
         parsed = self.codemod.parse_statements(self.tree, rest)
         if len(parsed) != 1:
             return node, "wrapping its long lines would not keep it one statement"
-        return parsed[0].with_changes(leading_lines=node.leading_lines).visit(_UnindentBlankLines()), None
+        return _unindent_blank_lines(parsed[0].with_changes(leading_lines=node.leading_lines)), None
 
 
-class _UnindentBlankLines(cst.CSTTransformer):
-    """A blank line inside a top-level statement (before an ``elif``, say) is written with the indentation of
-    its block, which is none at module level: one block deeper it would be whitespace (pycodestyle's W293)."""
+def _unindent_blank_lines(node):
+    """``node`` with each blank line inside it written without indentation: a blank line inside a top-level
+    statement (before an ``elif``, say) is written with the indentation of its block, which is none at module
+    level; one block deeper it would be whitespace (pycodestyle's W293)."""
 
-    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
-        return updated.with_changes(indent=False) if updated.comment is None and updated.indent else updated
+    class Unindent(cst.CSTTransformer):
+        def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
+            return updated.with_changes(indent=False) if updated.comment is None and updated.indent else updated
+
+    return node.visit(Unindent())
 
 
 def _worker_functions(module: ast.Module) -> list[ast.AST]:
