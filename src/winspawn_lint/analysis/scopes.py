@@ -161,6 +161,24 @@ class ScopeTree:
 
     def _visit(self, node: ast.AST, scope: Scope, stack: list) -> None:
         push = stack.append
+        kind = type(node)
+        if kind is ast.Name:  # the most frequent node, first
+            if type(node.ctx) is ast.Load:
+                scope.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
+            else:
+                scope.bind(node.id, node)
+            return
+        if kind in _PLAIN:  # nothing to record: its children, in order (not its Load/Store context)
+            children = []
+            for field_name in node._fields:
+                value = getattr(node, field_name, None)
+                if type(value) is list:
+                    children.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                    children.append(value)
+            for child in reversed(children):
+                push((child, scope))
+            return
         if isinstance(node, FUNCTIONS) or isinstance(node, ast.Lambda):
             outer = _outer_parts(node)
             if not isinstance(node, ast.Lambda):
@@ -192,12 +210,6 @@ class ScopeTree:
             parts.extend([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt])
             for child in reversed(parts):
                 push((child, inner))
-            return
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                scope.reads.setdefault(node.id, []).append(_position(node))
-            else:
-                scope.bind(node.id, node)
             return
         if isinstance(node, ast.NamedExpr):
             # `:=` in a comprehension binds in the enclosing function (or module), never the comprehension.
@@ -275,6 +287,15 @@ def _names_in_scope(node: ast.AST, tree: ScopeTree) -> list[ast.Name]:
             out.append(current)
         stack.extend(ast.iter_child_nodes(current))
     return out
+
+
+# Node types _visit records nothing for (it visits their children): every other kind binds, reads, or opens a
+# scope.  Built from the kinds it handles, so a new kind of node is never skipped by mistake.
+_SPECIAL = (*FUNCTIONS, ast.Lambda, ast.ClassDef, *COMPREHENSIONS, ast.Name, ast.NamedExpr, ast.Global, ast.Nonlocal,
+            ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+_PLAIN = frozenset(kind for kind in vars(ast).values()
+                   if isinstance(kind, type) and issubclass(kind, ast.AST) and not issubclass(kind, _SPECIAL)
+                   and not issubclass(kind, ast.expr_context))
 
 
 def _outer_parts(node: ast.AST) -> list[ast.AST]:
