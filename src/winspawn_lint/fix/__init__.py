@@ -32,7 +32,7 @@ from .. import pipeline
 from ..finding import Finding
 from ..io.source import split_lines
 from ..rules import RULES, FixSafety
-from ._base import remember_tree, statement_texts, syntax_tree
+from ._base import forget_texts, remember_tree, statement_texts, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
@@ -75,6 +75,17 @@ def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False,
     ``findings``: the check's findings for ``text`` when the caller has them (not checked again); ``tree``:
     the ``ast`` they were found on (not parsed again).
     """
+    try:
+        return _fix_endings(text, filename, settings, unsafe, findings, tree)
+    finally:
+        # The trees, scope models and indexes of this text's versions serve no other text: kept, each later
+        # collection of the cyclic garbage collector would traverse them (a tenth of a repository's fix run).
+        _line_map.cache_clear()
+        forget_texts()
+
+
+def _fix_endings(text: str, filename: Optional[str], settings, unsafe: bool, findings: Optional[list[Finding]],
+                 tree) -> FixOutcome:
     if tree is not None:
         remember_tree(text, tree)
     # libcst keeps LF and CRLF files byte for byte but drops a lone-CR file's last newline: fix such a file

@@ -167,6 +167,16 @@ def remember_tree(text: str, tree: ast.Module) -> None:
 _TREES: dict[str, ast.Module] = {}  # the last texts parsed, oldest first
 
 
+def forget_texts() -> None:
+    """Drop what is kept per text (trees, positions, scope models, indexes): the fixer is done with a file."""
+    from ._tree import forget_index
+
+    _TREES.clear()
+    positions_of.cache_clear()
+    _scopes.cache_clear()
+    forget_index()
+
+
 @functools.lru_cache(maxsize=4)
 def positions_of(text: str) -> Positions:
     """The position model of ``text``, made once for every codemod that reads it."""

@@ -62,6 +62,10 @@ def _index(tree: ast.Module) -> tuple[dict[ast.AST, ast.AST], frozenset[str], di
 _STARTS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def forget_index() -> None:
+    _index.cache_clear()
+
+
 def ancestors(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> Iterator[ast.AST]:
     while node in parent:  # ends at the module: every node has one parent and the tree has no cycle
         node = parent[node]
