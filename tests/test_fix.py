@@ -297,3 +297,11 @@ def test_every_fixed_fixture_rule_grade_is_documented():
         assert RULES[code].fix_safety is FixSafety.UNSAFE
     for code in ("WSP105", "WSP201", "WSP204", "WSP901"):
         assert RULES[code].fix_safety is FixSafety.SAFE
+
+
+@pytest.mark.parametrize("fixed", FIXED, ids=[p.name for p in FIXED])
+def test_a_crlf_file_is_fixed_as_its_lf_twin(fixed):
+    # The hoists write rows themselves (no libcst rendering): every row they add or move takes the file's ending.
+    text = _original(fixed).read_text(encoding="utf-8")
+    outcome = fix_text(text.replace("\n", "\r\n"), str(_original(fixed)), ALL, unsafe=True)
+    assert outcome.text == fix_text(text, str(_original(fixed)), ALL, unsafe=True).text.replace("\n", "\r\n")

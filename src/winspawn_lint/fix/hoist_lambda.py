@@ -40,7 +40,6 @@ class _Plan:
     free: list[str]
     findings: list
     node: ast.Lambda
-    definition: str = ""
     replacement: str = ""
 
 
@@ -94,7 +93,7 @@ class HoistLambda(WinspawnCodemod):
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         indent = indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}
-        source: Optional[list[str]] = None  # the module's rows without line ends, split for the first multi-line body
+        source: Optional[list[str]] = None  # the module's rows (no line ends), split for a multi-line body
         limit = max_line_length(self.context.filename)
         inserts: dict[int, list[str]] = {}  # index of a top-level statement -> definitions before it
         for key, plan in sorted(plans.items()):
@@ -124,7 +123,7 @@ class HoistLambda(WinspawnCodemod):
                 inserts.setdefault(top_index[id(top_level_statement(plan.node, parent))], []).append(
                     f"{header}\n{indent}return {body}\n")
             plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
-            lines.replace_node(plan.node, plan.replacement.replace("\n", lines.newline))
+            lines.replace_node(plan.node, plan.replacement)
             self.applied.extend(plan.findings)
         if not any(plan.replacement for plan in plans.values()):
             return text
