@@ -8,8 +8,8 @@ route) it finds them itself by checking the module with every rule enabled.
 
 No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
 what ``--fix`` cost): nodes are found through the ``ast`` of the same text, or by their order in the source.
-The hoisting codemods (``ON_TEXT``) take no libcst tree of the module at all: they edit its rows at ``ast``
-positions (:mod:`.lines`), and only the rows they move go through libcst.
+The hoisting codemods (``ON_TEXT``) use no libcst at all: they edit the module's rows at ``ast`` positions
+(:mod:`.lines`), giving the text the libcst edit they replace gave.
 """
 
 from __future__ import annotations
