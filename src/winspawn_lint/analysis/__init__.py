@@ -50,4 +50,8 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     targets = settings.platforms
     # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
     kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]
+    # A scope and its bindings refer to each other: unlinked, the index (and the module's nodes it holds) is freed
+    # by reference counting at once, not left for the cyclic collector to traverse (4% of a check).
+    for scope in index.scope_of.values():
+        scope.bindings = {}
     return sorted(kept, key=Finding.sort_key)
