@@ -248,7 +248,7 @@ class HoistLocalDef(WinspawnCodemod):
         has_params = tokens[first].string != ")"
         extra = ", ".join(plan.free) + (", " if has_params else "")
         text = _spliced(rows, [*edits, (tokens[first].start, tokens[first].start, extra)])
-        header = text.splitlines()[row - 1]
+        header = text.split("\n")[row - 1]  # rows as the tokenizer numbers them (no break at a form feed)
         # What stood between `(` and the first parameter makes way for the new row, unless it holds a comment.
         if len(header) <= limit or any(t.type == tokenize.COMMENT for t in tokens[opening + 1:first]):
             return text
