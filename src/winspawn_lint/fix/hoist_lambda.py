@@ -31,7 +31,7 @@ from ._base import WinspawnCodemod, positions_of, syntax_tree
 from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
                     top_level_statement, unique_name)
 from .lines import Lines, indent_step
-from .style import max_line_length, rows_inside
+from .style import depth_change, max_line_length, rows_inside
 
 
 @dataclass
@@ -139,8 +139,9 @@ class HoistLambda(WinspawnCodemod):
 def _parts(lines: Lines, node: ast.Lambda) -> Optional[tuple[str, str, tuple[int, int]]]:
     """The lambda's parameters and body as they are written, and where the body starts (row, character
     column); None when its tokens do not split there."""
-    code = lines.segment(node).lstrip(" ")
-    first_column = len(lines.segment(node)) - len(code)
+    segment = lines.segment(node)
+    code = segment.lstrip(" ")
+    first_column = len(segment) - len(code)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO("(" + code + ")").readline))
     except (tokenize.TokenError, SyntaxError):
@@ -148,11 +149,8 @@ def _parts(lines: Lines, node: ast.Lambda) -> Optional[tuple[str, str, tuple[int
     depth = pending = 0
     colon = None
     for index, token in enumerate(tokens[1:], start=1):
-        if token.type == tokenize.OP and token.string in "([{":
-            depth += 1
-        elif token.type == tokenize.OP and token.string in ")]}":
-            depth -= 1
-        elif depth == 0 and token.type == tokenize.NAME and token.string == "lambda":
+        depth += depth_change(token)
+        if depth == 0 and token.type == tokenize.NAME and token.string == "lambda":
             pending += 1  # a lambda in a default value has its own colon
         elif depth == 0 and token.type == tokenize.OP and token.string == ":":
             pending -= 1

@@ -92,16 +92,16 @@ def add_module_imports_to_text(text: str, module: ast.Module, modules: Iterable[
     new_group: list[str] = []
     for name in sorted(set(modules) - have):
         key = (0, name.lower())
-        group = [i for i in range(start, end) if _ast_group(body[i]) == "stdlib"]
+        group = [i for i in range(start, end) if _group(*_ast_import(body[i])) == "stdlib"]
         if not group:
             new_group.append(name)
             continue
-        after = next((i for i in group if _ast_sort_key(body[i]) > key), None)
+        after = next((i for i in group if _sort_key(*_ast_import(body[i])) > key), None)
         # After the group's last statement, or before the first that sorts after it (under that one's comments).
         row = lines.last(body[group[-1]]) + 1 if after is None else lines.first(body[after])
         inserts.setdefault(row, []).append(f"import {name}\n")
     if new_group:  # a standard-library group of its own: after __future__ imports, else first
-        future = [i for i in range(start, end) if _ast_group(body[i]) == "future"]
+        future = [i for i in range(start, end) if _group(*_ast_import(body[i])) == "future"]
         at = future[-1] + 1 if future else start
         code = "".join(f"import {name}\n" for name in new_group)
         following = at < len(body)
@@ -142,33 +142,21 @@ def _alone(body: list, index: int) -> bool:
             and (index + 1 == len(body) or body[index + 1].lineno > node.end_lineno))
 
 
-def _ast_sort_key(node: ast.stmt) -> tuple[int, str]:
+def _ast_import(node: ast.stmt) -> tuple[bool, int, str]:
+    """:func:`_import` of an ``ast`` statement."""
     if isinstance(node, ast.Import):
-        return 0, node.names[0].name.lower()
-    return 1, ("." * node.level + (node.module or "")).lower() if node.module else ""
-
-
-def _ast_group(node: ast.stmt) -> str:
-    if isinstance(node, ast.ImportFrom):
-        if node.level:
-            return "local"
-        name = node.module or ""
-    else:
-        name = node.names[0].name
-    top = name.split(".")[0]
-    if top == "__future__":
-        return "future"
-    return "stdlib" if top in sys.stdlib_module_names else "other"
+        return True, 0, node.names[0].name
+    return False, node.level, node.module or ""
 
 
 def _insert_in_stdlib_group(body: list, start: int, end: int, statement) -> tuple[list, int]:
     """``body`` with ``statement`` where isort puts it in the leading import block ``body[start:end]``: in the
     standard library group, ``import m`` before ``from m import n``, each sorted by module; a new group
     (after ``__future__`` imports, before the others, set off by blank lines) when there is none."""
-    key = _sort_key(statement.body[0])
-    group = [i for i in range(start, end) if _group(body[i].body[0]) == "stdlib"]
+    key = _sort_key(*_import(statement.body[0]))
+    group = [i for i in range(start, end) if _group(*_import(body[i].body[0])) == "stdlib"]
     if not group:
-        future = [i for i in range(start, end) if _group(body[i].body[0]) == "future"]
+        future = [i for i in range(start, end) if _group(*_import(body[i].body[0])) == "future"]
         at = future[-1] + 1 if future else start
         lines: list = [cst.EmptyLine()] if future else []
         if not future and at < end:  # it goes first: what stood above the block (a comment) stays on top
@@ -177,7 +165,7 @@ def _insert_in_stdlib_group(body: list, start: int, end: int, statement) -> tupl
         if at < len(body) and not _starts_with_blank(body[at]):  # the next group, or the code, after a blank
             body[at] = body[at].with_changes(leading_lines=(cst.EmptyLine(), *body[at].leading_lines))
         return [*body[:at], statement.with_changes(leading_lines=lines), *body[at:]], end + 1
-    after = next((i for i in group if _sort_key(body[i].body[0]) > key), None)
+    after = next((i for i in group if _sort_key(*_import(body[i].body[0])) > key), None)
     if after is None:
         at = group[-1] + 1
         return [*body[:at], statement, *body[at:]], end + 1
@@ -187,21 +175,26 @@ def _insert_in_stdlib_group(body: list, start: int, end: int, statement) -> tupl
     return [*body[:after], statement.with_changes(leading_lines=lines), *body[after:]], end + 1
 
 
-def _sort_key(node) -> tuple[int, str]:
+def _import(node) -> tuple[bool, int, str]:
+    """What isort sorts a libcst import statement by: ``import m`` or ``from``, the relative level, the module."""
     if isinstance(node, cst.Import):
-        return 0, cst.helpers().get_full_name_for_node(node.names[0].name).lower()
+        return True, 0, cst.helpers().get_full_name_for_node(node.names[0].name) or ""
     name = cst.helpers().get_full_name_for_node(node.module) if node.module else None
-    return 1, ("." * len(node.relative)) + (name or "").lower() if node.module else ""
+    return False, len(node.relative), name or ""
 
 
-def _group(node) -> str:
-    if isinstance(node, cst.ImportFrom):
-        if node.relative:
-            return "local"
-        name = cst.helpers().get_full_name_for_node(node.module) or ""
-    else:
-        name = cst.helpers().get_full_name_for_node(node.names[0].name) or ""
-    top = name.split(".")[0]
+def _sort_key(plain: bool, level: int, module: str) -> tuple[int, str]:
+    """isort's order within a group: ``import m`` before ``from m import n``, each by module."""
+    if plain:
+        return 0, module.lower()
+    return 1, ("." * level + module).lower() if module else ""
+
+
+def _group(plain: bool, level: int, module: str) -> str:
+    """isort's section of an import: future, stdlib, local (relative), or other."""
+    if level:
+        return "local"
+    top = module.split(".")[0]
     if top == "__future__":
         return "future"
     return "stdlib" if top in sys.stdlib_module_names else "other"

@@ -103,12 +103,7 @@ class Lines:
 
     def string_rows(self, first: int, last: int) -> set[int]:
         """The rows of ``first..last`` (a run of whole statements) that begin inside a string."""
-        code = "".join(self.rows[first - 1:last])
-        try:
-            tokens = tokenize.generate_tokens(io.StringIO(code).readline)
-            return {first - 1 + row for token in tokens for row in rows_inside(token)}
-        except (tokenize.TokenError, SyntaxError, IndentationError) as error:
-            raise CannotEdit("its rows could not be tokenized") from error
+        return {first - 1 + row for row in _rows_in_strings("".join(self.rows[first - 1:last]))}
 
     def dedented(self, first: int, last: int, indent: str) -> str:
         """Rows ``first..last`` with ``indent`` taken off each (``\\n`` line ends): a block moved to column 0.
@@ -176,12 +171,17 @@ def indent_step(module: ast.Module, lines: Lines) -> str:
 def indented(code: str, indent: str) -> str:
     """``code`` (whole statements at column 0, ``\\n`` line ends) with ``indent`` before each row that is not
     blank and does not begin inside a string."""
-    try:
-        inside = {row for token in tokenize.generate_tokens(io.StringIO(code).readline) for row in rows_inside(token)}
-    except (tokenize.TokenError, SyntaxError) as error:
-        raise CannotEdit("it could not be tokenized") from error
+    inside = _rows_in_strings(code)
     return "".join(row if number in inside or not row.strip() else indent + row
-                   for number, row in enumerate(code.splitlines(keepends=True), 1))
+                   for number, row in enumerate(_ROW.findall(code), 1))
+
+
+def _rows_in_strings(code: str) -> set[int]:
+    """The rows (1-based) of ``code`` (whole statements) that begin inside a string."""
+    try:
+        return {row for token in tokenize.generate_tokens(io.StringIO(code).readline) for row in rows_inside(token)}
+    except (tokenize.TokenError, SyntaxError) as error:  # (an IndentationError is a SyntaxError)
+        raise CannotEdit("it could not be tokenized") from error
 
 
 def char_column(row: str, byte_col: int) -> int:

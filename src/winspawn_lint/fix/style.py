@@ -182,13 +182,14 @@ def _rows(logical: list[tokenize.TokenInfo]) -> dict[int, _Row]:
             by_row[token.start[0]] = []
             depth_at[token.start[0]] = depth
         by_row[token.start[0]].append(token)
-        depth += _depth_change(token)
+        depth += depth_change(token)
     first = min(by_row) if by_row else 0
     return {row: _Row(tokens, depth_at[row], row == first, len(by_row) == 1, header)
             for row, tokens in by_row.items()}
 
 
-def _depth_change(token: tokenize.TokenInfo) -> int:
+def depth_change(token: tokenize.TokenInfo) -> int:
+    """+1 for a bracket the token opens, -1 for one it closes, 0 otherwise."""
     if token.type != tokenize.OP:  # brackets inside a 3.12 f-string are OP tokens between FSTRING_* ones
         return 0
     return 1 if token.string in "([{" else -1 if token.string in ")]}" else 0
@@ -252,7 +253,7 @@ def _break_row(line: str, row: _Row, limit: int) -> Optional[str]:
     stack: list[int] = []
     dipped = False
     for index, token in enumerate(code):
-        change = _depth_change(token)
+        change = depth_change(token)
         if change > 0:
             stack.append(index)
         elif change < 0:
@@ -312,7 +313,7 @@ def _split_string(line: str, code: list, depth: int, limit: int) -> Optional[str
         elif nesting == 0:
             if token.type == tokenize.STRING and depth > 0 and token.start[0] == token.end[0]:
                 spans.append((token.start[1], token.end[1]))
-            depth += _depth_change(token)
+            depth += depth_change(token)
     for start, end in sorted(spans, key=lambda span: span[0] - span[1]):  # the longest first
         literal = line[start:end]
         match = _PREFIX.match(literal)
