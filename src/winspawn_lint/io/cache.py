@@ -102,8 +102,8 @@ def _stable(value: Any) -> Any:
 
 
 def _own_sources() -> list[Any]:
-    """Size and mtime of every module of this package: a changed checkout invalidates the cache."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    """Size and mtime of every module of winspawn_lint: a changed checkout invalidates the cache."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package, not this io/ subpackage
     found = []
     for directory, dirs, files in os.walk(here):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
