@@ -245,12 +245,14 @@ def test_libcst_only_imported_when_needed(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def test_hoisting_imports_no_libcst(tmp_path):
-    # The hoists edit rows: a run whose files need nothing else never imports libcst (0.18 s).
-    fixed = FIXTURES_DIR / "wsp201_two_lambdas.fixed.py"
+@pytest.mark.parametrize("name", ["wsp201_two_lambdas.fixed.py", "wsp101_dataloader_alias.fixed.py",
+                                  "wsp105_freeze_support_not_first.fixed.py"])
+def test_hoisting_and_guarding_import_no_libcst(tmp_path, name):
+    # The hoists and the guard wrap edit rows: a run whose files need nothing else never imports libcst (0.18 s).
+    fixed = FIXTURES_DIR / name
     target = _workdir(tmp_path, _original(fixed))
     code = ("import sys\nfrom winspawn_lint import cli\n"
-            f"cli.main(['--isolated', '--fix', {str(target)!r}])\n"
+            f"cli.main(['--isolated', '--fix', '--unsafe-fixes', '--extend-select', 'WSP105', {str(target)!r}])\n"
             "assert 'libcst' not in sys.modules\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -260,7 +262,7 @@ def test_hoisting_imports_no_libcst(tmp_path):
 def test_fix_does_not_import_libcst_codemod_or_matchers(tmp_path):
     # libcst.codemod and the libcst.matchers it imports cost 0.3-2.5 s of import: only the libcst.tool route
     # (winspawn_lint.fix.commands) may bring them in.
-    fixed = FIXTURES_DIR / "wsp101_dataloader_alias.fixed.py"
+    fixed = FIXTURES_DIR / "wsp301_open_file.fixed.py"
     target = _workdir(tmp_path, _original(fixed))
     code = ("import sys\nfrom winspawn_lint import cli\n"
             f"cli.main(['--isolated', '--fix', '--unsafe-fixes', {str(target)!r}])\n"
@@ -301,7 +303,62 @@ def test_every_fixed_fixture_rule_grade_is_documented():
 
 @pytest.mark.parametrize("fixed", FIXED, ids=[p.name for p in FIXED])
 def test_a_crlf_file_is_fixed_as_its_lf_twin(fixed):
-    # The hoists write rows themselves (no libcst rendering): every row they add or move takes the file's ending.
+    # The hoists and the guard wrap write rows themselves (no libcst rendering): every row they add or move takes
+    # the file's ending.
     text = _original(fixed).read_text(encoding="utf-8")
     outcome = fix_text(text.replace("\n", "\r\n"), str(_original(fixed)), ALL, unsafe=True)
     assert outcome.text == fix_text(text, str(_original(fixed)), ALL, unsafe=True).text.replace("\n", "\r\n")
+
+
+POOL_AT_IMPORT = "pool = multiprocessing.Pool(2)\nprint(pool.map(square, range(4)))\n"
+SQUARE = "import multiprocessing\n\n\ndef square(x):\n    return x * x\n\n\n"
+
+
+@pytest.mark.parametrize("guard, expected", [
+    # the guard after the statements: they go first in its body, after freeze_support()
+    ('if __name__ == "__main__": print("hi")  # go\n',
+     'if __name__ == "__main__":\n    multiprocessing.freeze_support()\n    pool = multiprocessing.Pool(2)\n'
+     '    print(pool.map(square, range(4)))\n    print("hi")  # go\n'),
+    # one that already starts with freeze_support(): after its row
+    ('if __name__ == "__main__": multiprocessing.freeze_support(); print("hi")\n',
+     'if __name__ == "__main__":\n    multiprocessing.freeze_support(); print("hi")\n'
+     '    pool = multiprocessing.Pool(2)\n    print(pool.map(square, range(4)))\n'),
+])
+def test_a_guard_whose_body_is_on_its_if_row_gets_rows_of_its_own(guard, expected):
+    outcome = fix_text(SQUARE + POOL_AT_IMPORT + guard, None, ALL, unsafe=True)
+    assert outcome.text == SQUARE + expected
+    assert "WSP101" in {f.code for f in outcome.fixed} and not outcome.remaining
+
+
+def test_statements_that_come_after_a_one_row_guard_go_to_the_end_of_its_body():
+    outcome = fix_text(SQUARE + 'if __name__ == "__main__": print("hi")\n' + POOL_AT_IMPORT, None, ALL, unsafe=True)
+    assert outcome.text == SQUARE + (
+        'if __name__ == "__main__":\n    multiprocessing.freeze_support()\n    print("hi")\n'
+        '    pool = multiprocessing.Pool(2)\n    print(pool.map(square, range(4)))\n')
+
+
+def test_a_file_without_a_final_line_end_is_wrapped_without_one():
+    outcome = fix_text(SQUARE + POOL_AT_IMPORT.rstrip("\n"), None, ALL, unsafe=True)
+    assert outcome.text.endswith("    multiprocessing.freeze_support()\n    main()")
+    assert outcome.text == fix_text(SQUARE + POOL_AT_IMPORT, None, ALL, unsafe=True).text.rstrip("\n")
+
+
+def test_moved_rows_keep_their_places_relative_to_each_other():
+    # A comment or continuation row left of its block moves with the block: nothing is re-laid out.
+    loop = "for i in range(2):\n    pool = multiprocessing.Pool(2)\n# col0\n    print(pool.map(square, [1,\n  2]))\n"
+    outcome = fix_text(SQUARE + loop, None, ALL, unsafe=True)
+    assert textwrap.indent(loop, "    ") in outcome.text
+    compile(outcome.text, "<fixed>", "exec")
+
+
+def test_a_string_holding_another_line_end_moves_as_it_is_and_is_never_rewrapped():
+    # A CRLF file whose string holds a bare LF: the moved rows keep every line end as it is.
+    text = (SQUARE + 'pool = multiprocessing.Pool(2)\nprint(pool.map(square, range(4)), """a@b""")\n').replace(
+        "\n", "\r\n").replace("@", "\n")
+    outcome = fix_text(text, None, ALL, unsafe=True)
+    assert '    print(pool.map(square, range(4)), """a\nb""")\r\n' in outcome.text
+    long = text.replace("print(pool.map(square, range(4)), ",
+                        "print(\r\n    pool.map(square, range(4)), " + "x" * 44 + ",\r\n    ")
+    assert len(long.splitlines()[9]) == 77  # 81 in the block: its items would go to two rows
+    assert "not rewrapped" in fix_text(long, None, ALL, unsafe=True).note
+    assert fix_text(long.replace("a\nb", "a\r\nb"), None, ALL, unsafe=True).fixed  # CRLF only: rewrapped

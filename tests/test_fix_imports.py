@@ -57,7 +57,7 @@ def test_any_module_stays_valid_and_a_second_add_is_a_noop(code):
     assert add_imports(cst.parse_module(once), BOTH).code == once
 
 
-# Shapes for `import m` added on rows (the hoisting codemods) and through libcst: the two must agree.  (Not an
+# Shapes for imports added on rows (the codemods that edit rows) and through libcst: the two must agree.  (Not an
 # empty module: libcst renders it with no final newline, and it has nothing to fix.)
 ROW_SHAPES = [
     *(code for code, _ in CASES.values()),
@@ -68,15 +68,21 @@ ROW_SHAPES = [
     "from __future__ import annotations\n", "from __future__ import annotations\n\n\nx = 1\n# footer\n",
     '"""Doc."""\n\nx = 1\n', '"""Doc."""\n# about x\nx = 1\n', "import abc\nimport zlib  # last\n\nimport torch\n",
     "# top\nimport torch\nimport numpy\n", "import os.path\nimport torch\n", "def f():\n    pass\n",
+    "from multiprocessing import Pool as P\nx = 1\n", "from multiprocessing import Queue, Pool\n",
+    "from multiprocessing import (Pool,)\n", "from multiprocessing import Pool , Queue\n",
+    "from multiprocessing import (\n    Pool,  # pools\n    Queue\n)\n", "from multiprocessing import Value\r\n",
+    "from multiprocessing.pool import Pool\nfrom multiprocessing import Pool\n",
+    "from multiprocessing import Pool\nfrom multiprocessing import Queue\n", "import zlib\nfrom zipfile import ZipFile\n",
 ]
+NEEDED = [[("functools", None)], [("functools", None), ("copyreg", None)], [("multiprocessing", "freeze_support")],
+          [("multiprocessing", "freeze_support"), ("multiprocessing", "Event"), ("functools", None)]]
 
 
 @pytest.mark.parametrize("code", ROW_SHAPES)
-@pytest.mark.parametrize("modules", [["functools"], ["functools", "copyreg"]])
-def test_module_imports_added_on_rows_are_libcsts(code, modules):
+@pytest.mark.parametrize("needed", NEEDED, ids=["functools", "two modules", "freeze_support", "two names"])
+def test_imports_added_on_rows_are_libcsts(code, needed):
     import ast
 
-    from winspawn_lint.fix.imports import add_module_imports_to_text
+    from winspawn_lint.fix.imports import add_imports_to_text
 
-    expected = add_imports(cst.parse_module(code), [(module, None) for module in modules]).code
-    assert add_module_imports_to_text(code, ast.parse(code), modules) == expected
+    assert add_imports_to_text(code, ast.parse(code), needed) == add_imports(cst.parse_module(code), needed).code

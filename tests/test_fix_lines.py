@@ -18,6 +18,9 @@ SHAPES = [
     "def f():\n    x = 1\n    # a\n\n    # b\n\n# c\ny = 2\n",
     "import os\n\n\n# about f\n# more\ndef f():\n    if a:\n        b = 1\n        # in if\n    # in f\n\n\n@d\nclass C:\n    pass\n",
     "x = 1\n\n\n\n# lone\n\nfor i in y:\n    pass\nelse:\n    z = 2\n    # else footer\nw = 3\n",
+    "x = 0\nmatch x:\n    case [a, *rest]:\n        x = rest\n    case _:\n        pass\n        # case footer\n    # match footer\n"
+    "# top\ny = 2\n",
+    "x = 0\ntry:\n    a = 1\nexcept E:\n    pass\n    # handler footer\nfinally:\n    b = 2\n    # finally footer\ny = 2\n",
 ]
 
 
@@ -31,7 +34,6 @@ def _libcst_rows(text: str) -> list[tuple[int, int]]:
         out.append((row, row + code.count("\n") - 1))
         row += code.count("\n")
     return out[1:]
-
 
 @pytest.mark.parametrize("text", SHAPES)
 def test_leading_rows_and_footers_are_libcsts(text):

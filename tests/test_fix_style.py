@@ -46,18 +46,23 @@ def deeper(code: str, indent: str = "    ", limit: int = 79):
     return indent_deeper(textwrap.dedent(code), indent, limit)
 
 
+def block(code: str) -> str:
+    """``code`` one block deeper (every row that is not blank)."""
+    return textwrap.indent(code, "    ")
+
+
 def test_a_one_line_statement_breaks_after_the_bracket_that_holds_the_most_text():
     code = "optimizer = optim.Adam(model.parameters(), lr=opt.lr, betas=(opt.beta1, 0.999))\n"
     assert len(code) - 1 <= 79
-    assert deeper(code) == ("optimizer = optim.Adam(\n    model.parameters(), lr=opt.lr, betas=(opt.beta1, 0.999))\n",
-                            None)
+    assert deeper(code) == (
+        block("optimizer = optim.Adam(\n    model.parameters(), lr=opt.lr, betas=(opt.beta1, 0.999))\n"), None)
 
 
 def test_a_block_header_gets_a_hanging_indent_of_eight():
     code = "for index, (images, labels) in enumerate(loader_with_a_long_name, start=1):\n    pass\n"
     new, why = deeper(code, limit=78)
     assert why is None
-    assert new == "for index, (images, labels) in enumerate(\n        loader_with_a_long_name, start=1):\n    pass\n"
+    assert new == block("for index, (images, labels) in enumerate(\n        loader_with_a_long_name, start=1):\n    pass\n")
 
 
 def test_a_continuation_line_is_split_at_its_commas_at_its_own_indentation():
@@ -67,16 +72,17 @@ def test_a_continuation_line_is_split_at_its_commas_at_its_own_indentation():
         '''
     new, why = deeper(code)
     assert why is None
-    assert new == textwrap.dedent('''\
+    assert new == block(textwrap.dedent('''\
         loader = DataLoader(
             dataset, batch_size=args.batch_size, shuffle=True, workers=4,
             pin_memory=1)
-        ''')
+        '''))
 
 
-def test_a_backslash_continuation_is_indented_with_its_statement():
-    # libcst indents bracketed continuation lines with their block, but not a line after a backslash.
-    assert deeper("total = 1 + \\\n    2\n") == ("total = 1 + \\\n        2\n", None)
+def test_every_row_is_indented_but_blank_rows_and_rows_inside_strings():
+    code = 'total = 1 + \\\n    2\n\nif total:\n    # say it\n    print("""a\nb""", (\n  1))\n'
+    assert deeper(code) == (
+        '    total = 1 + \\\n        2\n\n    if total:\n        # say it\n        print("""a\nb""", (\n      1))\n', None)
 
 
 @pytest.mark.parametrize("code, expected", [
@@ -94,7 +100,7 @@ def test_a_backslash_continuation_is_indented_with_its_statement():
 ])
 def test_a_long_string_in_brackets_is_split_after_a_space_keeping_its_value(code, expected):
     assert len(code) - 1 == 75 + len("    ")  # fits now; one block deeper it would not
-    assert deeper(code) == (expected, None)
+    assert deeper(code) == (block(expected), None)
     printed: list = []
     for text in (code, expected):
         exec(text, {"name": "me", "repo_name": "me/model", "print": lambda *args: printed.append(args)})
@@ -117,7 +123,7 @@ def test_lines_without_a_clean_break_are_reported(code, why):
 
 def test_lines_already_too_long_are_not_rewrapped():
     code = "x = f(" + ", ".join(["argument"] * 10) + ")\n"
-    assert deeper(code) == (code, None)
+    assert deeper(code) == (block(code), None)
 
 
 def test_a_statement_with_a_line_that_cannot_be_wrapped_does_not_move():

@@ -47,10 +47,10 @@ def test_worker_local_with_a_module_level_namesake_finishes():
 def test_a_codemod_that_never_settles_is_declined_and_the_others_apply(monkeypatch):
     from winspawn_lint.fix import wrap_in_main_guard
 
-    def restless(self, tree):  # a codemod bug: every pass changes the text again
-        return tree.with_changes(body=[*tree.body, *self.parse_statements(tree, "pass\n")])
+    def restless(self, text):  # a codemod bug: every pass changes the text again
+        return text + "pass\n"
 
-    monkeypatch.setattr(wrap_in_main_guard.WrapInMainGuard, "transform_module_impl", restless)
+    monkeypatch.setattr(wrap_in_main_guard.WrapInMainGuard, "transform_text_impl", restless)
     text = (FIXTURES_DIR / "fix_declined_wrap_keeps_lambda_hoist.py").read_text(encoding="utf-8")
     text += "pool = __import__('multiprocessing').Pool(2)\n"
     outcome = fix_text(text, None, ALL, unsafe=True)

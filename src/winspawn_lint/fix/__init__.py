@@ -1,5 +1,6 @@
-"""``--fix``: rewrite flagged code with codemods, one per transform (libcst trees, or rows of the text edited
-at ``ast`` positions for the hoists, which touch a few statements of large training scripts).
+"""``--fix``: rewrite flagged code with codemods, one per transform (rows of the text edited at ``ast`` positions
+for the hoists and the guard wrap, which touch a few statements of large training scripts; libcst trees for the
+others).
 
 * :mod:`.repair_main_guard` — WSP102 (a typo'd or inverted main guard, fixed in place);
 * :mod:`.hoist_guarded_def` — WSP106 (a definition workers need, out of the main guard);

@@ -8,7 +8,7 @@ route) it finds them itself by checking the module with every rule enabled.
 
 No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
 what ``--fix`` cost): nodes are found through the ``ast`` of the same text, or by their order in the source.
-The hoisting codemods (``ON_TEXT``) use no libcst at all: they edit the module's rows at ``ast`` positions
+The hoisting codemods and the guard wrap (``ON_TEXT``) use no libcst at all: they edit the module's rows at ``ast`` positions
 (:mod:`.lines`), giving the text the libcst edit they replace gave.
 """
 
@@ -25,7 +25,7 @@ from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
 from . import _cst as cst
-from .imports import add_imports, add_module_imports_to_text
+from .imports import add_imports, add_imports_to_text
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
@@ -72,6 +72,9 @@ class WinspawnCodemod:
         self._imports: list[tuple[str, Optional[str]]] = []
         #: the text of the tree given to transform_module, when the caller has it
         self.source_text: Optional[str] = None
+        #: an ``ON_TEXT`` codemod moved a statement of the module's leading import block (imports are then
+        #: placed by the ``ast`` of its output, not of its input)
+        self.import_block_changed = False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         raise NotImplementedError
@@ -95,9 +98,7 @@ class WinspawnCodemod:
         new = self.transform_text_impl(text)
         if not self._imports or new == text:
             return new
-        if any(name is not None for _, name in self._imports):
-            raise ValueError("a codemod that edits rows adds `import module` lines only")
-        return add_module_imports_to_text(new, syntax_tree(text), [module for module, _ in self._imports])
+        return add_imports_to_text(new, syntax_tree(new if self.import_block_changed else text), self._imports)
 
     def warn(self, message: str) -> None:
         self.context.warnings.append(message)
@@ -206,35 +207,6 @@ def existing_spelling(tree: ast.Module, module: str, name: str):
 
 def blank_lines(count: int) -> list[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(count)]
-
-
-def leading_blank_count(statement: cst.CSTNode) -> int:
-    lines = getattr(statement, "leading_lines", ())
-    count = 0
-    for line in lines:
-        if line.comment is not None:
-            break
-        count += 1
-    return count
-
-
-def respace(body: list[tuple[int, cst.BaseStatement]]) -> list[cst.BaseStatement]:
-    """Top-level statements ``(original index, node)`` after some were taken out: where two become neighbours
-    that were not, and one of them is a def or class, two blank lines separate them (pycodestyle E302, E305)."""
-    out: list[cst.BaseStatement] = []
-    previous = None
-    for index, node in body:
-        if out and previous is not None and index != previous + 1 and leading_blank_count(node) < 2 and (
-                _is_definition(node) or _is_definition(out[-1])):
-            lines = list(getattr(node, "leading_lines", ()))
-            node = node.with_changes(leading_lines=[*blank_lines(2), *lines[leading_blank_count(node):]])
-        out.append(node)
-        previous = index
-    return out
-
-
-def _is_definition(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.FunctionDef, cst.ClassDef))
 
 
 def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt]]:

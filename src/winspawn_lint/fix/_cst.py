@@ -1,8 +1,8 @@
 """libcst, imported when a codemod first uses it: ``from . import _cst as cst``.
 
-Only the codemods that rewrite a libcst tree of the module use it; a fix run whose files need only the hoists
-(which edit rows, :mod:`.lines`) never imports it (0.18 s of a run).  Each name is looked up in libcst once and
-then kept here, so ``cst.Name`` costs what a module attribute costs.
+Only the codemods that rewrite a libcst tree of the module use it; a fix run whose files need only the hoists or
+the guard wrap (which edit rows, :mod:`.lines`) never imports it (0.18 s of a run).  Each name is looked up in
+libcst once and then kept here, so ``cst.Name`` costs what a module attribute costs.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ anything else goes into the block's standard-library group, ``import m`` before 
 in module order, or starts that group (after ``__future__`` imports, set off by blank lines) when there is
 none.
 
-The codemods that edit rows (no libcst tree of the module) add only ``import m`` lines, on the rows, where
-:func:`add_imports` would put them (:func:`add_module_imports_to_text`; tests hold the two to each other).
+The codemods that edit rows (no libcst tree of the module) add their imports on the rows, where
+:func:`add_imports` would put them (:func:`add_imports_to_text`; tests hold the two to each other).
 
 Why not AddImportsVisitor itself: it walks the whole tree twice through matchers and scans its own
 methods for matcher decorators on every instantiation: 70 ms per fixed file, measured, half of the time
@@ -74,10 +74,10 @@ def add_imports(tree: cst.Module, needed: Iterable[tuple[str, Optional[str]]]) -
     return tree.with_changes(body=body)
 
 
-def add_module_imports_to_text(text: str, module: ast.Module, modules: Iterable[str]) -> str:
-    """:func:`add_imports` of ``import m`` for each of ``modules``, on the rows of ``text``, for the codemods that
-    edit rows: ``module`` is the ``ast`` of an earlier version of ``text`` edited below its import block only
-    (the rows of that block are the same), and the result is the text libcst would render."""
+def add_imports_to_text(text: str, module: ast.Module, needed: Iterable[tuple[str, Optional[str]]]) -> str:
+    """:func:`add_imports` on the rows of ``text``, for the codemods that edit rows: ``module`` is the ``ast`` of an
+    earlier version of ``text`` edited below its import block only (the rows of that block are the same), and
+    the result is the text libcst would render."""
     from .lines import Lines
 
     lines = Lines(text)
@@ -88,22 +88,40 @@ def add_module_imports_to_text(text: str, module: ast.Module, modules: Iterable[
         end += 1
     have = {alias.name for node in body[start:end] if isinstance(node, ast.Import)
             for alias in node.names if alias.asname is None}
+    names_from: dict[str, set[str]] = {}
+    for node in body[start:end]:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names_from.setdefault(node.module, set()).update(
+                alias.name for alias in node.names if alias.asname is None)
+    new_modules = sorted({name for name, alias in needed if alias is None} - have)
+    new_names: dict[str, set[str]] = {}
+    for name, alias in needed:
+        if alias is not None and not {"*", alias} & names_from.get(name, set()):
+            new_names.setdefault(name, set()).add(alias)
+    # A name joins the first statement of the leading block that imports from its module.
+    for node in body[start:end]:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.names[0].name != "*" \
+                and node.module in new_names:
+            _join_names(lines, node, new_names.pop(node.module))
+    statements = [(0, f"import {name}") for name in new_modules]
+    statements += [(1, f"from {name} import {', '.join(sorted(aliases))}")
+                   for name, aliases in sorted(new_names.items())]
     inserts: dict[int, list[str]] = {}  # row -> the rows to insert before it, in order
     new_group: list[str] = []
-    for name in sorted(set(modules) - have):
-        key = (0, name.lower())
+    for plain, code in statements:
+        key = (plain, code.split()[1].lower())
         group = [i for i in range(start, end) if _group(*_ast_import(body[i])) == "stdlib"]
         if not group:
-            new_group.append(name)
+            new_group.append(code)
             continue
         after = next((i for i in group if _sort_key(*_ast_import(body[i])) > key), None)
         # After the group's last statement, or before the first that sorts after it (under that one's comments).
         row = lines.last(body[group[-1]]) + 1 if after is None else lines.first(body[after])
-        inserts.setdefault(row, []).append(f"import {name}\n")
+        inserts.setdefault(row, []).append(f"{code}\n")
     if new_group:  # a standard-library group of its own: after __future__ imports, else first
         future = [i for i in range(start, end) if _group(*_ast_import(body[i])) == "future"]
         at = future[-1] + 1 if future else start
-        code = "".join(f"import {name}\n" for name in new_group)
+        code = "".join(f"{statement}\n" for statement in new_group)
         following = at < len(body)
         if following and not future and at < end:  # under the comments of the block's first statement
             row, blank_before = lines.first(body[at]), False
@@ -118,6 +136,31 @@ def add_module_imports_to_text(text: str, module: ast.Module, modules: Iterable[
     for row, rows in inserts.items():
         lines.insert(row, "".join(rows))
     return lines.edited()
+
+
+def _join_names(lines, node: ast.ImportFrom, names: set[str]) -> None:
+    """:func:`_with_names` on rows: each of ``names`` into ``node``'s names where it sorts (at the end when they are
+    not sorted), after the separator the statement uses between its last two names (``, `` for one name)."""
+    from .lines import char_column
+
+    def offset(row: int, column: int) -> int:
+        return lines.offset(row, char_column(lines.row(row), column))
+
+    aliases = node.names
+    starts = [offset(alias.lineno, alias.col_offset) for alias in aliases]
+    ends = [offset(alias.end_lineno, alias.end_col_offset) for alias in aliases]
+    comma = lines.text[ends[-2]:starts[-1]].replace(lines.newline, "\n") if len(aliases) > 1 else ", "
+    existing = [alias.name for alias in aliases]
+    at_end: list[str] = []
+    for name in sorted(names):
+        at = next((i for i, alias in enumerate(existing) if alias > name), len(existing)) \
+            if existing == sorted(existing) else len(existing)
+        if at < len(aliases):
+            lines.insert_at(starts[at], name + comma)
+        else:
+            at_end.append(comma + name)
+    if at_end:
+        lines.insert_at(ends[-1], "".join(at_end))
 
 
 def _is_ast_docstring_or_strict_flag(node: ast.stmt, lines) -> bool:

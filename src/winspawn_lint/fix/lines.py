@@ -1,7 +1,7 @@
 """A module's text as rows, edited at ``ast`` positions: for the codemods that rewrite a few statements of a
 module without libcst.  Parsing a module with libcst costs more than checking it (over
 diffusers' 74 fixable files: 6.5 s of parsing against a 3.3 s check of the whole repository), while a hoist
-touches a handful of rows.
+or a guard wrap touches a handful of rows.
 
 Which blank and comment rows go with a statement follows libcst, so that an edit of rows gives the text the
 same edit of a libcst tree gives:
@@ -9,7 +9,11 @@ same edit of a libcst tree gives:
 * a statement's *leading rows* are the blank and comment rows between it and the statement before it (after
   that one's footer), or its block's header; at the top of a module they are the module's header instead;
 * a block's *footer* runs from its last statement to the last comment row after it that is indented at least
-  as far as the block (blank rows and shallower comments in between included).
+  as far as the block (blank rows and shallower comments in between included); a match statement's block is
+  its cases;
+* one block deeper, every row that is not blank and does not begin inside a string is indented.  (libcst
+  leaves a comment or continuation row that is less indented than its own block where it is; here such a
+  row keeps its place relative to the others.)
 """
 
 from __future__ import annotations
@@ -20,9 +24,7 @@ import re
 import tokenize
 from typing import Optional
 
-from .style import rows_inside
-
-_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+from .style import rows_inside, split_rows
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
@@ -35,13 +37,13 @@ class Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.rows = _ROW.findall(text)
+        self.rows = split_rows(text)
         found = _NEWLINE.search(text)
         self.newline = found.group() if found else "\n"  # what libcst calls the module's default newline
         self._starts = [0]  # row n starts at self._starts[n - 1]; the last entry is the text's end
         for row in self.rows:
             self._starts.append(self._starts[-1] + len(row))
-        self._edits: list[tuple[int, int, str]] = []  # (start, end) offsets in the text, new text
+        self._edits: list[tuple[int, int, str, bool]] = []  # (start, end) offsets in the text, new text, native
 
     # -- reading ----------------------------------------------------------------------------------------
     def row(self, number: int) -> str:
@@ -69,7 +71,9 @@ class Lines:
     def last(self, statement: ast.stmt) -> int:
         """The statement's last row, its blocks' footer included."""
         end = statement.end_lineno
-        body = getattr(statement, "body", None)
+        # A match statement's block holds its cases (the footer is at their indentation, libcst's Match.footer).
+        body = [case.pattern for case in statement.cases] if isinstance(statement, ast.Match) else \
+            getattr(statement, "body", None)
         if not isinstance(body, list) or not body or body[0].lineno == statement.lineno:
             return end  # a simple statement, or a block on the header's line: no footer
         depth = len(self.indent(body[0].lineno).expandtabs())
@@ -127,19 +131,24 @@ class Lines:
         """Where (``row``, character ``column``) is in the text."""
         return self._starts[min(max(row, 1), len(self._starts)) - 1] + column
 
-    def replace(self, first: int, last: int, text: str) -> None:
-        """Rows ``first..last`` become ``text`` (``\\n`` line ends; rows as they should stand, line ends included)."""
-        self._edits.append((self.offset(first), self.offset(last + 1), text))
+    def replace(self, first: int, last: int, text: str, native: bool = False) -> None:
+        """Rows ``first..last`` become ``text`` (``\\n`` line ends, or the text's own with ``native``; rows as they
+        should stand, line ends included)."""
+        self._edits.append((self.offset(first), self.offset(last + 1), text, native))
 
-    def insert(self, before: int, text: str) -> None:
+    def insert(self, before: int, text: str, native: bool = False) -> None:
         """``text`` (whole rows) before row ``before``; inserts at one row keep the order they were made in."""
-        self._edits.append((self.offset(before), self.offset(before), text))
+        self._edits.append((self.offset(before), self.offset(before), text, native))
+
+    def insert_at(self, offset: int, text: str) -> None:
+        """``text`` (``\\n`` line ends) at ``offset`` in the text."""
+        self._edits.append((offset, offset, text, False))
 
     def replace_node(self, node: ast.AST, text: str) -> None:
         """The code of ``node`` (an ``ast`` expression: its own parentheses stay) becomes ``text``."""
         start = self.offset(node.lineno, char_column(self.row(node.lineno), node.col_offset))
         end = self.offset(node.end_lineno, char_column(self.row(node.end_lineno), node.end_col_offset))
-        self._edits.append((start, end, text))
+        self._edits.append((start, end, text, False))
 
     def edited(self) -> str:
         """The text with every edit applied; :class:`CannotEdit` when two overlap."""
@@ -147,14 +156,25 @@ class Lines:
             return self.text
         out: list[str] = []
         at = 0
-        for start, end, text in sorted(self._edits, key=lambda edit: (edit[0], edit[1])):
+        for start, end, text, native in sorted(self._edits, key=lambda edit: (edit[0], edit[1])):
             if start < at:
                 raise CannotEdit("two of its edits overlap")
             out.append(self.text[at:start])
-            out.append(text.replace("\n", self.newline) if self.newline != "\n" else text)
+            out.append(text.replace("\n", self.newline) if self.newline != "\n" and not native else text)
             at = end
         out.append(self.text[at:])
         return "".join(out)
+
+
+def row_groups(body: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """``body``'s statements as libcst counts them: those that share a row (``a = 1; b = 2``) are one."""
+    groups: list[list[ast.stmt]] = []
+    for statement in body:
+        if groups and statement.lineno == groups[-1][-1].end_lineno:
+            groups[-1].append(statement)
+        else:
+            groups.append([statement])
+    return groups
 
 
 def indent_step(module: ast.Module, lines: Lines) -> str:
@@ -173,7 +193,7 @@ def indented(code: str, indent: str) -> str:
     blank and does not begin inside a string."""
     inside = _rows_in_strings(code)
     return "".join(row if number in inside or not row.strip() else indent + row
-                   for number, row in enumerate(_ROW.findall(code), 1))
+                   for number, row in enumerate(split_rows(code), 1))
 
 
 def _rows_in_strings(code: str) -> set[int]:

@@ -91,19 +91,18 @@ def wrap_call(prefix: str, callee: str, args: list[str], column: int, step: str,
 
 
 def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str]]:
-    """``code`` — top-level statements rendered at column 0, ``\\n`` line ends — rewritten so that once libcst
-    places it in a block indented by ``indent`` (a function or guard body) no line is newly longer than ``limit``.
+    """``code`` — top-level statements at column 0, ``\\n`` line ends — as it stands in a block indented by
+    ``indent`` (a function or guard body): ``indent`` before every row that is not blank and does not begin inside
+    a string, and no line newly longer than ``limit``.
 
     Returns ``(code, None)``, or ``(code, why)`` when a line that fits now would not fit there and has no clean
-    wrap.  libcst indents logical lines and bracketed continuation lines with their block, not lines after a
-    backslash, which are indented here (else they end up outdented: pycodestyle's E122/E128).  A newly long
-    line is broken the way black and pycodestyle accept (see :func:`_break_row`), as a last resort by splitting
-    a string literal inside brackets in two (:func:`_split_string`).  Tokens and comments are kept byte for
-    byte, and strings keep their values (checked: the tokens other than strings are unchanged, and so is the
-    syntax tree); a comment, a string outside brackets, a long name, or the first line of a statement already
-    spread over several lines is not rewrapped.
+    wrap.  A newly long line is broken the way black and pycodestyle accept (see :func:`_break_row`), as a last
+    resort by splitting a string literal inside brackets in two (:func:`_split_string`).  Tokens and comments
+    are kept byte for byte, and strings keep their values (checked: the tokens other than strings are unchanged,
+    and so is the syntax tree); a comment, a string outside brackets, a long name, a line after a backslash, or
+    the first line of a statement already spread over several lines is not rewrapped.
     """
-    lines = code.splitlines(keepends=True)
+    lines = split_rows(code)
     shift = len(indent)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
@@ -127,11 +126,7 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
             current = []
     replaced: dict[int, str] = {}
     for row, line in enumerate(lines, 1):
-        if row in in_string:
-            continue
-        if row in after_backslash:
-            replaced[row] = indent + line
-        if _too_long(line, limit) or not _too_long(indent + line, limit):
+        if row in in_string or _too_long(line, limit) or not _too_long(indent + line, limit):
             continue
         quoted = f"`{line.strip()[:30]}…`" if len(line.strip()) > 30 else f"`{line.strip()}`"
         if row not in rows:
@@ -140,15 +135,26 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
         if wrapped is None:
             return code, f"the line {quoted} would be longer than {limit} columns and has no clean break"
         replaced[row] = wrapped + "\n"
-    if not replaced:
-        return code, None
-    new = "".join(replaced.get(row, line) for row, line in enumerate(lines, 1))
-    # A wrap only moves whitespace, or splits a string literal in two (implicit concatenation): the tokens
-    # other than strings are the same, and so is the syntax tree (where the two parts are one value again).
-    if _significant(new) != _significant(code) and not (
-            _significant(new, strings=False) == _significant(code, strings=False) and _same_tree(new, code)):
-        return code, "wrapping its long lines would change its tokens"
-    return new, None
+    if replaced:
+        new = "".join(replaced.get(row, line) for row, line in enumerate(lines, 1))
+        # A wrap only moves whitespace, or splits a string literal in two (implicit concatenation): the tokens
+        # other than strings are the same, and so is the syntax tree (where the two parts are one value again).
+        if _significant(new) != _significant(code) and not (
+                _significant(new, strings=False) == _significant(code, strings=False) and _same_tree(new, code)):
+            return code, "wrapping its long lines would change its tokens"
+    # A wrapped row's new rows hold no string that spans rows: the rows inside strings are the original's.
+    return "".join(line if row in in_string else "".join(
+        part if not part.strip() else indent + part for part in split_rows(replaced.get(row, line)))
+        for row, line in enumerate(lines, 1)), None
+
+
+def split_rows(text: str) -> list[str]:
+    """``text``'s rows with their line ends, split where the tokenizer ends a row (``str.splitlines`` also splits
+    at a form feed and other separators inside a row)."""
+    return _ROW.findall(text)
+
+
+_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _same_tree(one: str, other: str) -> bool:

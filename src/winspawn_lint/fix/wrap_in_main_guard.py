@@ -27,6 +27,10 @@ with a note.  The new guard always starts with ``freeze_support()`` (reusing an 
 multiprocessing``, else importing it).
 UNSAFE: code that imports the module no longer gets the moved names or side effects.
 
+The codemod edits the module's rows (:mod:`.lines`): statements move with the rows libcst gives them (their
+leading comment and blank rows, a block's footer), one block deeper every row that is not blank and does not
+begin inside a string is indented.
+
 Run on its own::
 
     python -m libcst.tool codemod -x winspawn_lint.fix.commands.WrapInMainGuard train.py
@@ -41,19 +45,20 @@ from typing import Optional
 from .. import rules
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
-from . import _cst as cst
-from ._base import WinspawnCodemod, existing_spelling, respace, statement_groups
+from ._base import WinspawnCodemod, existing_spelling, syntax_tree
 from ._tree import module_names, unique_name
-from .style import indent_deeper, max_line_length
+from .lines import Lines, char_column, indent_step, row_groups
+from .style import indent_deeper, max_line_length, split_rows
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass
 class _Unit:
-    """One libcst top-level statement and the ast statements on its lines."""
+    """One top-level statement as libcst counts them: the ast statements on its rows (``a = 1; b = 2``)."""
 
     index: int
+    at: int  # the index of its first statement in the module's body
     stmts: list[ast.stmt]
     binds: set[str]  # names it binds in the module scope
     reads: set[str]  # module-level names it reads (in its nested functions and classes too)
@@ -68,6 +73,11 @@ class _Unit:
         if all(isinstance(s, _DEFINITIONS) or _is_docstring(s) for s in self.stmts):
             return "definition"
         return "statement"
+
+    @property
+    def is_definition(self) -> bool:
+        """A def or class (pycodestyle wants two blank rows around it at top level)."""
+        return isinstance(self.stmts[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -84,13 +94,20 @@ class WrapInMainGuard(WinspawnCodemod):
     DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
     FIXES = (rules.WSP101, rules.WSP103, rules.WSP104, rules.WSP105)
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, _ = self.prepare(tree)
+    ON_TEXT = True
+
+    def transform_text_impl(self, text: str) -> str:
+        if text and not text.endswith(("\n", "\r")):  # rows are whole rows: end the last one, and take it off again
+            newline = Lines(text).newline
+            new = self.transform_text_impl(text + newline)
+            return text if new == text + newline else new[:-len(newline)]
         findings = self.findings_for(text)
         if not findings:
-            return tree
+            return text
+        module = syntax_tree(text)
         scopes = self.scopes(module)
-        units = self._units(tree, module, scopes)
+        lines = Lines(text)
+        units = self._units(module, scopes)
         by_line = {}
         for unit in units:
             for stmt in unit.stmts:
@@ -111,74 +128,81 @@ class WrapInMainGuard(WinspawnCodemod):
 
         # The moved statements go one level deeper: lines that would grow past the maximum line length are
         # wrapped, and a statement with such a line that cannot be wrapped cleanly does not move.
-        block = tree.default_indent
-        if guard is not None:
-            block = getattr(tree.body[guard.index].body, "indent", None) or block
-        self._deeper = _Deeper(self, tree, block, max_line_length(self.context.filename))
+        step = indent_step(module, lines)
+        block = step
+        if guard is not None and _body_rows(guard):
+            block = lines.indent(guard.stmts[0].body[0].lineno)
+        self._deeper = _Deeper(lines, module, units, block, max_line_length(self.context.filename))
         moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
-            return tree
+            return text
 
         freeze = self._freeze_support(module)
-        indent = tree.default_indent
-        quote = '"'
-        nodes = list(tree.body)
-        moved_set = {u.index for u in moved}
-        moved_nodes = [_strip_first_blank(self._deeper.node(u.index), i == 0) for i, u in enumerate(moved)]
+        newline = lines.newline
         for unit in moved:
             self.applied.extend(unit.findings)
+            lines.replace(*_span(lines, module, unit), "", native=True)
+            if unit.kind == "statement" and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in unit.stmts):
+                self.import_block_changed = True
+        moved_index = {u.index for u in moved}
+        _respace(lines, module, [u for u in units if u.index not in moved_index])
 
         if guard is not None:
-            guard_node = nodes[guard.index]
-            assert isinstance(guard_node, cst.If)
-            body = list(guard_node.body.body)
-            first = guard.stmts[0].body[0] if guard.stmts[0].body else None
-            has_freeze = first is not None and _is_freeze_call(first)
-            before = [n for n, u in zip(moved_nodes, moved) if u.index < guard.index]
-            after = [n for n, u in zip(moved_nodes, moved) if u.index > guard.index]
-            head = body[:1] if has_freeze else []
-            rest = body[1:] if has_freeze else body
-            if not has_freeze and (freeze_findings or moved):
-                head = self.parse_statements(tree, f"{freeze}()\n")
-                self.applied.extend(freeze_findings)
-            if rest and before:
-                rest = [rest[0]] + rest[1:]
-            new_body = head + before + rest + [_strip_first_blank(n, False) for n in after]
-            nodes[guard.index] = guard_node.with_changes(body=guard_node.body.with_changes(body=new_body))
-            return tree.with_changes(body=respace([(i, n) for i, n in enumerate(nodes)
-                                                   if i not in moved_set or i == guard.index]))
+            self._into_guard(lines, module, guard, moved, freeze, block, freeze_findings)
+            return lines.edited()
 
-        remaining = respace([(i, n) for i, n in enumerate(nodes) if i not in moved_set])
         single_call = len(moved) == 1 and len(moved[0].stmts) == 1 and isinstance(moved[0].stmts[0], ast.Expr) \
             and isinstance(moved[0].stmts[0].value, (ast.Call, ast.Await))
-        guard_text = f"if __name__ == {quote}__main__{quote}:\n{indent}{freeze}()\n"
+        guard_text = f'\n\nif __name__ == "__main__":\n{step}{freeze}()\n'
+        moved_rows = "".join(self._deeper.rows(u.index, first=i == 0) for i, u in enumerate(moved))
         if single_call:
-            new_guard = self.parse_statements(tree, guard_text)[0]
-            assert isinstance(new_guard, cst.If)
-            new_guard = new_guard.with_changes(
-                body=new_guard.body.with_changes(body=[*new_guard.body.body, *moved_nodes]))
-            return tree.with_changes(body=[*remaining, _with_blanks(new_guard, 2)])
+            added = guard_text.replace("\n", newline) + moved_rows
+        else:
+            name = unique_name("main", module_names(module))
+            globals_needed = self._globals(units, moved, scopes)
+            declaration = f"{step}global {', '.join(sorted(globals_needed))}\n" if globals_needed else ""
+            added = (f"\n\ndef {name}() -> None:\n{declaration}".replace("\n", newline) + moved_rows
+                     + f"{guard_text}{step}{name}()\n".replace("\n", newline))
+        lines.insert(lines.last(module.body[-1]) + 1, added, native=True)
+        return lines.edited()
 
-        taken = module_names(module)
-        name = unique_name("main", taken)
-        globals_needed = self._globals(units, moved, scopes)
-        header = f"def {name}() -> None:\n{indent}pass\n"
-        function = self.parse_statements(tree, header)[0]
-        assert isinstance(function, cst.FunctionDef)
-        inner: list[cst.BaseStatement] = []
-        if globals_needed:
-            inner.extend(self.parse_statements(tree, f"global {', '.join(sorted(globals_needed))}\n"))
-        inner.extend(moved_nodes)
-        function = function.with_changes(body=function.body.with_changes(body=inner))
-        new_guard = self.parse_statements(tree, guard_text + f"{indent}{name}()\n")[0]
-        return tree.with_changes(body=[*remaining, _with_blanks(function, 2), _with_blanks(new_guard, 2)])
+    def _into_guard(self, lines: Lines, module: ast.Module, guard: _Unit, moved: list[_Unit], freeze: str,
+                    block: str, freeze_findings: list) -> None:
+        """The moved statements into the guard: those from above it at its start (after ``freeze_support()``),
+        those from below it at its end (before the comment rows that close it)."""
+        newline = lines.newline
+        statement = guard.stmts[0]
+        body = statement.body
+        first = row_groups(body)[0]
+        has_freeze = _is_freeze_call(first[0])
+        before = "".join(self._deeper.rows(u.index, first=i == 0) for i, u in enumerate(moved)
+                         if u.index < guard.index)
+        after = "".join(self._deeper.rows(u.index, first=i == 0) for i, u in enumerate(moved)
+                        if u.index > guard.index)
+        if not has_freeze and (freeze_findings or moved):
+            before = f"{block}{freeze}()\n".replace("\n", newline) + before
+            self.applied.extend(freeze_findings)
+        if not _body_rows(guard):  # `if __name__ == "__main__": main()`: the body goes to rows of its own
+            row = lines.row(body[0].lineno)
+            column = char_column(row, body[0].col_offset)
+            suite = f"{block}{row[column:]}"
+            rows = [suite, before] if has_freeze else [before, suite]
+            header = row[:column].rstrip(" \t") + newline
+            lines.replace(body[0].lineno, body[0].lineno, "".join([header, *rows, after]), native=True)
+            return
+        if before:
+            at = lines.last(first[-1]) + 1 if has_freeze else lines.leading(body[0], None)
+            lines.insert(at, before, native=True)
+        if after:
+            lines.insert(lines.last(body[-1]) + 1, after, native=True)
 
     # -- analysis ---------------------------------------------------------------------------------------
-    def _units(self, tree: cst.Module, module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
-        units = []
-        for index, mine in enumerate(statement_groups(tree, module)):
-            binds = set().union(*(scopes.module_binds(s) for s in mine)) if mine else set()
-            units.append(_Unit(index, mine, binds, scopes.module_reads(mine)))
+    def _units(self, module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
+        units, at = [], 0
+        for index, group in enumerate(row_groups(module.body)):
+            binds = set().union(*(scopes.module_binds(s) for s in group))
+            units.append(_Unit(index, at, group, binds, scopes.module_reads(group)))
+            at += len(group)
         return units
 
     def _plan(self, units: list[_Unit], module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
@@ -267,51 +291,83 @@ class WrapInMainGuard(WinspawnCodemod):
 
 
 class _Deeper:
-    """Each top-level statement as it must be written one block deeper (see :func:`.style.indent_deeper`), or
-    why it cannot be; worked out once per statement, when the plan first moves it."""
+    """Each top-level statement's rows as they stand one block deeper (see :func:`.style.indent_deeper`), or
+    why they cannot; worked out once per statement, when the plan first moves it."""
 
-    def __init__(self, codemod: WinspawnCodemod, tree: cst.Module, indent: str, limit: int) -> None:
-        self.codemod, self.tree, self.indent, self.limit = codemod, tree, indent, limit
-        self.done: dict[int, tuple[cst.BaseStatement, Optional[str]]] = {}
-
-    def node(self, index: int) -> cst.BaseStatement:
-        return self._work(index)[0]
+    def __init__(self, lines: Lines, module: ast.Module, units: list[_Unit], indent: str, limit: int) -> None:
+        self.lines, self.module, self.units, self.indent, self.limit = lines, module, units, indent, limit
+        self.done: dict[int, tuple[list[str], list[str], Optional[str]]] = {}
 
     def problem(self, index: int) -> Optional[str]:
-        return self._work(index)[1]
+        return self._work(index)[2]
 
-    def _work(self, index: int) -> tuple[cst.BaseStatement, Optional[str]]:
+    def rows(self, index: int, first: bool) -> str:
+        """The statement's rows in the block (the file's line ends), after its leading comment rows; ``first``:
+        it opens the block, so the blank rows before its first comment go."""
+        leading, statement, _ = self._work(index)
+        return "".join([*_block_leading(leading, first), *statement])
+
+    def _work(self, index: int) -> tuple[list[str], list[str], Optional[str]]:
         if index not in self.done:
-            self.done[index] = self._deeper(self.tree.body[index])
+            self.done[index] = self._deeper(self.units[index])
         return self.done[index]
 
-    def _deeper(self, node: cst.BaseStatement) -> tuple[cst.BaseStatement, Optional[str]]:
-        leading = len(node.leading_lines)
-        raw = self.tree.code_for_node(node)
+    def _deeper(self, unit: _Unit) -> tuple[list[str], list[str], Optional[str]]:
+        lines, newline = self.lines, self.lines.newline
+        start, stop = _span(lines, self.module, unit)
+        raw = "".join(lines.rows[start - 1:stop])
         code = raw.replace("\r\n", "\n")
         new, why = indent_deeper(code, self.indent, self.limit)
-        if why or new == code:
-            return _unindent_blank_lines(node), why
-        if code != raw and "\n" in raw.replace("\r\n", ""):  # the reparse would make a bare LF (in a string) CRLF
-            return node, "its line endings are mixed (CRLF and LF), so it is not rewrapped"
-        # The leading comment lines are unchanged (a comment is never rewrapped): parse the statement alone.
-        rest = "".join(new.splitlines(keepends=True)[leading:])
-        parsed = self.codemod.parse_statements(self.tree, rest)
-        if len(parsed) != 1:
-            return node, "wrapping its long lines would not keep it one statement"
-        return _unindent_blank_lines(parsed[0].with_changes(leading_lines=node.leading_lines)), None
+        if why:
+            return [], [], why
+        if code.replace("\n", newline) != raw:  # a string holds a line end other than the file's: keep each
+            inside = lines.string_rows(start, stop)
+            kept = "".join(row if not row.strip() or number in inside else self.indent + row
+                           for number, row in enumerate(lines.rows[start - 1:stop], start))
+            if new != kept.replace("\r\n", "\n"):
+                return [], [], "its line endings are mixed (CRLF and LF), so it is not rewrapped"
+            new = kept
+        elif newline != "\n":
+            new = new.replace("\n", newline)
+        rows = split_rows(new)
+        leading = lines.first(unit.stmts[0]) - start  # comment rows are never rewrapped: the count holds
+        return rows[:leading], rows[leading:], None
 
 
-def _unindent_blank_lines(node):
-    """``node`` with each blank line inside it written without indentation: a blank line inside a top-level
-    statement (before an ``elif``, say) is written with the indentation of its block, which is none at module
-    level; one block deeper it would be whitespace (pycodestyle's W293)."""
+def _span(lines: Lines, module: ast.Module, unit: _Unit) -> tuple[int, int]:
+    """The unit's rows: its leading rows (none for the module's first statement), itself, its blocks' footer."""
+    return lines.top_leading(module, unit.at), lines.last(unit.stmts[-1])
 
-    class Unindent(cst.CSTTransformer):
-        def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
-            return updated.with_changes(indent=False) if updated.comment is None and updated.indent else updated
 
-    return node.visit(Unindent())
+def _block_leading(rows: list[str], first: bool) -> list[str]:
+    """Leading rows as they stand inside a block: one blank row at a time (two are pycodestyle's E303 there), and
+    none before the first comment of the block's first statement."""
+    kept: list[str] = []
+    for row in rows:
+        if not row.strip() and ((first and not any(r.strip() for r in kept)) or (kept and not kept[-1].strip())):
+            continue
+        kept.append(row)
+    return kept
+
+
+def _respace(lines: Lines, module: ast.Module, remaining: list[_Unit]) -> None:
+    """Where two top-level statements become neighbours that were not, and one of them is a def or class, two
+    blank rows separate them (pycodestyle E302, E305): the blank rows before the second one's comments become two."""
+    for previous, unit in zip(remaining, remaining[1:]):
+        if unit.index == previous.index + 1 or not (unit.is_definition or previous.is_definition):
+            continue
+        at = lines.top_leading(module, unit.at)
+        blanks = 0
+        while at + blanks < lines.first(unit.stmts[0]) and not lines.row(at + blanks).strip():
+            blanks += 1
+        if blanks < 2:
+            lines.replace(at, at + blanks - 1, "\n\n")
+
+
+def _body_rows(guard: _Unit) -> bool:
+    """Whether the guard's body starts on a row of its own (not ``if __name__ == "__main__": main()``)."""
+    statement = guard.stmts[0]
+    return statement.body[0].lineno > statement.lineno
 
 
 def _worker_functions(module: ast.Module) -> list[ast.AST]:
@@ -347,25 +403,3 @@ def _is_freeze_call(stmt: ast.stmt) -> bool:
     func = stmt.value.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     return name == "freeze_support"
-
-
-def _strip_first_blank(node: cst.BaseStatement, first: bool) -> cst.BaseStatement:
-    """The first statement of a new block starts right after its header: drop its leading blank lines."""
-    lines = list(getattr(node, "leading_lines", ()))
-    if first:
-        while lines and lines[0].comment is None:
-            lines.pop(0)
-    # Inside a block one blank line at a time (two are pycodestyle's E303 there), and a blank line keeps no
-    # indentation (no trailing whitespace on it inside the new block).
-    kept: list[cst.EmptyLine] = []
-    for line in lines:
-        if line.comment is None:
-            if kept and kept[-1].comment is None:
-                continue
-            line = line.with_changes(indent=False)
-        kept.append(line)
-    return node.with_changes(leading_lines=kept)
-
-
-def _with_blanks(node: cst.BaseStatement, count: int) -> cst.BaseStatement:
-    return node.with_changes(leading_lines=[cst.EmptyLine(indent=False) for _ in range(count)])
