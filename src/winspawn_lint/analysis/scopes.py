@@ -133,6 +133,12 @@ class ScopeTree:
             current = current.parent
         return current
 
+    def unlink(self) -> None:
+        """Break the scopes' links to each other (the model is not used after)."""
+        for scope in self.scope_of.values():
+            scope.parent = None
+            scope.children = []
+
     def _scopes_in(self, nodes: Iterable[ast.AST]) -> Iterable[Scope]:
         """The scopes whose code lies in ``nodes``: the scope owning each node's own parts, and nested ones."""
         for node in nodes:

@@ -8,8 +8,8 @@ route) it finds them itself by checking the module with every rule enabled.
 
 No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
 what ``--fix`` cost): nodes are found through the ``ast`` of the same text, or by their order in the source.
-The hoisting codemods and the guard wrap (``ON_TEXT``) use no libcst at all: they edit the module's rows at ``ast`` positions
-(:mod:`.lines`), giving the text the libcst edit they replace gave.
+The hoisting codemods and the guard wrap (``ON_TEXT``) use no libcst at all: they edit the module's rows at
+``ast`` positions (:mod:`.lines`), giving the text the libcst edit they replace gave.
 """
 
 from __future__ import annotations
@@ -174,7 +174,11 @@ def forget_texts() -> None:
 
     _TREES.clear()
     positions_of.cache_clear()
-    _scopes.cache_clear()
+    # A scope model's scopes refer to their parents and children: unlinked, each is freed by reference counting
+    # with the tree it holds, not left for the cyclic collector to traverse after every fixed file.
+    for scopes in _SCOPES.values():
+        scopes.unlink()
+    _SCOPES.clear()
     forget_index()
 
 
@@ -184,9 +188,16 @@ def positions_of(text: str) -> Positions:
     return Positions.of(text)
 
 
-@functools.lru_cache(maxsize=4)
 def _scopes(module: ast.Module, within: Optional[tuple]) -> ScopeTree:
-    return ScopeTree(module, within)
+    key = (module, within)
+    if key not in _SCOPES:
+        while len(_SCOPES) >= 4:
+            _SCOPES.pop(next(iter(_SCOPES))).unlink()
+        _SCOPES[key] = ScopeTree(module, within)
+    return _SCOPES[key]
+
+
+_SCOPES: dict[tuple, ScopeTree] = {}  # the scope models of the last texts' modules, oldest first
 
 
 def existing_spelling(tree: ast.Module, module: str, name: str):

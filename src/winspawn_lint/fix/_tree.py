@@ -5,8 +5,12 @@ names that clash with nothing."""
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import functools
+import itertools
+import re
+import unicodedata
 from typing import Iterator, Optional
 
 from ..analysis.guards import is_main_guard
@@ -20,43 +24,57 @@ class CannotHoist(Exception):
 
 
 def parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
-    """Each node's parent (shared: do not change it)."""
-    return _index(tree)[0]
+    """The parent of each top-level statement and of each node on the way down to a node :func:`find_node`
+    returned (the rest of the module is not walked: the hoists ask about a few nodes of large scripts).  Shared:
+    do not change it; :func:`find_node` adds to it."""
+    return _index(tree).parent
+
+
+class _Index:
+    """The parents :func:`find_node` has seen in one module."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.parent: dict[ast.AST, ast.AST] = {statement: tree for statement in tree.body}
+        # The rows each top-level statement spans, its decorators included (the statements do not overlap).
+        self.spans = [(_first_row(s), s.end_lineno, s) for s in tree.body]
+
+    def statement_at(self, line: int) -> Optional[ast.stmt]:
+        at = bisect.bisect_right(self.spans, (line, float("inf"))) - 1
+        return self.spans[at][2] if at >= 0 and self.spans[at][1] >= line else None
+
+    def descend(self, statement: ast.stmt, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
+        """The outermost node of one of ``kinds`` in ``statement`` starting at (``line``, ``col``), found by going
+        down only into the nodes whose span holds that position (and those without one: arguments,
+        comprehensions); the parents on the way are recorded."""
+        target = (line, col)
+        parent = self.parent
+        todo: list[ast.AST] = [statement]
+        while todo:  # each node is pushed once, by its parent
+            node = todo.pop()
+            if isinstance(node, kinds) and (node.lineno, node.col_offset) == target:
+                return node
+            for child in ast.iter_child_nodes(node):
+                end = getattr(child, "end_lineno", None)
+                if end is not None and not ((_first_row(child), 0) <= target <= (end, child.end_col_offset)):
+                    continue
+                parent[child] = node
+                todo.append(child)
+        # Not where the positions said (they are not always right inside f-strings before Python 3.12): walk it.
+        for node in ast.walk(statement):
+            for child in ast.iter_child_nodes(node):
+                parent[child] = node
+        return next((node for node in ast.walk(statement)
+                     if isinstance(node, kinds) and (node.lineno, node.col_offset) == target), None)
+
+
+def _first_row(node: ast.AST) -> int:
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
 
 
 @functools.lru_cache(maxsize=4)
-def _index(tree: ast.Module) -> tuple[dict[ast.AST, ast.AST], frozenset[str], dict[tuple[int, int], list[ast.AST]]]:
-    """One walk of a module (the codemods reading one text share it): parents, identifiers, and the lambdas,
-    functions and classes by start (what a finding's fix hint points at)."""
-    parent: dict[ast.AST, ast.AST] = {}
-    names: set[str] = set()
-    starts: dict[tuple[int, int], list[ast.AST]] = {}
-    todo: list[ast.AST] = [tree]
-    while todo:  # each node is pushed once, by its parent: ends with the tree
-        node = todo.pop()
-        for name in node._fields:  # ast.iter_child_nodes, inlined (this walk is a large part of a fix)
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        parent[item] = node
-                        todo.append(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
-                parent[value] = node
-                todo.append(value)
-        kind = type(node)
-        if kind is ast.Name:
-            names.add(node.id)
-        elif kind is ast.arg:
-            names.add(node.arg)
-        elif kind in _STARTS:
-            if kind is not ast.Lambda:
-                names.add(node.name)
-            starts.setdefault((node.lineno, node.col_offset), []).append(node)
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            for alias in node.names:
-                names.add((alias.asname or alias.name).split(".")[0])
-    return parent, frozenset(names), starts
+def _index(tree: ast.Module) -> _Index:
+    return _Index(tree)
 
 
 _STARTS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -119,24 +137,66 @@ def is_plain_default(expr: ast.expr) -> bool:
                                      ast.Lambda)) for node in ast.walk(expr))
 
 
-def module_names(tree: ast.Module) -> set[str]:
-    """Every identifier used anywhere in the module (to choose names that clash with nothing)."""
-    return set(_index(tree)[1])
+def module_names(tree: ast.Module, text: str) -> Names:
+    """Every identifier used anywhere in the module ``text`` parses to (to choose names that clash with nothing)."""
+    return Names(tree, text)
 
 
-def unique_name(base: str, taken: set[str]) -> str:
+class Names:
+    """The identifiers of a module, worked out only when asked about a word the text holds: a name a fix makes up
+    (``_collate_fn``, ``main``) is seldom in it, and then the tree is not walked."""
+
+    def __init__(self, tree: ast.Module, text: str) -> None:
+        # The parser reads identifiers in NFKC form: a name the text does not spell that way is not one of them.
+        self.tree, self.text = tree, text if text.isascii() else unicodedata.normalize("NFKC", text)
+        self.added: set[str] = set()
+        self.found: Optional[frozenset[str]] = None
+
+    def __contains__(self, name: str) -> bool:
+        if name in self.added:
+            return True
+        if self.found is None:
+            if name not in self.text or not re.search(rf"\b{re.escape(name)}\b", self.text):
+                return False
+            self.found = _identifiers(self.tree)
+        return name in self.found
+
+    def add(self, name: str) -> None:
+        self.added.add(name)
+
+    def __len__(self) -> int:
+        """At least as many as the identifiers (each takes a character of the text): a bound for unique_name."""
+        return len(self.text) + len(self.added)
+
+
+def _identifiers(tree: ast.Module) -> frozenset[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            names.add(node.id)
+        elif kind is ast.arg:
+            names.add(node.arg)
+        elif kind in _STARTS:
+            if kind is not ast.Lambda:
+                names.add(node.name)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return frozenset(names)
+
+
+def unique_name(base: str, taken: Names) -> str:
     """``base``, or ``base_N`` with the smallest N that is free (at most len(taken) + 1 tries)."""
-    candidates = [base, *(f"{base}_{n}" for n in range(2, len(taken) + 3))]
-    name = next(c for c in candidates if c not in taken and c not in _BUILTIN_NAMES)
+    candidates = itertools.chain([base], (f"{base}_{n}" for n in range(2, len(taken) + 3)))
+    name = next(c for c in candidates if c not in _BUILTIN_NAMES and c not in taken)
     taken.add(name)
     return name
 
 
 def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:
-    """The node of one of ``kinds`` starting at (line, ast byte col)."""
-    if all(kind in _STARTS for kind in kinds):  # what fix hints point at, indexed
-        return next((node for node in _index(tree)[2].get((line, col), ()) if isinstance(node, kinds)), None)
-    for node in ast.walk(tree):
-        if isinstance(node, kinds) and node.lineno == line and node.col_offset == col:
-            return node
-    return None
+    """The outermost node of one of ``kinds`` starting at (line, ast byte col); its parents are recorded (see
+    :func:`parents`)."""
+    index = _index(tree)
+    statement = index.statement_at(line)
+    return None if statement is None else index.descend(statement, kinds, line, col)

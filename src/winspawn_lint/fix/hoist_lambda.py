@@ -61,7 +61,7 @@ class HoistLambda(WinspawnCodemod):
                    for finding in self.findings_for(text) if finding.fix_hint.get("lambda")]
         scopes = self.scopes(module, sorted({top_level_statement(node, parent) for _, node in located if node},
                                             key=lambda stmt: stmt.lineno))
-        taken = module_names(module)
+        taken = module_names(module, text)
         plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
         for finding, node in located:
             if node is None:

@@ -74,7 +74,7 @@ class HoistLocalDef(WinspawnCodemod):
         located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
         scopes = self.scopes(module, sorted({top_level_statement(node, parent) for _, node in located if node},
                                             key=lambda stmt: stmt.lineno))
-        taken = module_names(module)
+        taken = module_names(module, text)
         module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
         # (shape, the top-level statement index it is defined before) of each module-level function: an
@@ -99,6 +99,7 @@ class HoistLocalDef(WinspawnCodemod):
             if id(node) in plans:
                 plans[id(node)].findings.extend(findings)
                 return plans[id(node)]
+            find_node(module, _DEFS, node.lineno, node.col_offset)  # a helper's parents (the scopes found it)
             free = self._check(node, scopes)
             if free and not self.unsafe:
                 raise CannotHoist(f"it reads {', '.join(free)} from the enclosing function (binding them with "
@@ -143,6 +144,7 @@ class HoistLocalDef(WinspawnCodemod):
                 plan(node, [finding], 0)
             except CannotHoist as why:
                 self.note(finding, str(why))
+        plan = None  # the recursive closure held itself, and the module with it, in a cycle
         if not plans:
             return text
         return self._edit(lines, module, parent, plans)

@@ -158,7 +158,7 @@ class WrapInMainGuard(WinspawnCodemod):
         if single_call:
             added = guard_text.replace("\n", newline) + moved_rows
         else:
-            name = unique_name("main", module_names(module))
+            name = unique_name("main", module_names(module, text))
             globals_needed = self._globals(units, moved, scopes)
             declaration = f"{step}global {', '.join(sorted(globals_needed))}\n" if globals_needed else ""
             added = (f"\n\ndef {name}() -> None:\n{declaration}".replace("\n", newline) + moved_rows
