@@ -25,6 +25,7 @@ from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..rules import RULES, Rule
 from . import _cst as cst
+from ._tree import Names, find_node, module_names, parents, top_level_statement
 from .imports import add_imports, add_imports_to_text
 
 
@@ -134,6 +135,17 @@ class WinspawnCodemod:
         only top-level statements asked about (the others' functions and classes are not walked)."""
         return _scopes(module, None if within is None else tuple(within))
 
+    def locate(self, text: str, kinds: tuple, hint: str) -> Located:
+        """The nodes of ``kinds`` the findings' fix hints point at (``finding.fix_hint[hint]``), and what a hoist
+        asks about them: their parents, the scope model of their top-level statements, the module's names."""
+        module = syntax_tree(text)
+        found = [(finding, find_node(module, kinds, finding.fix_hint[hint]["line"], finding.fix_hint[hint]["col"]))
+                 for finding in self.findings_for(text) if finding.fix_hint.get(hint)]
+        parent = parents(module)
+        tops = sorted({top_level_statement(node, parent) for _, node in found if node}, key=lambda stmt: stmt.lineno)
+        return Located(module, parent, [(f, node) for f, node in found if node is not None], self.scopes(module, tops),
+                       module_names(module, text))
+
     def parse_statements(self, tree: cst.Module, code: str) -> list[cst.BaseStatement]:
         """Statements from ``code`` (``\\n`` line ends; indents already in ``tree.default_indent``)."""
         code = code.replace("\r\n", "\n").replace("\r", "\n").replace("\n", tree.default_newline)
@@ -147,6 +159,17 @@ class WinspawnCodemod:
             self.add_import("functools")
             spelling = "functools.partial"
         return spelling
+
+
+@dataclass
+class Located:
+    """What :meth:`WinspawnCodemod.locate` found."""
+
+    module: ast.Module
+    parent: dict[ast.AST, ast.AST]  # see :func:`._tree.parents`
+    found: list[tuple[Finding, ast.AST]]  # each finding whose node was found, and the node
+    scopes: ScopeTree  # of the found nodes' top-level statements
+    taken: Names  # the module's identifiers, for new names
 
 
 def syntax_tree(text: str) -> ast.Module:

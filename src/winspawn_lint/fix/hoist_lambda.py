@@ -27,9 +27,8 @@ from typing import Optional
 
 from .. import rules
 from ..io.source import split_lines
-from ._base import WinspawnCodemod, positions_of, syntax_tree
-from ._tree import (CannotHoist, enclosing_free_variables, find_node, is_plain_default, module_names, parents,
-                    top_level_statement, unique_name)
+from ._base import WinspawnCodemod, positions_of
+from ._tree import CannotHoist, enclosing_free_variables, is_plain_default, top_level_statement, unique_name
 from .lines import Lines, indent_step
 from .style import depth_change, max_line_length, rows_inside
 
@@ -54,18 +53,11 @@ class HoistLambda(WinspawnCodemod):
     ON_TEXT = True
 
     def transform_text_impl(self, text: str) -> str:
-        module, positions = syntax_tree(text), positions_of(text)
-        parent = parents(module)
-        located = [(finding, find_node(module, (ast.Lambda,), finding.fix_hint["lambda"]["line"],
-                                       finding.fix_hint["lambda"]["col"]))
-                   for finding in self.findings_for(text) if finding.fix_hint.get("lambda")]
-        scopes = self.scopes(module, sorted({top_level_statement(node, parent) for _, node in located if node},
-                                            key=lambda stmt: stmt.lineno))
-        taken = module_names(module, text)
+        located = self.locate(text, (ast.Lambda,), "lambda")
+        module, parent, scopes, taken, positions = (located.module, located.parent, located.scopes, located.taken,
+                                                    positions_of(text))
         plans: dict[tuple[int, int], _Plan] = {}  # lambda start (line, char col) -> plan
-        for finding, node in located:
-            if node is None:
-                continue
+        for finding, node in located.found:
             key = positions.node_start(node)
             if key in plans:
                 plans[key].findings.append(finding)

@@ -36,9 +36,8 @@ from typing import Optional
 
 from .. import rules
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, syntax_tree
-from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, module_names, parents,
-                    top_level_statement, unique_name)
+from ._base import WinspawnCodemod
+from ._tree import CannotHoist, ancestors, enclosing_free_variables, find_node, top_level_statement, unique_name
 from .lines import CannotEdit, Lines, char_column, indent_step, indented
 from .style import max_line_length, wrap_call
 
@@ -68,13 +67,9 @@ class HoistLocalDef(WinspawnCodemod):
     ON_TEXT = True
 
     def transform_text_impl(self, text: str) -> str:
-        module = syntax_tree(text)
+        located = self.locate(text, _DEFS, "def")
+        module, parent, scopes, taken = located.module, located.parent, located.scopes, located.taken
         lines = Lines(text)
-        parent = parents(module)
-        located = [(finding, self._definition(finding, module)) for finding in self.findings_for(text)]
-        scopes = self.scopes(module, sorted({top_level_statement(node, parent) for _, node in located if node},
-                                            key=lambda stmt: stmt.lineno))
-        taken = module_names(module, text)
         module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
         # (shape, the top-level statement index it is defined before) of each module-level function: an
@@ -92,7 +87,7 @@ class HoistLocalDef(WinspawnCodemod):
             return _shape(node, free, lines)
 
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
-        located.sort(key=lambda pair: (pair[1].lineno, pair[1].col_offset) if pair[1] is not None else (0, 0))
+        found = sorted(located.found, key=lambda pair: (pair[1].lineno, pair[1].col_offset))
 
         def plan(node: ast.AST, findings: list, depth: int) -> _Plan:
             """The plan for ``node`` (made once); raises CannotHoist."""
@@ -137,9 +132,7 @@ class HoistLocalDef(WinspawnCodemod):
                 shapes.setdefault(shape, (new_name, top_index))
             return plans[id(node)]
 
-        for finding, node in located:
-            if node is None:
-                continue
+        for finding, node in found:
             try:
                 plan(node, [finding], 0)
             except CannotHoist as why:
@@ -274,12 +267,6 @@ class HoistLocalDef(WinspawnCodemod):
         extra = ("," + hang).join(plan.free) + ("," + hang if has_params else "")
         return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra),
                                *((tokens[index].end, tokens[index + 1].start, hang) for index in separators)])
-
-    # -- finding the definition ---------------------------------------------------------------------------
-    def _definition(self, finding, module: ast.Module) -> Optional[ast.AST]:
-        """The local function or class the check points at (its ``fix_hint``), or None."""
-        hint = finding.fix_hint.get("def")
-        return find_node(module, _DEFS, hint["line"], hint["col"]) if hint else None
 
     def _check(self, node: ast.AST, scopes: ScopeTree) -> list[str]:
         if isinstance(node, ast.ClassDef):
