@@ -27,9 +27,9 @@ with a note.  The new guard always starts with ``freeze_support()`` (reusing an 
 multiprocessing``, else importing it).
 UNSAFE: code that imports the module no longer gets the moved names or side effects.
 
-The codemod edits the module's rows (:mod:`.lines`): statements move with the rows libcst gives them (their
-leading comment and blank rows, a block's footer), one block deeper every row that is not blank and does not
-begin inside a string is indented.
+The codemod edits the module's rows (:mod:`.lines`), with no libcst tree: a statement moves with the rows libcst
+would give it (its leading comment and blank rows, its blocks' footer), and one block deeper each of its rows is
+indented, but blank rows and rows inside a string.
 
 Run on its own::
 
