@@ -16,8 +16,8 @@ dropped (with a note) while the others still apply.
 
 Termination does not depend on the code converging: a run makes at most :data:`MAX_PASSES` passes over the
 codemods; a codemod still changing the text in the last pass is declined and the run starts again without
-it, so there are at most ``len(CODEMODS) + 1`` runs.  Front ends import this package (and with it libcst)
-only when a file has something to fix.
+it, so there are at most ``len(CODEMODS) + 1`` runs.  Front ends import this package only when a file has
+something to fix, and libcst is imported only when a codemod that rewrites a tree runs (:mod:`._cst`).
 """
 
 from __future__ import annotations
