@@ -357,9 +357,7 @@ def _respace(lines: Lines, module: ast.Module, remaining: list[_Unit]) -> None:
         if unit.index == previous.index + 1 or not (unit.is_definition or previous.is_definition):
             continue
         at = lines.top_leading(module, unit.at)
-        blanks = 0
-        while at + blanks < lines.first(unit.stmts[0]) and not lines.row(at + blanks).strip():
-            blanks += 1
+        blanks = lines.blank_run(at)  # those before its first comment (or itself)
         if blanks < 2:
             lines.replace(at, at + blanks - 1, "\n\n")
 
