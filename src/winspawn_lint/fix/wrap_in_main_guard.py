@@ -45,12 +45,12 @@ from typing import Optional
 from .. import rules
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod, existing_spelling, syntax_tree
+from ._base import DEFINITIONS, WinspawnCodemod, existing_spelling, syntax_tree
 from ._tree import module_names, unique_name
 from .lines import Lines, char_column, indent_step, row_groups
 from .style import indent_deeper, max_line_length, split_rows
 
-_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEFINITIONS = (ast.Import, ast.ImportFrom, *DEFINITIONS)
 
 
 @dataclass
@@ -77,7 +77,7 @@ class _Unit:
     @property
     def is_definition(self) -> bool:
         """A def or class (pycodestyle wants two blank rows around it at top level)."""
-        return isinstance(self.stmts[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        return isinstance(self.stmts[0], DEFINITIONS)
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -120,8 +120,7 @@ class WrapInMainGuard(WinspawnCodemod):
             if finding.rule is rules.WSP105:
                 continue
             unit = by_line.get(finding.line)
-            if unit is None or unit.kind == "guard" or any(
-                    isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for stmt in unit.stmts):
+            if unit is None or unit.kind == "guard" or any(isinstance(stmt, DEFINITIONS) for stmt in unit.stmts):
                 self.note(finding, "not in a module-level statement that can move (a decorator or class body?)")
                 continue
             unit.findings.append(finding)
@@ -277,7 +276,7 @@ class WrapInMainGuard(WinspawnCodemod):
         moved_reads = set().union(*(u.reads for u in moved))
         stay = [u for u in units if u.index not in moved_index]
         definitions = [s for u in stay for s in u.stmts
-                       if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+                       if isinstance(s, DEFINITIONS)]
         read_by_definitions = scopes.module_reads(definitions)
         bound_elsewhere = set().union(*(u.binds for u in stay)) if stay else set()
         return (binds & read_by_definitions) | (binds & bound_elsewhere & moved_reads)
