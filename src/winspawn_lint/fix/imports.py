@@ -141,14 +141,9 @@ def add_imports_to_text(text: str, module: ast.Module, needed: Iterable[tuple[st
 def _join_names(lines, node: ast.ImportFrom, names: set[str]) -> None:
     """:func:`_with_names` on rows: each of ``names`` into ``node``'s names where it sorts (at the end when they are
     not sorted), after the separator the statement uses between its last two names (``, `` for one name)."""
-    from .lines import char_column
-
-    def offset(row: int, column: int) -> int:
-        return lines.offset(row, char_column(lines.row(row), column))
-
     aliases = node.names
-    starts = [offset(alias.lineno, alias.col_offset) for alias in aliases]
-    ends = [offset(alias.end_lineno, alias.end_col_offset) for alias in aliases]
+    starts = [lines.at(alias.lineno, alias.col_offset) for alias in aliases]
+    ends = [lines.at(alias.end_lineno, alias.end_col_offset) for alias in aliases]
     comma = lines.text[ends[-2]:starts[-1]].replace(lines.newline, "\n") if len(aliases) > 1 else ", "
     existing = [alias.name for alias in aliases]
     at_end: list[str] = []

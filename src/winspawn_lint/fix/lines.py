@@ -25,6 +25,7 @@ import tokenize
 from typing import Optional
 
 from .style import rows_inside, split_rows
+
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
@@ -131,6 +132,10 @@ class Lines:
         """Where (``row``, character ``column``) is in the text."""
         return self._starts[min(max(row, 1), len(self._starts)) - 1] + column
 
+    def at(self, row: int, byte_col: int) -> int:
+        """Where ``ast``'s (``row``, byte column ``byte_col``) is in the text."""
+        return self.offset(row, char_column(self.row(row), byte_col))
+
     def replace(self, first: int, last: int, text: str, native: bool = False) -> None:
         """Rows ``first..last`` become ``text`` (``\\n`` line ends, or the text's own with ``native``; rows as they
         should stand, line ends included)."""
@@ -146,9 +151,8 @@ class Lines:
 
     def replace_node(self, node: ast.AST, text: str) -> None:
         """The code of ``node`` (an ``ast`` expression: its own parentheses stay) becomes ``text``."""
-        start = self.offset(node.lineno, char_column(self.row(node.lineno), node.col_offset))
-        end = self.offset(node.end_lineno, char_column(self.row(node.end_lineno), node.end_col_offset))
-        self._edits.append((start, end, text, False))
+        self._edits.append((self.at(node.lineno, node.col_offset), self.at(node.end_lineno, node.end_col_offset), text,
+                            False))
 
     def edited(self) -> str:
         """The text with every edit applied; :class:`CannotEdit` when two overlap."""
