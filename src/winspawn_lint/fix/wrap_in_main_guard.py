@@ -47,7 +47,7 @@ from ..analysis.guards import is_main_guard
 from ..analysis.scopes import ScopeTree
 from ._base import DEFINITIONS, WinspawnCodemod, existing_spelling, syntax_tree
 from ._tree import module_names, unique_name
-from .lines import Lines, char_column, indent_step, row_groups
+from .lines import Lines, char_column, indent_step, indented, row_groups
 from .style import indent_deeper, max_line_length, split_rows
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, *DEFINITIONS)
@@ -320,9 +320,7 @@ class _Deeper:
         if why:
             return [], [], why
         if code.replace("\n", newline) != raw:  # a string holds a line end other than the file's: keep each
-            inside = lines.string_rows(start, stop)
-            kept = "".join(row if not row.strip() or number in inside else self.indent + row
-                           for number, row in enumerate(lines.rows[start - 1:stop], start))
+            kept = indented(raw, self.indent)
             if new != kept.replace("\r\n", "\n"):
                 return [], [], "its line endings are mixed (CRLF and LF), so it is not rewrapped"
             new = kept
