@@ -58,6 +58,8 @@ class Label:
     evidence: str
     why: str
     use_lines: tuple[int, ...] = ()
+    #: in a notebook, the cell (1-based among all cells, as the linter counts them); ``line`` counts in that cell
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,13 +69,15 @@ class Finding:
     line: int
     code: str
     message: str
+    cell: int | None = None
 
 
 def read_labels(path: Path) -> list[Label]:
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     return [Label(r["repo"], r["commit"], r["path"], int(r["line"]), r["class"], r["evidence"], r["why"],
-                  tuple(int(x) for x in (r.get("use_lines") or "").split(";") if x))
+                  tuple(int(x) for x in (r.get("use_lines") or "").split(";") if x),
+                  int(r["cell"]) if r.get("cell") else None)
             for r in rows]
 
 
@@ -108,25 +112,27 @@ def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float,
         path = Path(f["path"])
         if path.is_absolute():
             path = path.resolve().relative_to(root)
-        findings.append(Finding(repo, path.as_posix().removeprefix("./"), int(f["line"]), f["code"], f["message"]))
+        findings.append(Finding(repo, path.as_posix().removeprefix("./"), int(f["line"]), f["code"], f["message"],
+                                f.get("cell")))
     return findings, unreadable
 
 
 def score(labels: list[Label], findings: list[Finding], tolerance: int, lenient_location: bool = False) -> dict:
-    by_file: dict[tuple[str, str], list[Label]] = defaultdict(list)
+    # A notebook's cells number their lines apart: a cell is part of where a label is.
+    by_file: dict[tuple[str, str, int | None], list[Label]] = defaultdict(list)
     for lab in labels:
-        by_file[(lab.repo, lab.path)].append(lab)
+        by_file[(lab.repo, lab.path, lab.cell)].append(lab)
     matched: set[Label] = set()
     at_use_site: set[Label] = set()
     false_positives: list[tuple[Finding, Label]] = []
     unlabelled: list[Finding] = []
     tp_by_code: Counter[str] = Counter()
     fp_by_code: Counter[str] = Counter()
-    for f in sorted(set(findings), key=lambda f: (f.repo, f.path, f.line, f.code)):
-        near = [lab for lab in by_file.get((f.repo, f.path), []) if abs(lab.line - f.line) <= tolerance]
+    for f in sorted(set(findings), key=lambda f: (f.repo, f.path, f.cell or 0, f.line, f.code)):
+        near = [lab for lab in by_file.get((f.repo, f.path, f.cell), []) if abs(lab.line - f.line) <= tolerance]
         if not near:
             # The right hazard reported where the value is handed over, not where it is written.
-            used = [lab for lab in by_file.get((f.repo, f.path), [])
+            used = [lab for lab in by_file.get((f.repo, f.path, f.cell), [])
                     if lab.cls == f.code and any(abs(u - f.line) <= tolerance for u in lab.use_lines)]
             if used:
                 at_use_site.update(used)
