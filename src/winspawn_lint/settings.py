@@ -51,6 +51,11 @@ class Settings:
     #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
     cache_dir: Optional[str] = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Only the fields travel (to a parallel run's workers): what the cached properties derive from them is
+        # rebuilt where it is used, so a worker never holds a copy that differs from what it would build itself.
+        return {name: self.__dict__[name] for name in self.__dataclass_fields__}
+
     @cached_property
     def registry(self) -> Registry:
         return Registry((*self.extra_apis, *BUILTIN_APIS))

@@ -12,6 +12,7 @@ Users extend the registry from configuration (``[tool.winspawn-lint]``
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
@@ -76,8 +77,19 @@ PICKLE = "pickle"
 DILL = "dill"
 CLOUDPICKLE = "cloudpickle"
 
+
+class _Marker(enum.Enum):
+    """Markers that keep their identity when pickled (settings travel to a parallel run's workers: a plain
+    ``object()`` arrives there as a new object, and ``is ABSENT`` was then false in every worker)."""
+
+    ABSENT = "absent"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
 #: Marker for "the parameter was not given".
-ABSENT = object()
+ABSENT = _Marker.ABSENT
 
 
 @dataclass(frozen=True)

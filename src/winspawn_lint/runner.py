@@ -1,0 +1,303 @@
+"""The one per-file driver: read → check → grade the fixes → fix → write, for ``.py`` files and notebooks alike.
+
+Every way of running the linter on files goes through here: the command line (serially, or in a parallel run's
+workers), and the public ``fix_text`` for a text.  A run has one :class:`~.analysis.project.Project`, the reader
+of the project's files, made by whoever owns the run (a parallel run makes one per worker) and handed down.
+
+Checking and fixing never write: :func:`check_file` returns what the file's fix would be, and the run writes
+every fixed file when all files are checked (:func:`write`).  So each file is checked, and fixed, against the
+project as it stood when the run began, whatever order its files are checked in and however many workers share
+them: a fix that rewrites one module never changes what another file of the same run is told.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from .finding import Finding
+from .rules import FixSafety
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .analysis.project import Project
+    from .fix import FixOutcome
+    from .io.source import Source
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a run asks of each file."""
+
+    settings: Settings
+    fix: bool = False
+    diff: bool = False
+    unsafe_fixes: bool = False
+    keep_lines: bool = False
+    #: parse even a file the prefilter proves clean, to report it if it does not parse. On for files named on
+    #: the command line (pre-commit names each changed file); off for files found by walking a directory, where
+    #: parsing every file would cost more than the whole check (syntax errors are your general linter's job).
+    report_unparsable: bool = True
+    #: fill FileResult.cache_entry (for the results cache, which the run's owner keeps)
+    cache: bool = False
+
+    @property
+    def fixing(self) -> bool:
+        return self.fix or self.diff
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: Optional[str] = None
+    #: the source lines, for showing a finding in context (a notebook's: cell number -> that cell's lines)
+    lines: Optional[Union[list[str], dict[int, list[str]]]] = None
+    fixed_text: Optional[str] = None  # the fixed file, when --fix/--diff changed it
+    original_text: Optional[str] = None
+    diff_lines: Optional[list[str]] = None  # --diff output when not a diff of the whole text (a notebook's cells)
+    fixed_count: int = 0
+    fixed: list[Finding] = field(default_factory=list)  # what --fix/--diff fixed (for --show-fixes)
+    fix_note: Optional[str] = None
+    written: bool = False
+    cache_entry: Optional[Any] = None  # a cache.Entry, when Job.cache asks for one and the check succeeded
+    #: what :func:`write` needs: the file as read (its encoding, BOM and bytes), the findings the fixed file
+    #: still has, and a new module to create beside it (a notebook's moved definitions)
+    source: Optional["Source"] = None
+    remaining: Optional[list[Finding]] = None
+    new_module: Optional[tuple[str, str]] = None
+
+
+def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
+               display: Optional[str] = None) -> FileResult:
+    """Check one file and plan its fix (``--fix``/``--diff``); never raises for a problem with the file itself."""
+    with warnings.catch_warnings():
+        # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
+        # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        # The cyclic collector is off while one file is checked and then collects what that file left once
+        # (its index holds cycles; its AST nodes none): left on, it traverses every AST node several times
+        # as they are promoted through the generations (six ML repositories: 18% of the CPU).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return _check_file(path, job, project, stdin_data, display)
+        finally:
+            if collecting:
+                gc.enable()
+                if gc.get_count()[0] > _GC_PER_FILE:
+                    gc.collect(0)
+
+
+_GC_PER_FILE = 10_000  # a file that allocated fewer objects is left to the collector's thresholds
+
+
+@dataclass
+class _Checked:
+    """What the results cache keeps of a file: whether it was parsed, its findings as checked (before the fixes'
+    grade, which depends on other files and is redone every run), and what the fixer made of it."""
+
+    parsed: bool
+    findings: list[Finding]
+    fix: Optional[tuple[str, "FixOutcome"]] = None  # (cache.fix_key, the outcome)
+
+
+def _check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes],
+                display: Optional[str]) -> FileResult:
+    from .io import cache, notebook, source as source_module
+
+    result = FileResult(display or path)
+    from_stdin = stdin_data is not None
+    # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
+    filename = path if not from_stdin else (display if display and display != "-" else None)
+    try:
+        stamp = cache.stat_stamp(path) if job.cache else None  # before reading: a later change is then seen
+        src = source_module.decode(stdin_data) if from_stdin else source_module.read(path)
+        # What the findings and the fix depend on besides the file's own text is read through the project
+        # reader, which records it for the results cache.
+        with project.reading() as dependencies:
+            if notebook.is_notebook(display if from_stdin else path):
+                checked = _check_notebook(path, filename, src, job, project, result, from_stdin)
+            else:
+                checked = _check_script(filename, src, job, project, result, from_stdin)
+        if job.cache and not from_stdin:
+            entry = cache.new_entry(path, stamp, src.original, checked.parsed, checked.findings, dependencies)
+            if entry is not None and checked.fix is not None:
+                entry.fixes[checked.fix[0]] = cache.encode_fix(src.text, checked.fix[1])
+            result.cache_entry = entry
+    except source_module.SourceError as error:
+        result.cache_entry = None
+        result.error = str(error)
+    except RecursionError:
+        result.error = "too deeply nested to analyse (RecursionError)"
+    except Exception as error:  # an internal error on one file must not stop the others
+        result.error = f"internal error: {type(error).__name__}: {error} (please report this file)"
+    return result
+
+
+def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Project", result: FileResult,
+                  from_stdin: bool) -> _Checked:
+    from .analysis.importers import grade_note, regrade
+    from .io import cache
+    from .pipeline import check
+
+    settings = job.settings
+    # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
+    checked = check(src.text, filename, settings, project=project, parse_clean=job.report_unparsable)
+    found = checked.findings
+    record = _Checked(checked.lines is not None or job.report_unparsable, found)
+    result.findings = found
+    if job.keep_lines and checked.lines is not None:
+        result.lines = checked.lines
+    if not found:
+        return record
+    result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
+    if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
+        outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
+                       grade_note(result.findings, grade, job.unsafe_fixes))
+        record.fix = (cache.fix_key(job.unsafe_fixes, result.findings), outcome)
+        apply_outcome(filename, src, result, job, from_stdin, outcome, project)
+    elif job.fixing:  # nothing to do for the fixer (and no libcst import): say why
+        result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
+    return record
+
+
+def fix_source(text: str, filename: Optional[str], settings: Settings, unsafe: bool,
+               project: "Project") -> "FixOutcome":
+    """What ``--fix`` (and ``--unsafe-fixes`` when *unsafe*) makes of a script's *text*."""
+    from .analysis.importers import grade_note, regrade
+    from .pipeline import check
+
+    checked = check(text, filename, settings, project=project)
+    findings, grade = regrade(checked.findings, filename, text, project)
+    return _fix(text, filename, settings, unsafe, project, findings, checked.tree,
+                grade_note(findings, grade, unsafe))
+
+
+def _fix(text: str, filename: Optional[str], settings: Settings, unsafe: bool, project: "Project",
+         findings: list[Finding], tree: Optional[ast.Module], note: Optional[str]) -> "FixOutcome":
+    from .fix import fix_text
+
+    return fix_text(text, findings, _checker(filename, settings, project), filename=filename, unsafe=unsafe,
+                    tree=tree, line_length=project.line_length(filename), note=note)
+
+
+def _checker(filename: Optional[str], settings: Settings, project: "Project"):
+    """The fixer's check of a text it wrote: this file's check, with this run's project."""
+    from .pipeline import check
+
+    def check_rewritten(text: str, tree: Optional[ast.Module]) -> list[Finding]:
+        return check(text, filename, settings, project=project, tree=tree).findings
+
+    return check_rewritten
+
+
+def apply_outcome(filename: Optional[str], src: "Source", result: FileResult, job: Job, from_stdin: bool,
+                  outcome: Any, project: "Project") -> None:
+    """Put in *result* what the fixer made of *src* (a ``FixOutcome``, or the results cache's copy of one): the
+    fixed text and the findings that remain, as ``--diff`` shows them or as :func:`write` will leave them."""
+    from .analysis.importers import regrade
+
+    result.fix_note = outcome.note
+    result.findings = _declined(result.findings, job)
+    if outcome.text == src.text:
+        return
+    enabled = job.settings.enabled_for(filename)
+    result.original_text = src.text
+    result.fixed_text = outcome.text
+    result.fixed_count = len(outcome.fixed)
+    result.fixed = outcome.fixed
+    # The fixed findings are dropped only when the fix reaches the user (a diff, or the file rewritten);
+    # otherwise (stdin, a read-only or changed file) they are still reported.  A diff writes nothing: what it
+    # leaves is reported where it is on disk.
+    if job.diff:
+        result.findings = _declined([f for f in outcome.unfixed if f.code in enabled], job)
+    elif from_stdin:
+        result.fix_note = _join(result.fix_note, "stdin is not rewritten; use --diff to see the fix")
+    elif job.fix:
+        remaining, _ = regrade([f for f in outcome.remaining if f.code in enabled], filename, outcome.text, project)
+        result.source = src
+        result.remaining = _declined(remaining, job)
+
+
+def _declined(findings: list[Finding], job: Job) -> list[Finding]:
+    """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
+    return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
+
+
+def _join(note: Optional[str], more: str) -> str:
+    return f"{note}; {more}" if note else more
+
+
+def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job, project: "Project",
+                    result: FileResult, from_stdin: bool) -> _Checked:
+    from .analysis.prefilter import may_have_findings
+    from .io import notebook
+    from .pipeline import check
+
+    settings = job.settings
+    book = notebook.loads(src.text, check_syntax=False)
+    if not may_have_findings(book.module, settings.registry):
+        if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
+            notebook.check_cells(book)
+        return _Checked(job.report_unparsable, [])
+    notebook.check_cells(book)
+    name = filename or (path if notebook.is_notebook(path) else "notebook.ipynb")
+    findings = check(book.module, name, settings, project=project, prefilter=False).findings
+    result.findings = notebook.to_cells(book, findings)
+    record = _Checked(True, result.findings)
+    if job.keep_lines:
+        result.lines = book.cell_lines()
+    if job.fixing and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):
+        from .fix.notebook import fix_notebook
+
+        fixed = fix_notebook(book, findings, path, result.path, _checker(name, settings, project),
+                             unsafe=job.unsafe_fixes, line_length=project.line_length(name),
+                             move_definitions=not from_stdin, exists=project.exists,
+                             enabled=settings.enabled_for(name))
+        result.fix_note = fixed.note
+        if fixed.raw is not None:
+            result.original_text = src.text
+            result.fixed_text = fixed.raw
+            result.diff_lines = fixed.diff_lines
+            result.fixed_count = fixed.fixed_count
+            if job.diff:
+                result.findings = fixed.remaining
+            elif from_stdin:
+                result.fix_note = _join(result.fix_note, "stdin is not rewritten; use --diff to see the fix")
+            elif job.fix:
+                result.source = src
+                result.remaining = fixed.remaining
+                result.new_module = fixed.new_module
+    return record
+
+
+def write(result: FileResult) -> None:
+    """Write what :func:`check_file` planned for *result* with ``--fix`` (atomically, as the file was encoded,
+    never over a file that changed since it was read); on success its findings become those the fixed file
+    has, on failure the reason is its error."""
+    if result.source is None or result.fixed_text is None:
+        return
+    import os
+
+    from .io.write import WriteError, create_new, write_atomic
+
+    path = result.path
+    try:
+        if result.new_module is not None:
+            create_new(*result.new_module)
+        try:
+            write_atomic(path, result.fixed_text, result.source)
+        except WriteError:
+            if result.new_module is not None:
+                os.unlink(result.new_module[0])  # the notebook still defines them: the new module would be a stray copy
+            raise
+        result.written = True
+        result.findings = result.remaining or []
+    except WriteError as error:
+        result.error = f"not rewritten: {error}"
+    result.source = result.remaining = result.new_module = None
