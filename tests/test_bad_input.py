@@ -198,17 +198,18 @@ def test_deep_expressions_that_parse_are_analysed(tree):
 
 def test_recursion_error_in_the_analysis_is_a_diagnostic(tree, monkeypatch):
     """Our statement walk is recursive: if a visitor ever overflows, the file gets a diagnostic, not a crash."""
-    from winspawn_lint import analysis, cli
+    from winspawn_lint import analysis, runner
+    from winspawn_lint.analysis.project import Project
     from winspawn_lint.settings import Settings
 
     def overflow(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(analysis, "run", overflow)
-    result = cli.check_file(str(tree / "good.py"), cli.Job(Settings()))
+    result = runner.check_file(str(tree / "good.py"), runner.Job(Settings()), Project())
     assert result.error == "too deeply nested to analyse (RecursionError)"
     monkeypatch.setattr(analysis, "run", lambda *a, **k: 1 / 0)
-    result = cli.check_file(str(tree / "good.py"), cli.Job(Settings()))
+    result = runner.check_file(str(tree / "good.py"), runner.Job(Settings()), Project())
     assert result.error.startswith("internal error: ZeroDivisionError")
 
 

@@ -132,22 +132,25 @@ def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches
 
 
 def test_old_file_times_hit_without_reading(project, monkeypatch):
+    from winspawn_lint.io import source
+
     for path in project.rglob("*.py"):
         os.utime(path, ns=(10**18, 10**18))
     first = run(".")
     reads = []
-    original = open
+    original = source.read
 
-    def counting_open(file, *args, **kwargs):
-        if str(file).endswith(".py"):
-            reads.append(file)
-        return original(file, *args, **kwargs)
+    def counting_read(path, *args, **kwargs):
+        reads.append(os.path.basename(path))
+        return original(path, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", counting_open)
-    assert run(".") == first
-    # The cached run reads only the first line of hazard.py (the safety of
-    # its WSP101 fix depends on a shebang and on other files' imports, and is not cached); --no-cache reads all 5.
-    assert len(reads) == 6 and str(reads[0]).endswith("hazard.py")
+    monkeypatch.setattr(source, "read", counting_read)
+    assert main(["--isolated", "-j", "1", "."]) == first[0]
+    # No file is read to be checked (the safety of hazard.py's WSP101 fix, which depends on other files and is
+    # not cached, reads its first line and searches the project's imports as text); --no-cache reads all 5.
+    assert reads == []
+    assert main(["--isolated", "-j", "1", "--no-cache", "."]) == first[0]
+    assert sorted(reads) == ["config.py", "guarded.py", "hazard.py", "plain.py", "train.py"]
 
 
 def test_a_syntax_error_is_never_cached_and_a_named_file_is_parsed(project):
@@ -200,14 +203,13 @@ def test_diff_and_fix_take_from_the_cache_only_the_files_with_nothing_to_fix(pro
 def test_a_rerun_of_diff_takes_the_fixers_outcome_from_the_cache_until_the_request_or_grade_changes(
         project, monkeypatch):
     from winspawn_lint import fix
-    from winspawn_lint.analysis import importers
 
     fixed = []
     fix_text = fix.fix_text
 
-    def spy(text, filename, *args, **kwargs):
-        fixed.append(os.path.basename(filename))
-        return fix_text(text, filename, *args, **kwargs)
+    def spy(*args, **kwargs):
+        fixed.append(os.path.basename(kwargs["filename"]))
+        return fix_text(*args, **kwargs)
 
     monkeypatch.setattr(fix, "fix_text", spy)
     first = run("--diff", "--unsafe-fixes", ".")  # (the --no-cache half of run() fixes too)
@@ -224,16 +226,15 @@ def test_a_rerun_of_diff_takes_the_fixers_outcome_from_the_cache_until_the_reque
     assert run("--diff", ".") == safe and fixed.count("guarded.py") == 1 and fixed.count("hazard.py") == 1
     # A module that imports hazard.py makes that fix unsafe: the cached outcome no longer answers.
     write(project / "user.py", "import hazard\n")
-    importers._names_by_root.clear()  # each command is a new process, which scans the project's imports again
     fixed.clear()
     assert run("--diff", "--unsafe-fixes", ".")[1] == first[1]
     assert fixed.count("hazard.py") == 2 and fixed.count("guarded.py") == 1
     fixed.clear()
     assert "+++ hazard.py" not in run("--diff", ".")[1] and "hazard.py" not in fixed
     # --fix after --diff writes exactly what --diff showed (taken from the cache: no fixer run).
-    from winspawn_lint.settings import Settings
+    from winspawn_lint import fix_text as fix_source
 
-    expected = fix_text(POOL_AT_IMPORT, "hazard.py", Settings(), unsafe=True).text
+    expected = fix_source(POOL_AT_IMPORT, "hazard.py", unsafe=True).text
     assert expected != POOL_AT_IMPORT
     main(["--isolated", "-j", "1", "--diff", "--unsafe-fixes", "hazard.py"])
     fixed.clear()

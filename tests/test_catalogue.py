@@ -22,7 +22,7 @@ import pytest
 
 from fixture_spec import FIXTURES_DIR, all_fixtures, load_fixture
 from winspawn_lint import check_text, rules
-from winspawn_lint.io import notebook
+from winspawn_lint.fix import notebook as notebook_fix
 from winspawn_lint.fix import CODEMODS
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings
@@ -74,7 +74,7 @@ def emitted() -> dict[str, set[Path]]:
 
 
 #: Everything that fixes: the libcst codemods, and the notebook-level move of definitions (WSP206).
-FIXERS = {**{codemod.__name__: codemod.FIXES for codemod in CODEMODS}, "notebook.FIXES": notebook.FIXES}
+FIXERS = {**{codemod.__name__: codemod.FIXES for codemod in CODEMODS}, "notebook.FIXES": notebook_fix.FIXES}
 
 
 def _claimed_by() -> dict[str, list[str]]:

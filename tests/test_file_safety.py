@@ -16,7 +16,8 @@ import pytest
 
 from samples import LAMBDA_COLLATE
 
-from winspawn_lint import cli
+from winspawn_lint import cli, runner
+from winspawn_lint.analysis.project import Project
 from winspawn_lint.io import write, source
 from winspawn_lint.settings import Settings
 
@@ -26,7 +27,7 @@ TEMP_GLOB = ".winspawn-*.tmp"
 
 
 def fixed_text(text: str = FIXABLE) -> str:
-    from winspawn_lint.fix import fix_text
+    from winspawn_lint import fix_text
 
     return fix_text(text, "x.py", Settings()).text
 
@@ -59,7 +60,8 @@ def test_fix_replaces_atomically_in_the_same_directory(tmp_path, fixed, monkeypa
         return real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", spy)
-    result = cli.check_file(str(path), cli.Job(Settings(), fix=True))
+    result = runner.check_file(str(path), runner.Job(Settings(), fix=True), Project())
+    runner.write(result)
     assert result.written and result.error is None and result.findings == []
     [(temp, target, data)] = moves
     assert os.path.dirname(temp) == str(tmp_path) and os.path.basename(temp).startswith(".winspawn-")
@@ -142,13 +144,14 @@ def test_file_changed_on_disk_after_reading_is_not_overwritten(tmp_path, monkeyp
     edited = FIXABLE + "# the user saved this while the fix ran\n"
     real_fix_text = fix_module.fix_text
 
-    def slow_fix_text(text, filename, settings, unsafe=False, **kwargs):
-        outcome = real_fix_text(text, filename, settings, unsafe, **kwargs)
+    def slow_fix_text(*args, **kwargs):
+        outcome = real_fix_text(*args, **kwargs)
         path.write_text(edited)  # an editor saves the file between our read and our write
         return outcome
 
     monkeypatch.setattr(fix_module, "fix_text", slow_fix_text)
-    result = cli.check_file(str(path), cli.Job(Settings(), fix=True))
+    result = runner.check_file(str(path), runner.Job(Settings(), fix=True), Project())
+    runner.write(result)
     assert result.error == "not rewritten: file changed on disk while it was being fixed"
     assert not result.written and [f.code for f in result.findings] == ["WSP201"]
     assert path.read_text() == edited
@@ -183,7 +186,7 @@ def _files(tmp_path: Path, count: int) -> list[Path]:
     return paths
 
 
-def test_exception_in_the_middle_of_many_files(tmp_path, fixed, monkeypatch):
+def test_exception_in_the_middle_of_many_files(tmp_path, fixed, monkeypatch, capsys):
     """A fixer crash on the 3rd file: that file is reported and left alone, every other file is fixed."""
     import winspawn_lint.fix as fix_module
 
@@ -191,40 +194,57 @@ def test_exception_in_the_middle_of_many_files(tmp_path, fixed, monkeypatch):
     real_fix_text = fix_module.fix_text
     calls = []
 
-    def flaky(text, filename, settings, unsafe=False, **kwargs):
-        calls.append(filename)
+    def flaky(*args, **kwargs):
+        calls.append(kwargs["filename"])
         if len(calls) == 3:
             raise RuntimeError("codemod bug")
-        return real_fix_text(text, filename, settings, unsafe, **kwargs)
+        return real_fix_text(*args, **kwargs)
 
     monkeypatch.setattr(fix_module, "fix_text", flaky)
-    results = cli._check_many([str(p) for p in paths], cli.Job(Settings(), fix=True), jobs=1)
-    assert [r.error for r in results] == [None, None, "internal error: RuntimeError: codemod bug (please report this "
-                                                      "file)", None, None, None]
+    assert cli.main(["--isolated", "--no-cache", "-j", "1", "--fix", *map(str, paths)]) == cli.EXIT_ERROR
+    assert f"{paths[2]}: error: internal error: RuntimeError: codemod bug (please report this file)" \
+        in capsys.readouterr().err
     assert [p.read_text() == fixed for p in paths] == [True, True, False, True, True, True]
     assert paths[2].read_text() == FIXABLE
     assert no_temp_files(tmp_path)
 
 
-def test_interrupt_in_the_middle_of_many_files(tmp_path, fixed, monkeypatch):
-    """Ctrl-C (KeyboardInterrupt) while fixing the 3rd file stops the run: files before are new, the rest old."""
+def test_interrupt_while_fixing_rewrites_nothing(tmp_path, fixed, monkeypatch, capsys):
+    """Ctrl-C (KeyboardInterrupt) while fixing the 3rd file stops the run before anything is written: every file
+    is rewritten only once all are checked and fixed."""
     import winspawn_lint.fix as fix_module
 
     paths = _files(tmp_path, 6)
     real_fix_text = fix_module.fix_text
     calls = []
 
-    def interrupted(text, filename, settings, unsafe=False, **kwargs):
-        calls.append(filename)
+    def interrupted(*args, **kwargs):
+        calls.append(kwargs["filename"])
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real_fix_text(text, filename, settings, unsafe, **kwargs)
+        return real_fix_text(*args, **kwargs)
 
     monkeypatch.setattr(fix_module, "fix_text", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        cli._check_many([str(p) for p in paths], cli.Job(Settings(), fix=True), jobs=1)
+    assert cli.main(["--isolated", "--no-cache", "-j", "1", "--fix", *map(str, paths)]) == cli.EXIT_INTERRUPTED
+    assert all(p.read_text() == FIXABLE for p in paths)
+    assert no_temp_files(tmp_path)
+
+
+def test_interrupt_while_writing_leaves_every_file_old_or_new(tmp_path, fixed, monkeypatch):
+    """Ctrl-C during the 3rd file's rewrite: the files written before are new, the rest old, none half-written."""
+    paths = _files(tmp_path, 6)
+    real_write_atomic = write.write_atomic
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_write_atomic(*args, **kwargs)
+
+    monkeypatch.setattr(write, "write_atomic", interrupted)
+    assert cli.main(["--isolated", "--no-cache", "-j", "1", "--fix", *map(str, paths)]) == cli.EXIT_INTERRUPTED
     assert [p.read_text() == fixed for p in paths] == [True, True, False, False, False, False]
-    assert all(p.read_text() == FIXABLE for p in paths[2:])
     assert no_temp_files(tmp_path)
 
 

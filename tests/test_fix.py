@@ -20,9 +20,9 @@ import textwrap
 import pytest
 
 from fixture_spec import FIXTURES_DIR, fixed_files, load_fixture
-from winspawn_lint import check_text, cli
+from winspawn_lint import check_text, cli, fix_text
+from winspawn_lint.fix import CODEMODS
 from winspawn_lint.io import source
-from winspawn_lint.fix import CODEMODS, fix_text
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings
 
@@ -362,3 +362,18 @@ def test_a_string_holding_another_line_end_moves_as_it_is_and_is_never_rewrapped
     assert len(long.splitlines()[9]) == 77  # 81 in the block: its items would go to two rows
     assert "not rewrapped" in fix_text(long, None, ALL, unsafe=True).note
     assert fix_text(long.replace("a\nb", "a\r\nb"), None, ALL, unsafe=True).fixed  # CRLF only: rewrapped
+
+
+def test_a_form_feed_in_a_hoisted_header_is_not_a_row_end(tmp_path, capsys):
+    """A form feed inside a row (``str.splitlines`` breaks there, Python's tokenizer does not): the new leading
+    parameter goes on the header's own rows, and ``--diff`` prints whole rows."""
+    text = ("from multiprocessing import Pool\n\n\ndef main():\n    k = 2\n\n    def work(  # note\f more\n"
+            "            x):\n        return x * k\n\n    with Pool(2) as p:\n        print(p.map(work, range(3)))\n"
+            "\n\nif __name__ == \"__main__\":\n    main()\n")
+    outcome = fix_text(text, "ff.py", ALL, unsafe=True)
+    assert "def _work(  # note\f more\n        k, x):\n    return x * k\n" in outcome.text
+    path = tmp_path / "ff.py"
+    path.write_text(text)
+    assert cli.main(["--isolated", "--no-cache", "--diff", "--unsafe-fixes", str(path)]) == 1
+    diff = capsys.readouterr().out
+    assert "+def _work(  # note\f more\n" in diff and "-    def work(  # note\f more\n" in diff

@@ -18,7 +18,7 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from winspawn_lint.fix import fix_text  # noqa: E402
+from winspawn_lint import fix_text  # noqa: E402
 from winspawn_lint.rules import RULES  # noqa: E402
 from winspawn_lint.settings import Settings  # noqa: E402
 

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from winspawn_lint import check_text
-from winspawn_lint.fix import fix_text
+from winspawn_lint import fix_text
 from winspawn_lint.rules import RULES
 from winspawn_lint.settings import Settings
 

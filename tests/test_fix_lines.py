@@ -89,7 +89,7 @@ def test_indent_step_is_the_first_indented_blocks(text, step):
 
 
 def test_a_definition_that_cannot_move_as_rows_leaves_the_file_with_a_note():
-    from winspawn_lint.fix import fix_text
+    from winspawn_lint import fix_text
     from winspawn_lint.rules import RULES
     from winspawn_lint.settings import Settings
 

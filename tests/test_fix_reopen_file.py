@@ -17,7 +17,7 @@ import pycodestyle
 import pytest
 
 from winspawn_lint import check_text, rules
-from winspawn_lint.fix import fix_text
+from winspawn_lint import fix_text
 from winspawn_lint.rules import RULES, FixSafety
 from winspawn_lint.settings import Settings
 

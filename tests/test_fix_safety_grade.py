@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from winspawn_lint.analysis import importers
+from winspawn_lint.analysis.project import Project
 from winspawn_lint.rules import FixSafety
 
 
-@pytest.fixture(autouse=True)
-def fresh_index(monkeypatch):
-    monkeypatch.setattr(importers, "_names_by_root", {})
+def graded(path, text):
+    return importers.grade(path, text, Project())  # a new reader: each test's project is searched afresh
 
 
 def _project(tmp_path, files: dict[str, str]):
@@ -35,9 +35,9 @@ def _project(tmp_path, files: dict[str, str]):
 ])
 def test_imported_somewhere_is_unsafe(tmp_path, importer):
     root = _project(tmp_path, {"train.py": "print(1)\n", "pkg/user.py": importer})
-    grade = importers.grade(str(root / "train.py"), "print(1)\n")
-    assert grade.safety is FixSafety.UNSAFE
-    assert "user.py" in grade.reason
+    found = graded(str(root / "train.py"), "print(1)\n")
+    assert found.safety is FixSafety.UNSAFE
+    assert "user.py" in found.reason
 
 
 @pytest.mark.parametrize("other", [
@@ -48,34 +48,34 @@ def test_imported_somewhere_is_unsafe(tmp_path, importer):
 ])
 def test_not_imported_is_safe(tmp_path, other):
     root = _project(tmp_path, {"train.py": "import os\n", "other.py": other})
-    grade = importers.grade(str(root / "train.py"), "import os\n")
-    assert grade.safety is FixSafety.SAFE and str(root) in grade.reason
+    found = graded(str(root / "train.py"), "import os\n")
+    assert found.safety is FixSafety.SAFE and str(root) in found.reason
 
 
 def test_its_own_imports_do_not_count(tmp_path):
     root = _project(tmp_path, {"train.py": "from train import x\n"})
-    assert importers.grade(str(root / "train.py"), "from train import x\n").safety is FixSafety.SAFE
+    assert graded(str(root / "train.py"), "from train import x\n").safety is FixSafety.SAFE
 
 
 def test_a_name_that_is_not_an_identifier_is_safe(tmp_path):
     root = _project(tmp_path, {"train-gpt.py": "", "user.py": "import train\n"})
-    assert importers.grade(str(root / "train-gpt.py"), "").safety is FixSafety.SAFE
+    assert graded(str(root / "train-gpt.py"), "").safety is FixSafety.SAFE
 
 
 def test_a_shebang_is_safe(tmp_path):
     root = _project(tmp_path, {"train.py": "#!/usr/bin/env python\n", "user.py": "import train\n"})
-    grade = importers.grade(str(root / "train.py"), "#!/usr/bin/env python\n")
-    assert grade.safety is FixSafety.SAFE and "shebang" in grade.reason
+    found = graded(str(root / "train.py"), "#!/usr/bin/env python\n")
+    assert found.safety is FixSafety.SAFE and "shebang" in found.reason
 
 
 def test_stdin_is_unsafe():
-    assert importers.grade(None, "").safety is FixSafety.UNSAFE
+    assert graded(None, "").safety is FixSafety.UNSAFE
 
 
 def test_too_many_files_is_unsafe(tmp_path, monkeypatch):
     monkeypatch.setattr(importers, "MAX_FILES", 2)
     root = _project(tmp_path, {"train.py": "", "a.py": "", "b.py": ""})
-    assert importers.grade(str(root / "train.py"), "").safety is FixSafety.UNSAFE
+    assert graded(str(root / "train.py"), "").safety is FixSafety.UNSAFE
 
 
 def test_project_root_is_the_nearest_marker(tmp_path):

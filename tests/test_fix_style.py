@@ -13,7 +13,7 @@ from contextlib import redirect_stdout
 import pytest
 
 from fixture_spec import fixed_files
-from winspawn_lint.fix import fix_text
+from winspawn_lint import fix_text
 from winspawn_lint.fix.style import indent_deeper
 from winspawn_lint.rules import RULES
 from winspawn_lint.settings import Settings

@@ -8,7 +8,8 @@ import time
 
 from fixture_spec import FIXTURES_DIR
 from winspawn_lint import cli
-from winspawn_lint.fix import MAX_PASSES, fix_text
+from winspawn_lint import fix_text
+from winspawn_lint.fix import MAX_PASSES
 from winspawn_lint.rules import RULES
 from winspawn_lint.settings import Settings
 

@@ -53,10 +53,9 @@ def check_never_raises(text: str) -> list:
 
 def fix_is_sound(text: str, unsafe: bool = True) -> None:
     """The --fix properties, when the fixer rewrites *text*."""
-    try:
-        from winspawn_lint.fix import FIXABLE, _allowed, fix_text
-    except ImportError:  # pragma: no cover - before the fixer exists
-        return
+    from winspawn_lint import fix_text
+    from winspawn_lint.fix import FIXABLE, _allowed
+
     try:
         compile(text, "fuzz.py", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):

@@ -41,6 +41,7 @@ def check_text(text: str, filename: Optional[str] = None, settings: Optional[Set
     """
     from .pipeline import check
 
+    # A new reader of the project's files for each call: nothing one call read is taken for the next.
     return check(text, filename, settings, noqa=noqa, prefilter=prefilter).findings
 
 
@@ -53,6 +54,7 @@ def fix_text(text: str, filename: Optional[str] = None, settings: Optional[Setti
     ``fixed`` and ``remaining`` (findings), and ``note`` (why a fix was declined, if one was).  The
     new text always compiles; libcst is imported only here.
     """
-    from .fix import fix_text as apply_fixes
+    from .analysis.project import Project
+    from .runner import fix_source
 
-    return apply_fixes(text, filename, settings or Settings(), unsafe=unsafe)
+    return fix_source(text, filename, settings or Settings(), unsafe, Project())

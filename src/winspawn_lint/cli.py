@@ -13,168 +13,20 @@ import gc
 import os
 import signal
 import sys
-import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Optional, Sequence
 
 from .__version__ import __version__
+from .analysis.project import Project
 from .finding import Finding
 from .rules import RULES, expand
+from .io.source import split_rows
+from .runner import FileResult, Job, apply_outcome, check_file, write
 from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
                        settings_from_mapping)
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
-PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
-
-
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    error: Optional[str] = None
-    lines: Optional[list[str]] = None  # a notebook's: cell number -> that cell's lines
-    fixed_text: Optional[str] = None  # the rewritten file, when --fix/--diff changed it
-    original_text: Optional[str] = None
-    diff_lines: Optional[list[str]] = None  # --diff output when not a diff of the whole text (a notebook's cells)
-    fixed_count: int = 0
-    fixed: list[Finding] = field(default_factory=list)  # what --fix/--diff fixed (for --show-fixes)
-    fix_note: Optional[str] = None
-    written: bool = False
-    cache_entry: Optional[object] = None  # a cache.Entry, when Job.cache asks for one and the check succeeded
-
-
-@dataclass(frozen=True)
-class Job:
-    settings: Settings
-    fix: bool = False
-    diff: bool = False
-    unsafe_fixes: bool = False
-    keep_lines: bool = False
-    #: parse even a file the prefilter proves clean, to report it if it does not parse. On for files named on
-    #: the command line (pre-commit names each changed file); off for files found by walking a directory, where
-    #: parsing every file would cost more than the whole check (syntax errors are your general linter's job).
-    report_unparsable: bool = True
-    #: fill FileResult.cache_entry (for the results cache, which the parent process owns)
-    cache: bool = False
-
-
-def check_file(path: str, job: Job, stdin_data: Optional[bytes] = None, display: Optional[str] = None) -> FileResult:
-    """Check (and fix) one file; never raises for a problem with the file itself."""
-    with warnings.catch_warnings():
-        # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
-        # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        # The cyclic collector is off while one file is checked and then collects what that file left once
-        # (its index holds cycles; its AST nodes none): left on, it traverses every AST node several times
-        # as they are promoted through the generations (six ML repositories: 18% of the CPU).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return _check_file(path, job, stdin_data, display)
-        finally:
-            if collecting:
-                gc.enable()
-                if gc.get_count()[0] > _GC_PER_FILE:
-                    gc.collect(0)
-
-
-def _check_file(path: str, job: Job, stdin_data: Optional[bytes], display: Optional[str]) -> FileResult:
-    from .io import cache, source as source_module
-    from .pipeline import check
-
-    result = FileResult(display or path)
-    settings = job.settings
-    try:
-        from .io import notebook
-
-        if notebook.is_notebook(display if stdin_data is not None else path):
-            notebook.check_notebook(path, job, result, stdin_data, display if stdin_data is not None else None)
-            return result
-        stamp = cache.stat_stamp(path) if job.cache else None  # before reading: a later change is then seen
-        src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
-        # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
-        filename = path if stdin_data is None else (display if display and display != "-" else None)
-        # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
-        # The fixer re-checks what it writes, and may read the project's modules too: they are dependencies.
-        with cache.recording() as dependencies:
-            checked = check(src.text, filename, settings, parse_clean=job.report_unparsable)
-            found = result.findings = checked.findings
-            outcome = None
-            if job.keep_lines and checked.lines is not None:
-                result.lines = checked.lines
-            if result.findings:
-                from .analysis.importers import grade_note, regrade
-
-                result.findings, grade = regrade(result.findings, filename, src.text)  # the fixes' safety here
-                if (job.fix or job.diff) and any(_fixable(f, job.unsafe_fixes) for f in result.findings):
-                    from .fix import fix_text
-
-                    outcome = fix_text(src.text, path, settings, unsafe=job.unsafe_fixes, findings=result.findings,
-                                       tree=checked.tree)
-                    key = cache.fix_key(job.unsafe_fixes, result.findings)
-                    _fixed(path, src, result, job, stdin_data is not None, outcome)
-                elif job.fix or job.diff:  # nothing to do for the fixer (and no libcst import): say why
-                    result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
-        if job.cache:
-            parsed = checked.lines is not None or job.report_unparsable
-            result.cache_entry = entry = cache.new_entry(path, stamp, src.original, parsed, found, dependencies)
-            if entry is not None and outcome is not None:
-                entry.fixes[key] = cache.encode_fix(src.text, outcome)
-    except source_module.SourceError as error:
-        result.cache_entry = None
-        result.error = str(error)
-    except RecursionError:
-        result.error = "too deeply nested to analyse (RecursionError)"
-    except Exception as error:  # an internal error on one file must not stop the others
-        result.error = f"internal error: {type(error).__name__}: {error} (please report this file)"
-    return result
-
-
-def _fixable(finding: Finding, unsafe: bool) -> bool:
-    return finding.safety.applies(unsafe)
-
-
-def _fixed(path: str, src, result: FileResult, job: Job, from_stdin: bool, outcome) -> None:
-    """Report (and with ``--fix`` write) *outcome*, what the fixer made of *src*: a ``FixOutcome``, or the
-    results cache's copy of one."""
-    from .analysis.importers import regrade
-
-    result.fix_note = outcome.note
-    result.findings = _declined(result.findings, job)
-    if outcome.text == src.text:
-        return
-    result.original_text = src.text
-    result.fixed_text = outcome.text
-    result.fixed_count = len(outcome.fixed)
-    result.fixed = outcome.fixed
-    remaining, _ = regrade([f for f in outcome.remaining if f.code in job.settings.enabled_for(path)], path,
-                           outcome.text)
-    remaining = _declined(remaining, job)
-    # The fixed findings are dropped only when the fix reaches the user (a diff, or the file rewritten);
-    # otherwise (stdin, a read-only or changed file) they are still reported.  A diff writes nothing: what it
-    # leaves is reported where it is on disk.
-    if job.diff:
-        result.findings = _declined([f for f in outcome.unfixed if f.code in job.settings.enabled_for(path)], job)
-    elif from_stdin:
-        note = "stdin is not rewritten; use --diff to see the fix"
-        result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
-    elif job.fix:
-        from .io.write import WriteError, write_atomic
-
-        try:
-            write_atomic(path, outcome.text, src)
-            result.written = True
-            result.findings = remaining
-        except WriteError as error:
-            result.error = f"not rewritten: {error}"
-
-
-def _declined(findings: list[Finding], job: Job) -> list[Finding]:
-    """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
-    from .rules import FixSafety
-
-    return [replace(f, fix_safety=FixSafety.NONE) if _fixable(f, job.unsafe_fixes) else f for f in findings]
+PARALLEL_THRESHOLD = 64  # with no -j, fewer files than this are checked serially: workers would cost more
 
 
 def _ignore_sigint() -> None:
@@ -187,33 +39,50 @@ def _ignore_sigint() -> None:
 # default threshold (700) the cyclic collector runs hundreds of times per file for nothing; reference counting
 # frees every tree anyway. A larger young-generation threshold makes a check about 10% faster.
 _GC_THRESHOLD = (50_000, 20, 10)
-_GC_PER_FILE = 10_000  # a file that allocated fewer objects is left to the thresholds above
+
+#: A parallel run's worker: its reader of the project, made when the worker starts (see _start_worker).
+_WORKER_PROJECT: Optional[Project] = None
 
 
-def _check_many(paths: list[str], job: Job, jobs: int, walked: frozenset[str] = frozenset()) -> list[FileResult]:
-    """Check files in order; those in *walked* were found by walking a directory (see Job.report_unparsable)."""
+def _start_worker() -> None:
+    global _WORKER_PROJECT
+    _ignore_sigint()
+    _WORKER_PROJECT = Project()
+
+
+def _check_in_worker(path: str, job: Job) -> FileResult:
+    assert _WORKER_PROJECT is not None, "the pool's initializer makes the worker's project"
+    return check_file(path, job, _WORKER_PROJECT)
+
+
+def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Project,
+                walked: frozenset[str] = frozenset()) -> list[FileResult]:
+    """Check files in order (*jobs*: worker processes; None: one per CPU, when there are enough files to pay
+    for them); those in *walked* were found by walking a directory (see Job.report_unparsable)."""
     walk_job = replace(job, report_unparsable=False)
     path_jobs = [walk_job if path in walked else job for path in paths]
-    if jobs == 1 or len(paths) < PARALLEL_THRESHOLD:
+    if jobs is None:
+        jobs = (os.cpu_count() or 1) if len(paths) >= PARALLEL_THRESHOLD else 1
+    if jobs == 1 or len(paths) < 2:
         previous = gc.get_threshold()
         gc.set_threshold(*_GC_THRESHOLD)
         try:
-            return [check_file(path, path_job) for path, path_job in zip(paths, path_jobs)]
+            return [check_file(path, path_job, project) for path, path_job in zip(paths, path_jobs)]
         finally:
             gc.set_threshold(*previous)
     from concurrent.futures import ProcessPoolExecutor
 
-    # check_file is a module-level function and every argument pickles: this pool works under spawn
+    # _check_in_worker is a module-level function and every argument pickles: this pool works under spawn
     # (Windows, macOS) as well as under fork.
     chunk = max(1, min(64, len(paths) // (jobs * 8)))
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
     processes: dict = {}
     try:
         # Workers start inside map(). With SIGINT blocked meanwhile, they inherit the blocked mask
         # (through fork and exec), so a Ctrl-C sent to the whole process group while one is still
         # importing cannot print a traceback from it; this process gets the signal on unblocking.
         with _sigint_blocked():
-            outcomes = executor.map(check_file, paths, path_jobs, chunksize=chunk)
+            outcomes = executor.map(_check_in_worker, paths, path_jobs, chunksize=chunk)
             processes = dict(executor._processes or {})
         results = list(outcomes)
     except BaseException:
@@ -228,16 +97,15 @@ def _check_many(paths: list[str], job: Job, jobs: int, walked: frozenset[str] = 
     return results
 
 
-def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str], use_cache: bool) -> list[FileResult]:
+def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Project, walked: frozenset[str],
+                  use_cache: bool) -> list[FileResult]:
     """_check_many, answering from the results cache what it can.  With ``--fix``/``--diff`` the cache answers
     the files that have nothing to fix at the requested safety (most of a repository) and those whose fix it
-    holds for the same text and request; the others are read, checked and fixed as without it (a file ``--fix``
-    rewrote is not stored: its findings are the old text's)."""
+    holds for the same text and request; the others are read, checked and fixed as without it."""
     if not use_cache or not paths:
-        return _check_many(paths, job, jobs, walked)
+        return _check_many(paths, job, jobs, project, walked)
     from .io import cache as cache_module, notebook
 
-    fixing = job.fix or job.diff
     cache = cache_module.ResultsCache.open(job.settings)
     hits, todo = [], []
     for path in paths:
@@ -245,29 +113,30 @@ def _check_cached(paths: list[str], job: Job, jobs: int, walked: frozenset[str],
         if found is None:
             todo.append(path)
             continue
-        findings, grade = _regraded(path, found)
+        findings, grade = _regraded(path, found, project)
         result = FileResult(path, findings, lines=_source_lines(path) if job.keep_lines and findings else None)
-        if fixing and (notebook.is_notebook(path) or any(_fixable(f, job.unsafe_fixes) for f in findings)):
-            if notebook.is_notebook(path) or not _fixed_from_cache(cache, path, result, job):
+        if job.fixing and (notebook.is_notebook(path) or any(f.safety.applies(job.unsafe_fixes) for f in findings)):
+            if notebook.is_notebook(path) or not _fixed_from_cache(cache, path, result, job, project):
                 todo.append(path)
             else:
                 hits.append(result)
             continue
-        if fixing and findings:  # what _check_file says of a file with nothing to fix
+        if job.fixing and findings:  # what the runner says of a file with nothing to fix
             from .analysis.importers import grade_note
 
             result.fix_note = grade_note(findings, grade, job.unsafe_fixes)
         hits.append(result)
-    checked = _check_many(todo, replace(job, cache=True), jobs, walked)
+    checked = _check_many(todo, replace(job, cache=True), jobs, project, walked)
     for result in checked:
-        if result.error is None and not result.written:
+        # A file --fix is about to rewrite is not stored: its findings are the old text's.
+        if result.error is None and result.source is None:
             cache.store(result.path, result.cache_entry)
         result.cache_entry = None
     cache.save()
     return hits + checked
 
 
-def _fixed_from_cache(cache, path: str, result: FileResult, job: Job) -> bool:
+def _fixed_from_cache(cache, path: str, result: FileResult, job: Job, project: Project) -> bool:
     """Answer a file with something to fix from what the fixer made of the same text and request before (a
     rerun of ``--diff``; ``--fix`` on a file whose fixes were all declined); False: run the fixer."""
     from .io import cache as cache_module, source as source_module
@@ -279,11 +148,11 @@ def _fixed_from_cache(cache, path: str, result: FileResult, job: Job) -> bool:
     outcome = cache.lookup_fix(path, cache_module.fix_key(job.unsafe_fixes, result.findings), src.text)
     if outcome is None:
         return False
-    _fixed(path, src, result, job, False, outcome)
+    apply_outcome(path, src, result, job, False, outcome, project)
     return True
 
 
-def _regraded(path: str, findings: list[Finding]):
+def _regraded(path: str, findings: list[Finding], project: Project):
     """Cached findings with their fixes' safety for this file, which is not cached: it depends on whether other
     files of the project import this one, and on this file's first line (a shebang); and the grade."""
     from .analysis.importers import needs_grade, regrade
@@ -295,14 +164,16 @@ def _regraded(path: str, findings: list[Finding]):
             head = handle.read(2).decode("latin-1")
     except OSError:
         head = ""
-    return regrade(findings, path, head)
+    return regrade(findings, path, head, project)
 
 
-def _source_lines(path: str) -> Optional[list[str]]:
-    from .io import source as source_module
+def _source_lines(path: str):
+    """What a finding is shown in: the file's lines (a notebook's: its cells' lines), or None."""
+    from .io import notebook, source as source_module
 
     try:
-        return source_module.split_lines(source_module.read(path).text)
+        text = source_module.read(path).text
+        return notebook.loads(text).cell_lines() if notebook.is_notebook(path) else source_module.split_lines(text)
     except source_module.SourceError:
         return None
 
@@ -438,12 +309,13 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
     targets: list[str] = []
     walked: set[str] = set()
     results: list[FileResult] = []
+    project = Project()  # this run's reader of the project's files (a parallel run's workers have their own)
     from .io.discover import discover
 
     for path, explicit in discover(paths, job.settings):
         if path == "-":
             data = sys.stdin.buffer.read()
-            results.append(check_file("-", job, stdin_data=data, display=ns.stdin_filename or "-"))
+            results.append(check_file("-", job, project, stdin_data=data, display=ns.stdin_filename or "-"))
         elif explicit and ns.force_exclude and job.settings.is_excluded(path):
             continue
         elif explicit and not os.path.exists(path):
@@ -453,9 +325,11 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
             targets.append(path)
             if not explicit:
                 walked.add(path)
-    jobs = ns.jobs or (os.cpu_count() or 1)
-    results.extend(_check_cached(targets, job, jobs, frozenset(walked), not ns.no_cache))
+    results.extend(_check_cached(targets, job, ns.jobs or None, project, frozenset(walked), not ns.no_cache))
     results.sort(key=lambda r: r.path)
+    # Every file was checked and fixed against the files as they were: only now is anything rewritten.
+    for result in results:
+        write(result)
 
     rows: list[tuple[str, Finding]] = []
     sources: dict[str, list[str]] = {}
@@ -503,8 +377,8 @@ def _write_diff(result: FileResult, out) -> None:
     if result.diff_lines is not None:
         out.writelines(result.diff_lines)
         return
-    before = (result.original_text or "").splitlines(keepends=True)
-    after = (result.fixed_text or "").splitlines(keepends=True)
+    before = split_rows(result.original_text or "")
+    after = split_rows(result.fixed_text or "")
     out.writelines(difflib.unified_diff(before, after, fromfile=result.path, tofile=result.path))
     if after and not after[-1].endswith(("\n", "\r")):
         out.write("\n\\ No newline at end of file\n")

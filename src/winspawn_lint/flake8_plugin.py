@@ -17,6 +17,8 @@ from .__version__ import __version__
 from .rules import RULES
 
 _SETTINGS: Optional[Any] = None
+#: The reader of the project's files for this flake8 process (flake8 checks each file with a new Plugin).
+_PROJECT: Optional[Any] = None
 
 
 class Plugin:
@@ -77,14 +79,18 @@ class Plugin:
                              target_platforms=platforms, target_version=version)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        global _PROJECT
+        from .analysis.project import Project
         from .pipeline import check
         from .settings import Settings
 
         settings = _SETTINGS or Settings(select=frozenset(RULES))
+        if _PROJECT is None:
+            _PROJECT = Project()
         # flake8 selects codes and applies `# noqa` itself; the text is rejoined so that lines are split and
         # columns counted exactly as the CLI does.
-        checked = check("".join(self._lines), self._filename, settings, tree=self._tree, noqa=False,
-                        enabled=frozenset(RULES))
+        checked = check("".join(self._lines), self._filename, settings, project=_PROJECT, tree=self._tree,
+                        noqa=False, enabled=frozenset(RULES))
         for finding in checked.findings:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
 

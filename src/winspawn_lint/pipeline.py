@@ -1,20 +1,23 @@
 """The one per-file pipeline every front end shares: prefilter → parse → analyse → ``# noqa`` → findings.
 
-The CLI reads and decodes a file (:mod:`.source`) and hands its text here; the flake8 plugin hands the text,
-tree and file name flake8 already has; the fixer re-checks its rewritten text here.  Front ends only format
-and filter what comes back, so the same text gives the same findings, at the same lines and columns,
-whichever way it arrives.
+The per-file driver (:mod:`.runner`) reads and decodes a file and hands its text here, and so does the fixer's
+re-check of a text it rewrote (through the check function the driver gives it); the flake8 plugin hands the text,
+tree and file name flake8 already has.  Front ends only format and filter what comes back, so the same text gives
+the same findings, at the same lines and columns, whichever way it arrives.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .finding import Finding
 from .settings import Settings
 from .io.source import Source, parse, split_lines
+
+if TYPE_CHECKING:
+    from .analysis.project import Project
 
 
 @dataclass
@@ -30,11 +33,12 @@ class Checked:
 
 
 def check(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None, *,
-          tree: Optional[ast.Module] = None, noqa: bool = True, prefilter: bool = True,
-          parse_clean: bool = False, enabled: Optional[frozenset[str]] = None) -> Checked:
+          project: Optional["Project"] = None, tree: Optional[ast.Module] = None, noqa: bool = True,
+          prefilter: bool = True, parse_clean: bool = False, enabled: Optional[frozenset[str]] = None) -> Checked:
     """Check decoded source text.
 
-    *tree*: the text's ``ast`` tree when the caller has one (flake8).  *noqa*: apply ``# noqa`` comments (off
+    *project*: the reader of the project's other files that the caller keeps for its run (a new one when
+    ``None``: nothing is shared with other calls).  *tree*: the text's ``ast`` tree when the caller has one (flake8).  *noqa*: apply ``# noqa`` comments (off
     for flake8, which applies its own).  *prefilter*: skip texts that mention no worker-starting API.
     *parse_clean*: parse a text the prefilter skips anyway, so that a file named on the command line that does
     not parse is reported.  *enabled*: the codes to report (default: the settings' selection for *filename*).
@@ -50,10 +54,12 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     from . import analysis
     from .report import noqa as noqa_module
 
+    from .analysis.project import Project
+
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")
     lines = split_lines(text)
-    findings = analysis.run(tree, lines, settings, filename, enabled)
+    findings = analysis.run(tree, lines, settings, filename, project if project is not None else Project(), enabled)
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
     return Checked(findings, lines, tree)

@@ -8,15 +8,19 @@ indexing walk, name resolution, the worker model, then the check families.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..finding import Finding
 from ..settings import Settings
 
+if TYPE_CHECKING:
+    from .project import Project
 
-def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str] = None,
+
+def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str], project: "Project",
         enabled: Optional[frozenset[str]] = None) -> list[Finding]:
-    """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings."""
+    """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings;
+    *project*: the reader of the project's other files (see :mod:`.project`)."""
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
     from .checks import import_time, notebook_definitions, pickling, reimport
@@ -30,16 +34,17 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     from .workers import WorkerFinder
 
     index = ModuleIndex(tree)
-    resolver = Resolver(index, filename)
-    inference = Inference(filename, index)
+    resolver = Resolver(index, filename, project)
+    inference = Inference(filename, index, project)
     values = Values(resolver, inference.constant)
     registry = settings.registry
-    flow = Flow(index, resolver, filename)
+    flow = Flow(index, resolver)
     finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
     notebook = filename is not None and filename.lower().endswith(".ipynb")
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
-                  enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook)
+                  enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
+                  project=project)
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
     if notebook:
         checks = (pickling, notebook_definitions)

@@ -13,6 +13,7 @@ from ..spawn_apis import (CONTEXTS, EVERYWHERE, PLATFORMS, UNKNOWN, Registry, Sp
 from .flow import Flow
 from .index import ModuleIndex
 from .names import Resolver
+from .project import Project
 from .positions import Positions
 from .values import Values
 from .workers import WorkerFinder, WorkerModel
@@ -33,6 +34,8 @@ class Context:
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
     #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.io.notebook``): it runs in a kernel
     notebook: bool = False
+    #: the reader of the project's other files (None: the module is not a file of a project)
+    project: Optional[Project] = None
     #: the worker API (and explicit start method, and whether it is a task) the findings being emitted are
     #: about; None: the module's worker starts as a whole.  Set by a check around its emits.
     worker: Optional[tuple[SpawnAPI, Optional[str], bool]] = None

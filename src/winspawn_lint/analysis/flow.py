@@ -22,10 +22,9 @@ MAX_CALLERS = 16
 
 
 class Flow:
-    def __init__(self, index: ModuleIndex, resolver: Resolver, filename: Optional[str] = None) -> None:
+    def __init__(self, index: ModuleIndex, resolver: Resolver) -> None:
         self.index = index
         self.resolver = resolver
-        self.filename = filename  # where the project's other modules are looked for (None: nowhere)
         self._callers: Optional[dict[ast.AST, list[tuple[ast.Call, Site]]]] = None
 
     def callers(self, function: ast.AST) -> list[tuple[ast.Call, Site]]:

@@ -8,8 +8,8 @@ wrap is SAFE for it:
 * it starts with a shebang (``#!``): it is run, not imported;
 * no Python file under the project root mentions it in an import: ``import x``, ``import a.x``,
   ``from x import ...``, ``from . import x``, ``from a import (b, x)``, ``importlib.import_module("a.x")``,
-  ``__import__("x")``.  This is a text search, made once per project and process, that errs towards
-  "imported" (a name anywhere in an import statement counts), so the grade is SAFE only when no file
+  ``__import__("x")``.  This is a text search, made once per project and run (:meth:`.Project.importers`), that
+  errs towards "imported" (a name anywhere in an import statement counts), so the grade is SAFE only when no file
   could import it.
 
 Otherwise the wrap stays UNSAFE.  The project root is the nearest directory above the file that holds
@@ -22,11 +22,14 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..finding import Finding
 from .. import rules
 from ..rules import FixSafety
+
+if TYPE_CHECKING:
+    from .project import Project
 
 WRAP_RULES = frozenset({rules.WSP101, rules.WSP103, rules.WSP104})
 MAX_FILES = 20_000
@@ -38,8 +41,6 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#
 _DYNAMIC = re.compile(r"(?:import_module|__import__)\(\s*[rRuU]?['\"]([.\w]+)['\"]")
 _WORD = re.compile(r"\w+")
 
-_names_by_root: dict[str, Optional[dict[str, list[str]]]] = {}
-
 
 @dataclass(frozen=True)
 class Grade:
@@ -47,7 +48,7 @@ class Grade:
     reason: str
 
 
-def grade(path: Optional[str], text: str) -> Grade:
+def grade(path: Optional[str], text: str, project: "Project") -> Grade:
     """The wrap's fix safety for the file at ``path`` holding ``text``, and why."""
     if path is None or path == "-":
         return Grade(FixSafety.UNSAFE, "the file's name is unknown (stdin), so whether it is imported is too")
@@ -58,7 +59,7 @@ def grade(path: Optional[str], text: str) -> Grade:
     if text.startswith("#!"):
         return Grade(FixSafety.SAFE, "the file starts with a shebang (a script)")
     root = project_root(path)
-    names = _imported_names(root, os.path.abspath(path))
+    names = _imported_names(project.importers(root), os.path.abspath(path))
     if names is None:
         return Grade(FixSafety.UNSAFE, f"{root} has more than {MAX_FILES} Python files to search for importers")
     if module in names:
@@ -71,12 +72,13 @@ def needs_grade(findings: Sequence[Finding]) -> bool:
     return any(f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE for f in findings)
 
 
-def regrade(findings: Sequence[Finding], path: Optional[str], text: str) -> tuple[list[Finding], Optional[Grade]]:
+def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
+            project: "Project") -> tuple[list[Finding], Optional[Grade]]:
     """``findings`` with the wrap's safety for this file set on its findings, and the grade (None when the
     file has no such finding)."""
     if not needs_grade(findings):
         return list(findings), None
-    found = grade(path, text)
+    found = grade(path, text, project)
     return [replace(f, fix_safety=found.safety) if f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE
             else f for f in findings], found
 
@@ -94,12 +96,9 @@ def project_root(path: str) -> str:
     return here
 
 
-def _imported_names(root: str, own: str) -> Optional[dict[str, str]]:
-    """Every name that appears in an import of a Python file under ``root`` other than ``own`` -> one such
-    file; None when there are too many files to search."""
-    if root not in _names_by_root:
-        _names_by_root[root] = _scan(root)
-    names = _names_by_root[root]
+def _imported_names(names: Optional[dict[str, list[str]]], own: str) -> Optional[dict[str, str]]:
+    """Every name that appears in an import of a project file other than ``own`` -> one such file (*names*:
+    :func:`scan` of the project root); None when there were too many files to search."""
     if names is None:
         return None
     out = {}
@@ -110,7 +109,7 @@ def _imported_names(root: str, own: str) -> Optional[dict[str, str]]:
     return out
 
 
-def _scan(root: str) -> Optional[dict[str, list[str]]]:
+def scan(root: str) -> Optional[dict[str, list[str]]]:
     """name -> up to two files whose imports mention it (two: a file's own imports do not count)."""
     names: dict[str, list[str]] = {}
     count = 0

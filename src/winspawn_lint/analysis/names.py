@@ -11,20 +11,25 @@ from __future__ import annotations
 import ast
 import builtins
 from functools import lru_cache
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..spawn_apis import CONTEXT_FACTORIES, KNOWN_PREFIXES, MODULE_ALIASES, known_names
 from .index import Binding, ModuleIndex, Scope
+
+if TYPE_CHECKING:
+    from .project import Project
 
 _BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 8
 
 
 class Resolver:
-    def __init__(self, index: ModuleIndex, filename: Optional[str] = None) -> None:
+    def __init__(self, index: ModuleIndex, filename: Optional[str] = None, project: Optional["Project"] = None) -> None:
         self.index = index
-        #: where the module is: a star import of a project module is looked up there (None: it is not)
+        #: where the module is, and the reader of its project: a star import of a project module is looked up
+        #: there (None: it is not)
         self.filename = filename
+        self.project = project
         # Every check asks for the name of the same calls: one answer per (expression, scope).
         self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
 
@@ -104,11 +109,9 @@ class Resolver:
         for module, candidate in zip(modules, candidates):
             if candidate in known_names():
                 return candidate
-            if self.filename and name not in _BUILTINS:
+            if self.filename and self.project is not None and name not in _BUILTINS:
                 # A project module (`from .utils import *`): what it imports under that name, if it does.
-                from .project import resolve_import  # here: project builds Resolvers itself
-
-                found = resolve_import(self.filename, f"{module}.{name}")
+                found = self.project.resolve_import(self.filename, f"{module}.{name}")
                 if found is not None:
                     bindings = found[1].index.module_scope.bindings.get(name, ())
                     if bindings and bindings[-1].kind == "import" and not bindings[-1].qualname.startswith("."):

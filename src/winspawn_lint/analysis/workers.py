@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, Arg, Registry, SpawnAPI
-from . import project
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
@@ -176,13 +175,14 @@ class WorkerFinder:
         owner = function.parent if function is not None else None
         if owner is None or owner.kind != "class":
             return None
-        filename = self.flow.filename if self.flow is not None else None
+        filename, project = self.resolver.filename, self.resolver.project
         for base in owner.node.bases:
             name = self.resolver.qualname(base, owner.parent or owner) or ""
             if name in self.registry.by_name:
                 return self.registry.by_name[name]
             # Another module is parsed only for a base named like a worker API (`_BaseTrainer`, `MyDataLoader`).
-            if filename and isinstance(base, ast.Name) and base.id.endswith(self._object_api_words()):
+            if filename and project is not None and isinstance(base, ast.Name) \
+                    and base.id.endswith(self._object_api_words()):
                 found = project.imported_base(filename, name, frozenset(self.registry.by_name))
                 if found is not None:
                     return self.registry.by_name[found]

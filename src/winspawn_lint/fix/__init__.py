@@ -27,10 +27,10 @@ import difflib
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
-from .. import pipeline
 from ..finding import Finding
+from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
 from ..io.source import split_lines
 from ..rules import RULES, FixSafety
 from ._base import forget_texts, remember_tree, statement_texts, syntax_tree
@@ -69,15 +69,23 @@ def _allowed(finding: Finding, unsafe: bool, safe_rules: frozenset = frozenset()
     return finding.rule in FIXABLE and (finding.rule in safe_rules or finding.safety.applies(unsafe))
 
 
-def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False,
-             findings: Optional[list[Finding]] = None, tree=None) -> FixOutcome:
+#: How the fixer checks a text it wrote (and, with its ``ast`` when the caller has one, the text it was given):
+#: the driver's own check, bound to the file's name, settings and project (so the fixer never reaches upward).
+Check = Callable[[str, Optional[ast.Module]], list[Finding]]
+
+
+def fix_text(text: str, findings: list[Finding], check: Check, *, filename: Optional[str] = None,
+             unsafe: bool = False, tree: Optional[ast.Module] = None, line_length: int = DEFAULT_MAX_LINE_LENGTH,
+             note: Optional[str] = None) -> FixOutcome:
     """Apply every allowed fix to ``text``; never returns code that does not compile.
 
-    ``findings``: the check's findings for ``text`` when the caller has them (not checked again); ``tree``:
-    the ``ast`` they were found on (not parsed again).
+    ``findings``: the check's findings for ``text``, each with the fix safety it has in this file (see
+    :mod:`..analysis.importers`); ``tree``: the ``ast`` they were found on (not parsed again); ``check``: how
+    a rewritten text is checked; ``line_length``: the project's limit; ``note``: said first among the notes
+    (why the fixes have the safety they have here).
     """
     try:
-        return _fix_endings(text, filename, settings, unsafe, findings, tree)
+        return _fix_endings(text, findings, _Options(check, filename, unsafe, line_length, note), tree)
     finally:
         # The trees, scope models and indexes of this text's versions serve no other text: kept, each later
         # collection of the cyclic garbage collector would traverse them (a tenth of a repository's fix run).
@@ -85,49 +93,40 @@ def fix_text(text: str, filename: Optional[str], settings, unsafe: bool = False,
         forget_texts()
 
 
-def _fix_endings(text: str, filename: Optional[str], settings, unsafe: bool, findings: Optional[list[Finding]],
-                 tree) -> FixOutcome:
+@dataclass(frozen=True)
+class _Options:
+    check: Check
+    filename: Optional[str]
+    unsafe: bool
+    line_length: int
+    note: Optional[str]
+
+
+def _fix_endings(text: str, findings: list[Finding], options: _Options, tree) -> FixOutcome:
     if tree is not None:
         remember_tree(text, tree)
     # libcst keeps LF and CRLF files byte for byte but drops a lone-CR file's last newline: fix such a file
     # with LF endings and put its CRs back (old Mac files exist; they are valid Python).
     if "\r" in text and "\n" not in text:
-        outcome = _fix_text(text.replace("\r", "\n"), filename, settings, unsafe, findings)
+        outcome = _fix_text(text.replace("\r", "\n"), findings, options)
         if outcome.text == text.replace("\r", "\n"):
             return FixOutcome(text, outcome.fixed, outcome.remaining, outcome.note, outcome.unfixed)
         return FixOutcome(outcome.text.replace("\n", "\r"), outcome.fixed, outcome.remaining, outcome.note,
                           outcome.unfixed)
     if "\r" in text.replace("\r\n", ""):
-        found = findings if findings is not None else _check(text, filename, settings)
-        return FixOutcome(text, [], found, "mixed lone-CR and LF line endings; not fixed (normalise them first)")
-    return _fix_text(text, filename, settings, unsafe, findings)
+        return FixOutcome(text, [], findings, "mixed lone-CR and LF line endings; not fixed (normalise them first)")
+    return _fix_text(text, findings, options)
 
 
-def _check(text: str, filename: Optional[str], settings) -> list:
-    from .. import check_text
-    from ..settings import Settings
-
-    return check_text(text, filename, settings or Settings())
-
-
-def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
-              findings: Optional[list[Finding]]) -> FixOutcome:
-    from .. import check_text
-    from ..settings import Settings
-
-    from ..analysis.importers import grade_note, regrade
-
-    settings = settings or Settings()
-    original, grade = regrade(findings if findings is not None else check_text(text, filename, settings),
-                              filename, text)
+def _fix_text(text: str, original: list[Finding], options: _Options) -> FixOutcome:
+    unsafe = options.unsafe
     safe_rules = frozenset(f.rule for f in original if f.fix_safety is FixSafety.SAFE)
-    note = grade_note(original, grade, unsafe)
     if not any(_allowed(f, unsafe) for f in original):
-        return FixOutcome(text, [], original, note)
+        return FixOutcome(text, [], original, options.note)
 
-    run = _Run(text, filename, settings, unsafe, original, safe_rules)
-    if note:
-        run.notes.append(note)
+    run = _Run(text, options, original, safe_rules)
+    if options.note:
+        run.notes.append(options.note)
     declined: set[str] = set()
     # Each run either reaches a fixed point or declines one more codemod: at most len(CODEMODS) + 1 runs.
     for _ in range(len(CODEMODS) + 1):
@@ -154,8 +153,8 @@ def _fix_text(text: str, filename: Optional[str], settings, unsafe: bool,
 class _Run:
     """The state of fixing one text: checked and parsed texts (each done once), and the notes."""
 
-    def __init__(self, text, filename, settings, unsafe, original, safe_rules) -> None:
-        self.text, self.filename, self.settings, self.unsafe = text, filename, settings, unsafe
+    def __init__(self, text: str, options: _Options, original: list[Finding], safe_rules: frozenset) -> None:
+        self.text, self.options, self.filename, self.unsafe = text, options, options.filename, options.unsafe
         self.safe_rules = safe_rules
         self.original = original
         self.checked = {text: original}
@@ -167,13 +166,12 @@ class _Run:
         self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
         # A finding this run did not set out to fix must not vanish: a rewrite that hides a hazard from the
         # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.
-        self.targeted = {f.code for f in original if _allowed(f, unsafe, safe_rules)}
+        self.targeted = {f.code for f in original if _allowed(f, self.unsafe, safe_rules)}
 
     def check(self, source: str) -> list:
         """The findings of ``source`` (a text that compiles), checked on the ``ast`` the codemods read."""
         if source not in self.checked:
-            self.checked[source] = pipeline.check(source, self.filename, self.settings,
-                                                  tree=syntax_tree(source)).findings
+            self.checked[source] = self.options.check(source, syntax_tree(source))
         return self.checked[source]
 
     def parse(self, source: str):  # libcst trees are immutable, so one can be shared by codemods
@@ -217,7 +215,8 @@ class _Run:
                 if not targets or (class_name, current) in self.kept:
                     continue
                 self.kept.add((class_name, current))
-                command = command_class(self.filename, findings=targets, unsafe=self.unsafe)
+                command = command_class(self.filename, targets, unsafe=self.unsafe,
+                                        line_length=self.options.line_length)
                 command.source_text = current
                 transformed = None
                 try:
@@ -326,7 +325,7 @@ def _on_original(findings: list[Finding], original: list[Finding], text: str, cu
 def _line_map(text: str, current: str) -> dict[int, int]:
     """Line of ``current`` -> line of ``text``, for the lines a rewrite left in place."""
     line_map: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, text.splitlines(), current.splitlines(), autojunk=False)
+    matcher = difflib.SequenceMatcher(None, split_lines(text), split_lines(current), autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             for offset in range(j2 - j1):

@@ -3,8 +3,8 @@
 A codemod is a plain class with libcst's ``transform_module(tree) -> tree`` shape, not a libcst
 ``CodemodCommand``: that base pulls in ``libcst.codemod`` and with it ``libcst.matchers`` (0.3–2.5 s of
 import on every ``--fix`` run that has something to fix).  Through ``--fix`` a codemod receives the findings
-to fix; run on its own through libcst's command line (:mod:`.commands`, an adapter imported only by that
-route) it finds them itself by checking the module with every rule enabled.
+to fix; run on its own through libcst's command line, it is given those of a check with every rule enabled
+(:mod:`.commands`, an adapter imported only by that route).
 
 No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
 what ``--fix`` cost): nodes are found through the ``ast`` of the same text, or by their order in the source.
@@ -23,14 +23,11 @@ from typing import ClassVar, Optional, Sequence
 from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
-from ..rules import RULES, Rule
+from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
+from ..rules import Rule
 from . import _cst as cst
 from ._tree import Names, find_node, module_names, parents, top_level_statement
 from .imports import add_imports, add_imports_to_text
-
-
-def allowed(finding: Finding, unsafe: bool) -> bool:
-    return finding.safety.applies(unsafe)
 
 
 @dataclass
@@ -39,6 +36,8 @@ class Context:
 
     filename: Optional[str] = None
     warnings: list[str] = field(default_factory=list)
+    #: the project's maximum line length (see :mod:`winspawn_lint.io.line_length`): code written keeps to it
+    line_length: int = DEFAULT_MAX_LINE_LENGTH
 
 
 class WinspawnCodemod:
@@ -61,9 +60,9 @@ class WinspawnCodemod:
         """Whether this codemod can act on ``finding`` at all (the driver skips it otherwise)."""
         return True
 
-    def __init__(self, filename: Optional[str] = None, findings: Optional[Sequence[Finding]] = None,
-                 unsafe: bool = True) -> None:
-        self.context = Context(filename)
+    def __init__(self, filename: Optional[str], findings: Sequence[Finding], unsafe: bool = True,
+                 line_length: int = DEFAULT_MAX_LINE_LENGTH) -> None:
+        self.context = Context(filename, line_length=line_length)
         self._given = findings
         self.unsafe = unsafe
         self.notes: list[str] = []
@@ -110,13 +109,8 @@ class WinspawnCodemod:
 
     # -- findings -------------------------------------------------------------------------------------
     def findings_for(self, text: str) -> list[Finding]:
-        if self._given is not None:  # chosen by the driver, which knows the file's fix safety
-            return [f for f in self._given if f.rule in self.FIXES]
-        from .. import check_text
-        from ..settings import Settings
-
-        findings = check_text(text, self.context.filename, Settings(select=frozenset(RULES)))
-        return [f for f in findings if f.rule in self.FIXES and allowed(f, self.unsafe)]
+        """The findings given (chosen by the driver, which knows the file's fix safety) that this codemod fixes."""
+        return [f for f in self._given if f.rule in self.FIXES]
 
     def note(self, finding: Finding, why: str) -> None:
         self.declined.append((finding, why))

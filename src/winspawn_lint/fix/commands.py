@@ -3,8 +3,9 @@
     python -m libcst.tool codemod -x winspawn_lint.fix.commands.HoistLambda train.py
 
 Only that route imports this module: ``libcst.codemod`` brings ``libcst.matchers`` with it (0.3–2.5 s of
-import), which ``--fix`` does without.  Run this way, a codemod finds its findings itself (every rule
-enabled) and applies unsafe fixes too unless given ``--safe-only``.
+import), which ``--fix`` does without.  This module is a front end, as the command line and the flake8 plugin
+are: run this way, a codemod is given the findings of a check with every rule enabled, and applies unsafe fixes
+too unless given ``--safe-only``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ import argparse
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 
+from ..analysis.project import Project
+from ..pipeline import check
+from ..rules import RULES
+from ..settings import Settings
 from . import CODEMODS
 from ._base import WinspawnCodemod
 
@@ -32,7 +37,12 @@ def _command(codemod: type[WinspawnCodemod]) -> type[CodemodCommand]:
             self.safe_only = safe_only
 
         def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-            command = codemod(self.context.filename, unsafe=not self.safe_only)
+            filename = self.context.filename
+            project = Project()
+            findings = check(tree.code, filename, Settings(select=frozenset(RULES)), project=project).findings
+            unsafe = not self.safe_only
+            command = codemod(filename, [f for f in findings if f.safety.applies(unsafe)], unsafe=unsafe,
+                              line_length=project.line_length(filename))
             new = command.transform_module(tree)
             for warning in command.context.warnings:
                 self.warn(warning)

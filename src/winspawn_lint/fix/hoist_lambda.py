@@ -30,7 +30,7 @@ from ..io.source import split_lines
 from ._base import WinspawnCodemod, positions_of
 from ._tree import CannotHoist, enclosing_free_variables, is_plain_default, top_level_statement, unique_name
 from .lines import Lines, indent_step
-from .style import depth_change, max_line_length, rows_inside
+from .style import depth_change, rows_inside
 
 
 @dataclass
@@ -86,7 +86,7 @@ class HoistLambda(WinspawnCodemod):
         indent = indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}
         source: Optional[list[str]] = None  # the module's rows (no line ends), split for a multi-line body
-        limit = max_line_length(self.context.filename)
+        limit = self.context.line_length
         inserts: dict[int, list[str]] = {}  # index of a top-level statement -> definitions before it
         for key, plan in sorted(plans.items()):
             parts = _parts(lines, plan.node)

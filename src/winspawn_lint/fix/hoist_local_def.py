@@ -38,8 +38,9 @@ from .. import rules
 from ..analysis.scopes import ScopeTree
 from ._base import WinspawnCodemod
 from ._tree import CannotHoist, ancestors, enclosing_free_variables, find_node, top_level_statement, unique_name
+from ..io.source import split_rows
 from .lines import CannotEdit, Lines, char_column, indent_step, indented
-from .style import max_line_length, wrap_call
+from .style import wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _MAX_HELPER_DEPTH = 50  # local functions calling local functions: deeper chains take more passes
@@ -145,7 +146,7 @@ class HoistLocalDef(WinspawnCodemod):
     def _edit(self, lines: Lines, module: ast.Module, parent: dict, plans: dict[int, _Plan]) -> str:
         """The text with each planned definition hoisted, and what stands in its place."""
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        limit = max_line_length(self.context.filename)
+        limit = self.context.line_length
         step = indent_step(module, lines)
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         hoisted: dict[int, list[str]] = {}  # top-level statement index -> definitions before it
@@ -233,7 +234,7 @@ class HoistLocalDef(WinspawnCodemod):
         except (tokenize.TokenError, SyntaxError) as error:
             raise CannotEdit("it could not be tokenized") from error
         at = next(i for i, t in enumerate(tokens) if t.start[0] == row and t.string in ("def", "class"))
-        rows = fragment.splitlines(keepends=True)
+        rows = split_rows(fragment)
         edits = [(tokens[at + 1].start, tokens[at + 1].end, plan.new_name)]
         node = plan.node
         if not plan.free or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -24,7 +24,8 @@ import re
 import tokenize
 from typing import Optional
 
-from .style import rows_inside, split_rows
+from ..io.source import split_rows
+from .style import rows_inside
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

@@ -49,7 +49,6 @@ from .. import rules
 from . import _cst as cst
 from ._base import WinspawnCodemod, definition_order
 from ._tree import find_node, parents
-from .style import max_line_length
 
 #: ``open()``'s parameters, in order
 _PARAMETERS = ("file", "mode", "buffering", "encoding", "errors", "newline", "closefd", "opener")
@@ -100,7 +99,7 @@ class ReopenFile(WinspawnCodemod):
             by_class.setdefault(id(node), (node, []))[1].append(finding)
         methods: dict[int, str] = {}  # source-order index of the class -> the methods to add
         order = definition_order(module)
-        limit = max_line_length(self.context.filename)
+        limit = self.context.line_length
         for node, findings in by_class.values():
             try:
                 owner = findings[0].fix_hint.get("owner")

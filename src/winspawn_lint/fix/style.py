@@ -1,79 +1,17 @@
-"""The layout rules fixed code follows, so that pycodestyle finds nothing new in it: the project's maximum
-line length, the blank lines around top-level definitions (E302, E305), and statements moved one block deeper
-rewrapped where a line would newly pass the limit."""
+"""The layout rules fixed code follows, so that pycodestyle finds nothing new in it: the blank lines around
+top-level definitions (E302, E305), and statements moved one block deeper rewrapped where a line would newly
+pass the project's maximum line length (which :mod:`winspawn_lint.io.line_length` reads)."""
 
 from __future__ import annotations
 
 import ast
-import configparser
-import functools
 import io
-import os
 import re
 import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
-DEFAULT_MAX_LINE_LENGTH = 79  # pycodestyle's
-
-_INI_FILES = ("setup.cfg", "tox.ini", ".flake8", ".pycodestyle")
-_INI_SECTIONS = ("flake8", "pycodestyle", "pep8")
-_TOML_KEYS = re.compile(r"^\[([^\]]+)\]\s*$|^(line-length|line_length|max-line-length)\s*=\s*(\d+)", re.M)
-_TOML_TABLES = frozenset({"tool.ruff", "tool.black", "tool.flake8", "tool.pycodestyle"})
-_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-
-
-def max_line_length(path: Optional[str]) -> int:
-    """The project's configured maximum line length for ``path`` (flake8/pycodestyle ini files, ruff, black),
-    looking in the file's directory and up to the project root; pycodestyle's 79 when none is set."""
-    if not path or path == "-":
-        return DEFAULT_MAX_LINE_LENGTH
-    return _configured(os.path.dirname(os.path.abspath(path)))
-
-
-@functools.lru_cache(maxsize=256)
-def _configured(directory: str) -> int:
-    for _ in range(directory.count(os.sep) + 1):  # one step per level up to the filesystem root
-        found = _in_directory(directory)
-        if found:
-            return found
-        if any(os.path.exists(os.path.join(directory, marker)) for marker in _ROOT_MARKERS):
-            break
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    return DEFAULT_MAX_LINE_LENGTH
-
-
-def _in_directory(directory: str) -> Optional[int]:
-    for name in _INI_FILES:
-        path = os.path.join(directory, name)
-        if os.path.isfile(path):
-            parser = configparser.ConfigParser(interpolation=None)
-            try:
-                parser.read(path, encoding="utf-8")
-            except (configparser.Error, UnicodeDecodeError):
-                continue
-            for section in _INI_SECTIONS:
-                for key in ("max-line-length", "max_line_length"):
-                    value = parser.get(section, key, fallback="").strip()
-                    if value.isdigit():
-                        return int(value)
-    path = os.path.join(directory, "pyproject.toml")
-    if os.path.isfile(path):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError):
-            return None
-        table = None
-        for match in _TOML_KEYS.finditer(text):
-            if match.group(1):
-                table = match.group(1).strip() if match.group(1).strip() in _TOML_TABLES else None
-            elif table is not None and match.group(3):
-                return int(match.group(3))
-    return None
+from ..io.source import split_rows
 
 
 def wrap_call(prefix: str, callee: str, args: list[str], column: int, step: str, limit: int) -> str:
@@ -146,15 +84,6 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
     return "".join(line if row in in_string else "".join(
         part if not part.strip() else indent + part for part in split_rows(replaced.get(row, line)))
         for row, line in enumerate(lines, 1)), None
-
-
-def split_rows(text: str) -> list[str]:
-    """``text``'s rows with their line ends, split where the tokenizer ends a row (``str.splitlines`` also splits
-    at a form feed and other separators inside a row)."""
-    return _ROW.findall(text)
-
-
-_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _same_tree(one: str, other: str) -> bool:

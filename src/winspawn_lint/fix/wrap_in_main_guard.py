@@ -48,7 +48,8 @@ from ..analysis.scopes import ScopeTree
 from ._base import DEFINITIONS, WinspawnCodemod, existing_spelling, syntax_tree
 from ._tree import module_names, unique_name
 from .lines import Lines, char_column, indent_step, indented, row_groups
-from .style import indent_deeper, max_line_length, split_rows
+from ..io.source import split_rows
+from .style import indent_deeper
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, *DEFINITIONS)
 
@@ -131,7 +132,7 @@ class WrapInMainGuard(WinspawnCodemod):
         block = step
         if guard is not None and _body_rows(guard):
             block = lines.indent(guard.stmts[0].body[0].lineno)
-        self._deeper = _Deeper(lines, module, units, block, max_line_length(self.context.filename))
+        self._deeper = _Deeper(lines, module, units, block, self.context.line_length)
         moved = self._plan(units, module, scopes)
         if not moved and not (guard is not None and freeze_findings):
             return text

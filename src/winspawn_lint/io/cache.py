@@ -9,8 +9,9 @@ the Python version (the parser).  Per file, an entry holds:
 - the file's size and ``st_mtime_ns`` when it was read: an equal pair is a hit without reading the file;
 - a hash of its bytes: when size or mtime differ (a ``git checkout``, a ``touch``), equal bytes still hit;
 - whether it was parsed (a file named on the command line must be, to report a syntax error);
-- its findings, and the files its findings depend on (:func:`depends_on`), each with its own size and
-  mtime (``None`` for a file that did not exist): any change there is a miss;
+- its findings, and the files its findings and fixes depend on (every file the project reader,
+  :class:`winspawn_lint.analysis.project.Project`, read or looked for while checking it), each with its own
+  size and mtime (``None`` for a file that did not exist): any change there is a miss;
 - what ``--fix``/``--diff`` made of it, per fix request (:func:`fix_key`: safe or unsafe, and the fixes' grade
   for this file, which depends on other files and is recomputed every run): the fixed text as line edits, the
   fixer's note and its findings.  A rerun of ``--diff``, or of ``--fix`` on a file whose fixes were declined,
@@ -32,8 +33,7 @@ import os
 import re
 import sys
 import time
-from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from ..__version__ import __version__
 
@@ -44,42 +44,13 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 4  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes
+FORMAT = 5  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells
 #: settings fields that never change a file's findings (which files are walked; where the cache is)
 _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir"})
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
 _RACY_NS = 2_000_000_000
 
 Stamp = tuple[int, Optional[int]]  # (size, mtime_ns); mtime None: not to be trusted
-
-
-# ---------------------------------------------------------------- dependencies (the hook for cross-module facts)
-
-_recording: Optional[dict[str, Optional[Stamp]]] = None
-
-
-def depends_on(path: str) -> None:
-    """Record that the findings being computed depend on *path* (about to be read, or found absent).
-
-    The analysis calls this wherever it looks at another file (today: a constant imported from a sibling
-    module), before it reads it; a cached entry is then valid only while each such file keeps the size and
-    mtime it had at this call.
-    """
-    if _recording is not None:
-        key = os.path.abspath(path)
-        if key not in _recording:
-            _recording[key] = stat_stamp(key)
-
-
-@contextmanager
-def recording() -> Iterator[dict[str, Optional[Stamp]]]:
-    """Collect :func:`depends_on` calls made inside the block: path -> its stamp when first named."""
-    global _recording
-    previous, _recording = _recording, {}
-    try:
-        yield _recording
-    finally:
-        _recording = previous
 
 
 # ---------------------------------------------------------------- keys
@@ -167,7 +138,7 @@ class Entry:
     stamp: Optional[Stamp]
     digest: str
     parsed: bool
-    findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None] each
+    findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None, cell or None] each
     dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
     #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
     fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -184,9 +155,10 @@ class Entry:
                 and isinstance(dependencies, dict) and isinstance(fixes, dict)):
             raise ValueError("malformed entry")
         for row in findings:
-            if not (isinstance(row, list) and len(row) == 8 and isinstance(row[0], str)
+            if not (isinstance(row, list) and len(row) == 9 and isinstance(row[0], str)
                     and all(isinstance(v, int) for v in row[1:5]) and isinstance(row[5], dict)
-                    and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none")):
+                    and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none")
+                    and (row[8] is None or isinstance(row[8], int))):
                 raise ValueError("malformed finding")
         return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
                    fixes)
@@ -208,10 +180,10 @@ def encode_findings(findings: list) -> list:
     from ..rules import FixSafety
 
     # The check's own fix-safety override (a resource with no fix) is stored; the per-file regrade of the
-    # main-guard wrap is not (it depends on other files: cli._regraded redoes it).
+    # main-guard wrap is not (it depends on other files: the command line redoes it for each run).
     return [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in f.args.items()},
              list(f.platforms) if f.platforms is not None else None,
-             f.fix_safety.value if f.fix_safety is FixSafety.NONE else None] for f in findings]
+             f.fix_safety.value if f.fix_safety is FixSafety.NONE else None, f.cell] for f in findings]
 
 
 def decode_findings(rows: list) -> list:
@@ -223,8 +195,8 @@ def decode_findings(rows: list) -> list:
         raise ValueError(f"unknown code {unknown[0]!r}")  # not ours: the entry is a miss
     return [Finding(code, line, col, end_line, end_col, args,
                     platforms=tuple(platforms) if platforms is not None else None,
-                    fix_safety=FixSafety(safety) if safety is not None else None)
-            for code, line, col, end_line, end_col, args, platforms, safety in rows]
+                    fix_safety=FixSafety(safety) if safety is not None else None, cell=cell)
+            for code, line, col, end_line, end_col, args, platforms, safety, cell in rows]
 
 
 # ---------------------------------------------------------------- fix outcomes
@@ -250,7 +222,7 @@ def fix_key(unsafe: bool, findings: list) -> str:
 
 def _graded(findings: list) -> list:
     # Unlike an entry's own findings, the fixer's carry the grade they were fixed (or declined) with.
-    return [row[:7] + [f.fix_safety.value if f.fix_safety is not None else None]
+    return [row[:7] + [f.fix_safety.value if f.fix_safety is not None else None, row[8]]
             for row, f in zip(encode_findings(findings), findings)]
 
 

@@ -1,4 +1,4 @@
-"""Jupyter notebooks (``.ipynb``): read them as one Python module, map findings back to cells, fix cells.
+"""Jupyter notebooks (``.ipynb``): read them as one Python module, map findings back to cells, put fixed cells back.
 
 A notebook is JSON (nbformat 4), parsed here with the stdlib ``json``
 module (nbformat is never imported while checking).  Its code cells are
@@ -17,13 +17,11 @@ run in the kernel (``%%time``, ``%%capture`` ...), where only the first line
 is masked.  A candidate inside a multi-line string or an open bracket is
 not a magic (``(a\\n % b)`` is Python) and is left alone.
 
-``--fix`` runs the ordinary fixer (:func:`winspawn_lint.fix.fix_text`) on
-the module, splits its output back into cells at the marker lines, puts the
-masked lines back, and rewrites only the ``source`` of the cells that
-changed.  With ``--unsafe-fixes`` the definitions WSP206 reports first move
-into a new module next to the notebook (:func:`plan_move`).  The notebook is re-serialised with the indentation, key order,
-``ensure_ascii`` and trailing newline it had; if the file's own formatting
-cannot be reproduced exactly, it is not rewritten.
+This module is the format only.  ``--fix`` (:mod:`winspawn_lint.fix.notebook`) fixes the module, and this
+module splits the fixer's output back into cells at the marker lines (:func:`split_fixed`), puts the masked
+lines back, and rewrites only the ``source`` of the cells that changed (:func:`rewrite`): the notebook is
+re-serialised with the indentation, key order, ``ensure_ascii`` and trailing newline it had; if the file's own
+formatting cannot be reproduced exactly, it is not rewritten.
 """
 
 from __future__ import annotations
@@ -36,9 +34,8 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from .. import rules
 from ..finding import Finding
-from .source import SourceError, split_lines
+from .source import SourceError, split_lines, split_rows
 
 SUFFIX = ".ipynb"
 
@@ -359,6 +356,11 @@ def _unmask_all(body: list[str], notebook: Notebook) -> list[str]:
     return out
 
 
+def masked_rows(lines: list[str]) -> set[int]:
+    """The rows (1-based) of a notebook's module *lines* that stand for masked IPython lines."""
+    return {number for number, line in enumerate(lines, start=1) if _MAGIC_TAG_RE.match(line)}
+
+
 def _split_source(text: str, like: Any) -> Any:
     return text.splitlines(keepends=True) if isinstance(like, list) else text
 
@@ -399,303 +401,9 @@ def cell_diff(notebook: Notebook, changed: dict[int, str], path: str) -> list[st
     """A unified diff of the changed cells, one hunk group per cell (``path:cell N``)."""
     out: list[str] = []
     for number in sorted(changed):
-        before = _source_text(notebook.data["cells"][number - 1]).splitlines(keepends=True)
-        after = changed[number].splitlines(keepends=True)
+        before = split_rows(_source_text(notebook.data["cells"][number - 1]))
+        after = split_rows(changed[number])
         name = f"{path}:cell {number}"
         for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return out
-
-
-# -- the command-line glue -------------------------------------------------------------------------------
-def check_notebook(path: str, job, result, stdin_data: Optional[bytes], filename: Optional[str]) -> None:
-    """Check (and fix) one notebook, filling ``result`` (a :class:`winspawn_lint.cli.FileResult`)."""
-    from . import source as source_module
-    from ..analysis.prefilter import may_have_findings
-    from ..pipeline import check
-
-    src = source_module.decode(stdin_data) if stdin_data is not None else source_module.read(path)
-    notebook = loads(src.text, check_syntax=False)
-    settings = job.settings
-    if not may_have_findings(notebook.module, settings.registry):
-        if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
-            check_cells(notebook)
-        return
-    check_cells(notebook)
-    name = filename or (path if is_notebook(path) else "notebook.ipynb")
-    findings = check(notebook.module, name, settings, prefilter=False).findings
-    result.findings = to_cells(notebook, findings)
-    if job.keep_lines:
-        result.lines = notebook.cell_lines()
-    if (job.fix or job.diff) and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):
-        _fix(path, name, src, notebook, findings, result, job, stdin_data is not None)
-
-
-def _fix(path: str, name: str, src, notebook: Notebook, findings: list[Finding], result, job,
-         from_stdin: bool) -> None:
-    import os
-
-    from .. import rules
-    from ..fix import fix_text
-    from ..pipeline import check
-
-    module_text, move, notes = notebook.module, None, []
-    if rules.WSP206.fix_safety.applies(job.unsafe_fixes) and not from_stdin:
-        move, why = plan_move(notebook, findings, path)
-        sibling = os.path.join(os.path.dirname(path), f"{move.module_name}.py") if move else ""
-        if move is not None and os.path.lexists(sibling):
-            move, why = None, f"definitions not moved: {sibling} exists"
-        if move is not None:
-            module_text = move.notebook_module
-            notes.append(f"moved {', '.join(f'`{n}`' for n in move.names)} into {sibling}")
-        elif why:
-            notes.append(why)
-    outcome = fix_text(module_text, name, job.settings, unsafe=job.unsafe_fixes)
-    notes += [outcome.note] if outcome.note else []
-    result.fix_note = "; ".join(notes) or None
-    if outcome.text == notebook.module:
-        return
-    try:
-        changed = split_fixed(notebook, outcome.text)
-        new_raw = rewrite(notebook, changed) if changed else notebook.raw
-    except NotebookFixError as error:
-        result.fix_note = f"{result.fix_note}; {error}" if result.fix_note else f"not fixed: {error}"
-        return
-    if new_raw == notebook.raw:
-        return
-    result.original_text = notebook.raw
-    result.fixed_text = new_raw
-    result.diff_lines = cell_diff(notebook, changed, result.path)
-    result.fixed_count = len(outcome.fixed) + (len(move.names) if move else 0)
-    if move is not None:
-        shown = os.path.join(os.path.dirname(result.path), f"{move.module_name}.py")
-        new_file = difflib.unified_diff([], move.module_text.splitlines(keepends=True), fromfile="/dev/null",
-                                        tofile=shown)
-        result.diff_lines = [*new_file, *result.diff_lines]
-    # What remains is placed in the fixed notebook: its module is the fixer's output with the cells re-masked.
-    fixed_notebook = loads(new_raw)
-    left = outcome.remaining if fixed_notebook.module == outcome.text \
-        else check(fixed_notebook.module, name, job.settings, prefilter=False).findings
-    remaining = to_cells(fixed_notebook, [f for f in left if f.code in job.settings.enabled_for(name)])
-    if job.diff:
-        result.findings = remaining
-    elif from_stdin:
-        note = "stdin is not rewritten; use --diff to see the fix"
-        result.fix_note = f"{result.fix_note}; {note}" if result.fix_note else note
-    elif job.fix:
-        from .write import WriteError, write_atomic
-
-        try:
-            if move is not None:
-                _write_new(sibling, move.module_text)
-            try:
-                write_atomic(path, new_raw, src)
-            except WriteError:
-                if move is not None:
-                    os.unlink(sibling)  # the notebook still defines them: the new module would be a stray copy
-                raise
-            result.written = True
-            result.findings = remaining
-        except WriteError as error:
-            result.error = f"not rewritten: {error}"
-
-
-def _write_new(path: str, text: str) -> None:
-    """Create *path* with *text*; never replaces a file (one created meanwhile is an error)."""
-    import os
-
-    from .write import WriteError
-
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as error:
-        raise WriteError(f"cannot create {path}: {error.strerror or error}") from None
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-
-
-# -- the unsafe fix of WSP206: move definitions into a module next to the notebook ---------------------
-
-#: The rules this notebook-level fix repairs (the libcst codemods declare theirs the same way; the catalogue
-#: test reads both).
-FIXES = (rules.WSP206,)
-
-
-@dataclass
-class Move:
-    """Definitions moved out of a notebook: the new module text, and the notebook's module without them."""
-
-    module_name: str
-    module_text: str
-    notebook_module: str
-    names: list[str]
-
-
-def sibling_module_name(path: str) -> str:
-    """``train-v2.ipynb`` -> ``train_v2_defs``: an importable name derived from the notebook's."""
-    import keyword
-    import os
-
-    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]) or "notebook"
-    if stem[0].isdigit() or keyword.iskeyword(stem):
-        stem = "nb_" + stem
-    return f"{stem}_defs"
-
-
-def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[Optional[Move], Optional[str]]:
-    """(the move, None) or (None, why not) for the notebook-level definitions WSP206 reports.
-
-    A definition moves only when it is self-contained: every name it reads from the notebook is an import
-    (copied into the new module) or another definition that moves with it; it declares no ``global``; the
-    notebook binds its name once; no IPython line is inside it.  Anything else stays, and is still reported.
-    """
-    import ast
-    import builtins
-
-    from .. import rules
-
-    tree = ast.parse(notebook.module)
-    lines = notebook.module.split("\n")
-    top_defs = {node.lineno: node for node in tree.body
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    wanted = {top_defs[f.line] for f in findings if f.code == rules.WSP206.code and f.line in top_defs}
-    if not wanted:
-        return None, None
-    bindings: dict[str, list[ast.stmt]] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
-            return None, "definitions not moved: the notebook has a star import"
-        for name in _bound_names(stmt):
-            bindings.setdefault(name, []).append(stmt)
-    masked_lines = {i + 1 for i, line in enumerate(lines) if _MAGIC_TAG_RE.match(line)}
-    needs: dict[ast.stmt, tuple[set[ast.stmt], set[ast.stmt]]] = {}  # def -> (imports, other defs)
-    movable: set[ast.stmt] = set()
-    todo = list(wanted)
-    while todo:  # bounded: each definition of the module is looked at once
-        node = todo.pop()
-        if node in needs:
-            continue
-        imports, defs, ok = set(), set(), True
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        if masked_lines & set(range(start, node.end_lineno + 1)) or len(bindings.get(node.name, ())) != 1 \
-                or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node)):
-            ok = False
-        for name in _free_names(node) - {node.name}:
-            found = bindings.get(name)
-            if not found:
-                ok = ok and hasattr(builtins, name)
-            elif all(isinstance(s, (ast.Import, ast.ImportFrom)) and not getattr(s, "level", 0) for s in found):
-                imports.add(found[0])
-            elif len(found) == 1 and found[0] in top_defs.values():
-                defs.add(found[0])
-                todo.append(found[0])
-            else:
-                ok = False
-        needs[node] = (imports, defs)
-        if ok:
-            movable.add(node)
-    changed = True
-    while changed:  # a definition that needs one that cannot move cannot move either
-        changed = False
-        for node in list(movable):
-            if not needs[node][1] <= movable:
-                movable.discard(node)
-                changed = True
-    moving = sorted((n for n in movable if n in wanted or _needed_by(n, wanted & movable, needs)),
-                    key=lambda n: n.lineno)
-    if not moving:
-        return None, "definitions not moved: they read notebook variables, or contain IPython syntax"
-    module_name = sibling_module_name(path)
-    imports = sorted({i for n in moving for i in needs[n][0]}, key=lambda s: s.lineno)
-    spans = [(min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno) for n in moving]
-    parts = ['"""Definitions moved out of the notebook by `winspawn-lint --fix --unsafe-fixes` (WSP206): worker\n'
-             'processes cannot import a notebook, but they can import this module."""\n']
-    if imports:
-        parts.append("\n" + "".join(ast.get_source_segment(notebook.module, s) + "\n" for s in imports))
-    for start, end in spans:
-        parts.append("\n\n" + "\n".join(lines[start - 1: end]) + "\n")
-    names = [n.name for n in moving]
-    new_lines = list(lines)
-    for index, (start, end) in enumerate(spans):
-        if index:  # the blank lines that separated a removed definition from the code above go with it
-            while start > 1 and lines[start - 2].strip() == "" and new_lines[start - 2] is not None:
-                start -= 1
-        new_lines[start - 1: end] = [None] * (end - start + 1)  # type: ignore[list-item]
-        if index == 0:
-            new_lines[start - 1] = f"from {module_name} import {', '.join(names)}"
-    notebook_module = "\n".join(line for line in new_lines if line is not None)
-    module_text = "".join(parts)
-    try:
-        compile(module_text, module_name + ".py", "exec", dont_inherit=True)
-        # a notebook may `await` at the top level (IPython runs such cells as coroutines)
-        compile(notebook_module, path, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-    except SyntaxError as error:
-        return None, f"definitions not moved: the result would not compile ({error.msg})"
-    return Move(module_name, module_text, notebook_module, names), None
-
-
-def _needed_by(node, roots: set, needs: dict) -> bool:
-    seen, todo = set(), list(roots)
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        if node in needs.get(current, ((), ()))[1]:
-            return True
-        todo.extend(needs.get(current, ((), ()))[1])
-    return False
-
-
-def _bound_names(stmt) -> set[str]:
-    """Names a top-level statement binds (over-approximated for compound statements)."""
-    import ast
-
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return {(alias.asname or alias.name).split(".")[0] for alias in stmt.names}
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {stmt.name}
-    names = set()
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
-
-
-def _free_names(node) -> set[str]:
-    """Module-level names a definition reads: everything in its decorators, defaults, annotations and bases,
-    and what its body reads but does not bind itself."""
-    import ast
-
-    outer: list = [*node.decorator_list]
-    if isinstance(node, ast.ClassDef):
-        outer += [*node.bases, *(k.value for k in node.keywords)]
-    else:
-        args = node.args
-        outer += [*args.defaults, *(d for d in args.kw_defaults if d is not None), node.returns]
-        outer += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                  if a is not None]
-    free = {n.id for expr in outer if expr is not None for n in ast.walk(expr)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    body_loads, body_bound = set(), set()
-    for stmt in node.body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name):
-                (body_loads if isinstance(n.ctx, ast.Load) else body_bound).add(n.id)
-            elif isinstance(n, ast.arg):
-                body_bound.add(n.arg)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                body_bound.add(n.name)
-            elif isinstance(n, (ast.Import, ast.ImportFrom)):
-                body_bound.update((alias.asname or alias.name).split(".")[0] for alias in n.names)
-    if not isinstance(node, ast.ClassDef):
-        args = node.args
-        body_bound.update(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                          if a is not None)
-    return free | (body_loads - body_bound)

@@ -30,6 +30,7 @@ class Source:
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def split_lines(text: str) -> list[str]:
@@ -40,6 +41,12 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def split_rows(text: str) -> list[str]:
+    """The lines of :func:`split_lines`, each with its line end (the last may have none): joined, they are
+    ``text`` again."""
+    return _ROW.findall(text)
 
 
 def decode(data: bytes) -> Source:

@@ -109,3 +109,14 @@ def _replace(path: str, data: bytes, info: os.stat_result, directory: str) -> No
         if isinstance(error, OSError):
             raise WriteError(error.strerror or str(error)) from None
         raise
+
+
+def create_new(path: str, text: str) -> None:
+    """Create *path* holding *text* (UTF-8, line ends as given); never replaces a file (one that exists, or
+    that appears meanwhile, is an error)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as error:
+        raise WriteError(f"cannot create {path}: {error.strerror or error}") from None
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)

@@ -17,8 +17,8 @@ from ... import rules
 from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, HEAVY_METHODS, SET_START_METHOD, heavy_call
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
-from ..index import ModuleIndex, Site
-from ..names import Resolver
+from ..index import Site
+from ..project import Project, ProjectModule
 from ..workers import resolve_callee
 
 _CUDA_TEXT = ("cuda", "gpu")
@@ -216,20 +216,19 @@ def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
 
 
 # -- sibling modules that do heavy work at import time -----------------------------------------------
-_SIBLING_CACHE: dict[str, Optional[str]] = {}
-_MAX_SIBLING_BYTES = 1 << 20
-
-
 def _check_sibling_imports(ctx: Context) -> None:
+    project = ctx.project
+    if project is None:
+        return
     base = os.path.dirname(os.path.abspath(ctx.filename))
     for stmt, site in ctx.index.module_imports:
         if not site.import_time:
             continue
         for module in _imported_modules(stmt):
-            path = _sibling_path(base, module)
+            path = _sibling_path(project, base, module)
             if path is None:
                 continue
-            heavy = _sibling_heavy(path)
+            heavy = _sibling_heavy(project.module(path))
             if heavy:
                 ctx.emit(rules.WSP103, stmt, line_only=True,
                          what=f"`import {module}`", chain=f" (it runs {heavy} when imported)")
@@ -246,35 +245,29 @@ def _imported_modules(stmt: ast.stmt) -> Iterable[str]:
     return [alias.name for alias in stmt.names]  # from . import sibling
 
 
-def _sibling_path(base: str, module: str) -> Optional[str]:
+def _sibling_path(project: Project, base: str, module: str) -> Optional[str]:
     first = module.split(".")[0]
     for candidate in (os.path.join(base, first + ".py"), os.path.join(base, first, "__init__.py")):
-        if os.path.isfile(candidate):
+        if project.is_file(candidate):
             return candidate
     return None
 
 
-def _sibling_heavy(path: str) -> Optional[str]:
-    """What heavy work a sibling module does at import time (parsed, never imported), cached per path."""
-    if path in _SIBLING_CACHE:
-        return _SIBLING_CACHE[path]
-    _SIBLING_CACHE[path] = None  # cycles
-    result = None
-    try:
-        if os.path.getsize(path) <= _MAX_SIBLING_BYTES:
-            with open(path, "rb") as handle:
-                tree = ast.parse(handle.read(), filename=path)
-            index = ModuleIndex(tree)
-            resolver = Resolver(index)
-            for call, site in index.calls:
-                if site.import_time:
-                    name = resolver.qualname(call.func, site.scope) or ""
-                    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-                    why = heavy_call(name, _constant_keywords(call))
-                    if why is not None or method in HEAVY_METHODS:
-                        result = f"`{_short(name) if name else '.' + method}(...)`{why or ''}"
-                        break
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        result = None
-    _SIBLING_CACHE[path] = result
-    return result
+def _sibling_heavy(module: Optional[ProjectModule]) -> Optional[str]:
+    """What heavy work a sibling module does at import time (parsed, never imported), once per module."""
+    if module is None:
+        return None
+    if "heavy" not in module.derived:
+        module.derived["heavy"] = _import_time_heavy(module)
+    return module.derived["heavy"]
+
+
+def _import_time_heavy(module: ProjectModule) -> Optional[str]:
+    for call, site in module.index.calls:
+        if site.import_time:
+            name = module.resolver.qualname(call.func, site.scope) or ""
+            method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+            why = heavy_call(name, _constant_keywords(call))
+            if why is not None or method in HEAVY_METHODS:
+                return f"`{_short(name) if name else '.' + method}(...)`{why or ''}"
+    return None

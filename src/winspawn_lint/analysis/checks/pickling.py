@@ -20,7 +20,6 @@ from ...spawn_apis import (CLASS_REPLACING_DECORATORS, DATASET_TRANSFORM_KEYWORD
                            EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT, MP_SYNC_PRIMITIVES, PICKLE,
                            PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, Keeper,
                            Unpicklable, keeper)
-from .. import project
 from ..context import Context
 from ..positions import span
 from ..index import Binding, ClassInfo, Scope
@@ -704,7 +703,8 @@ def _is_torch_dataset(ctx: Context, info: ClassInfo) -> bool:
                 return True
             # Another module is parsed only for a base named like a dataset (`ExtendedVisionDataset`): reading
             # the project for every imported base would cost more than the whole check of the file.
-            if ctx.filename and isinstance(base, ast.Name) and base.id.endswith("Dataset") and project.imported_base(
-                    ctx.filename, name, _TORCH_DATASET_BASES) is not None:
+            if ctx.filename and ctx.project is not None and isinstance(base, ast.Name) \
+                    and base.id.endswith("Dataset") \
+                    and ctx.project.imported_base(ctx.filename, name, _TORCH_DATASET_BASES) is not None:
                 return True
     return False

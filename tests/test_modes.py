@@ -1,0 +1,368 @@
+"""One answer in every mode: any two ways of running winspawn-lint on the same tree agree, byte for byte.
+
+The modes (see ``tests/modes.py``): ``-j 1``/``-j 2`` × ``--no-cache``/cold cache/warm cache (a cache written by
+a parallel run read by a serial one, and the other way round), every file named on the command line (what
+pre-commit does), the flake8 plugin, ``check_text``, ``--fix --diff`` and ``--fix``.  The trees: the fixtures
+directory as a whole, and a generated project whose findings depend on its other modules; then random edits,
+renames, deletions and touches of any of its files, each followed by a cached run held to ``--no-cache``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import modes
+from winspawn_lint import RULES, Settings, check_text
+from winspawn_lint.spawn_apis import ABSENT
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def cli(tree: Path, *args: str, cache: Path | None = None) -> tuple[int, str, str]:
+    return modes.cli(tree, ["--isolated", *args], cache)
+
+
+# -- the cause of the first divergence: settings that changed on their way to a parallel run's workers ------------
+
+
+def test_settings_reach_a_worker_as_they_left():
+    """A parallel run pickles its settings for its workers.  ``ABSENT`` (an argument not given, which
+    ``num_workers`` of a DataLoader means no worker) once was a plain ``object()``: unpickled in a worker it was a
+    new object, and every loader without ``num_workers`` looked like one with workers there."""
+    settings = Settings(select=frozenset(RULES))
+    assert settings.registry.by_name  # derived tables built before the trip, as the results cache's digest does
+    travelled = pickle.loads(pickle.dumps(settings))
+    assert pickle.loads(pickle.dumps(ABSENT)) is ABSENT
+    assert "registry" not in travelled.__dict__  # derived tables are rebuilt where they are used
+    assert travelled == settings
+    text = (FIXTURES / "wsp202_ok_lib_hf_trainer_data_collator_no_workers.py").read_text()
+    assert check_text(text, "x.py", travelled) == check_text(text, "x.py", settings) == []
+
+
+def test_a_parallel_run_with_the_cache_reports_what_the_serial_run_does(tmp_path):
+    """The reproduction: two fixtures in an empty folder, ``-j 2`` with a fresh cache (cold, then warm, then read
+    by ``-j 1``) against ``-j 1 --no-cache``; the parallel cold run reported a safe twin."""
+    for name in ("wsp202_ok_lib_hf_trainer_data_collator_no_workers.py", "wsp101_lib_trl_sft_train.py"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    reference = cli(tmp_path, "-j", "1", "--no-cache", "--select", "WSP", ".")
+    assert "wsp202_ok" not in reference[1] and reference[1].count("WSP10") == 2
+    cache = tmp_path.parent / f"{tmp_path.name}-cache"
+    assert cli(tmp_path, "-j", "2", "--select", "WSP", ".", cache=cache) == reference
+    assert cli(tmp_path, "-j", "2", "--select", "WSP", ".", cache=cache) == reference
+    assert cli(tmp_path, "-j", "1", "--select", "WSP", ".", cache=cache) == reference
+
+
+def test_a_module_read_for_its_import_time_work_is_a_dependency_of_the_cached_findings(tmp_path):
+    """``train.py`` imports ``data``; the heavy work ``data.py`` then does at import time is repeated by every
+    spawned worker (WSP103 on the import).  A warm run after that edit of ``data.py`` must see it."""
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import data
+        from torch.utils.data import DataLoader
+
+        if __name__ == "__main__":
+            for batch in DataLoader(data.Squares(), num_workers=2):
+                print(batch)
+        """))
+    (tmp_path / "data.py").write_text("X = 1\n")
+    cache = tmp_path.parent / f"{tmp_path.name}-cache"
+    assert cli(tmp_path, "train.py", cache=cache)[0] == 0
+    (tmp_path / "data.py").write_text('import torch\n\nX = torch.load("w.pt")\n')
+    status, out, _ = cli(tmp_path, "train.py", cache=cache)
+    assert (status, out) == cli(tmp_path, "--no-cache", "train.py")[:2]
+    assert out.startswith("train.py:1:1: WSP103 ")
+
+
+# -- every mode on the fixtures ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fixtures_tree(tmp_path_factory) -> Path:
+    """The fixtures, copied to an empty folder (no configuration file above them but the test's)."""
+    root = tmp_path_factory.mktemp("fixtures-tree") / "fixtures"
+    shutil.copytree(FIXTURES, root, ignore=shutil.ignore_patterns("__pycache__", "*.fixed.py", "*.fixed.ipynb"))
+    (root / "pyproject.toml").write_text("")  # the project root: nothing above it is configuration
+    return root
+
+
+def assert_all_agree(printed: dict[str, str], reference: str = modes.REFERENCE) -> None:
+    expected = printed[reference]
+    differing = {mode: modes.differing_lines(expected, text) for mode, text in printed.items()}
+    assert differing == dict.fromkeys(printed, 0), "\n\n".join(
+        f"== {mode}\n{text}" for mode, text in printed.items() if differing[mode])
+
+
+@pytest.mark.slow
+def test_every_check_mode_agrees_on_the_fixtures(fixtures_tree):
+    printed = modes.check_modes(fixtures_tree, ["--select", "WSP"])
+    assert "Found " in printed[modes.REFERENCE]
+    assert_all_agree(printed)
+
+
+@pytest.mark.slow
+def test_flake8_check_text_and_named_files_agree_with_the_command_on_the_fixtures(fixtures_tree):
+    files = modes.python_files(fixtures_tree)
+    reference = modes.cli_findings(fixtures_tree, files, ["--select", "WSP"])
+    assert reference.count("\n") > 100
+    found = {
+        "flake8 -j 2": modes.flake8_findings(fixtures_tree, files, jobs=2),
+        "flake8 -j 1": modes.flake8_findings(fixtures_tree, files, jobs=1),
+        "check_text": modes.api_findings(fixtures_tree, files),
+        "files named": modes.named_files_findings(fixtures_tree, files, ["--select", "WSP"]),
+    }
+    assert_all_agree({"reference": reference, **found}, reference="reference")
+
+
+@pytest.mark.slow
+def test_every_diff_mode_agrees_on_the_fixtures(fixtures_tree):
+    printed = modes.diff_modes(fixtures_tree, ["--select", "WSP", "--unsafe-fixes"])
+    assert printed[modes.REFERENCE].count("+++ ") > 50
+    assert_all_agree(printed)
+
+
+@pytest.mark.slow
+def test_every_fix_mode_rewrites_the_same_files_the_same_way(fixtures_tree):
+    rewritten = modes.fix_modes(fixtures_tree, ["--select", "WSP", "--unsafe-fixes"])
+    reference = rewritten[modes.REFERENCE]
+    assert len(reference) > 50
+    assert {mode: modes.differing_files(reference, files) for mode, files in rewritten.items()} == \
+        dict.fromkeys(rewritten, [])
+
+
+# -- every mode on a project whose findings depend on its other files ------------------------------------------------
+
+
+def _notebook(*cells: str) -> str:
+    import json
+
+    return json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                  "source": cell.splitlines(keepends=True)} for cell in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+#: A project whose findings cross files: a worker count imported from config.py (astroid), a module that does
+#: heavy work when imported (WSP103 on the import), a Dataset base class from a package (WSP301), a star import
+#: of a project module, a module-level start that another module imports (its fix is unsafe) or that nothing
+#: imports (safe), a notebook, and a configuration file.
+PROJECT = {
+    "config.py": "NUM_WORKERS = 2\n",
+    "weights.py": 'import torch\n\nMODEL = torch.load("model.pt")\n',
+    "helpers.py": "from torch.utils.data import DataLoader\n\n\ndef identity(batch):\n    return batch\n",
+    "pkg/__init__.py": "",
+    "pkg/base.py": textwrap.dedent("""\
+        from torch.utils.data import Dataset
+
+
+        class FramesDataset(Dataset):
+            def __len__(self):
+                return 4
+        """),
+    "train_config.py": textwrap.dedent("""\
+        from torch.utils.data import DataLoader
+
+        from config import NUM_WORKERS
+
+
+        def main():
+            loader = DataLoader(range(4), num_workers=NUM_WORKERS, collate_fn=lambda b: b)
+            for batch in loader:
+                print(batch)
+
+
+        if __name__ == "__main__":
+            main()
+        """),
+    "train_weights.py": textwrap.dedent("""\
+        import multiprocessing
+
+        import weights
+
+
+        def square(x):
+            return x * x
+
+
+        if __name__ == "__main__":
+            with multiprocessing.Pool(2) as pool:
+                print(pool.map(square, range(4)), weights.MODEL)
+        """),
+    "train_frames.py": textwrap.dedent("""\
+        from torch.utils.data import DataLoader
+
+        from pkg.base import FramesDataset
+
+
+        class Frames(FramesDataset):
+            def __init__(self, path):
+                self.handle = open(path)
+
+            def __getitem__(self, index):
+                return index
+
+
+        if __name__ == "__main__":
+            for batch in DataLoader(Frames("frames.txt"), num_workers=2):
+                print(batch)
+        """),
+    "train_star.py": textwrap.dedent("""\
+        from helpers import *
+
+
+        def main():
+            def collate(batch):
+                return batch
+
+            for batch in DataLoader(range(4), num_workers=2, collate_fn=collate):
+                print(batch)
+
+
+        if __name__ == "__main__":
+            main()
+        """),
+    "pool_imported.py": textwrap.dedent("""\
+        import multiprocessing
+
+
+        def square(x):
+            return x * x
+
+
+        pool = multiprocessing.Pool(2)
+        print(pool.map(square, range(3)))
+        """),
+    "uses_pool.py": "import pool_imported\n",
+    "pool_alone.py": textwrap.dedent("""\
+        import multiprocessing
+
+
+        def square(x):
+            return x * x
+
+
+        pool = multiprocessing.Pool(2)
+        print(pool.map(square, range(3)))
+        """),
+    "explore.ipynb": _notebook("import torch\nfrom torch.utils.data import DataLoader\n",
+                               "def stack(batch):\n    return torch.cat(batch)\n",
+                               "for batch in DataLoader(range(4), num_workers=2, collate_fn=stack):\n"
+                               "    print(batch)\n"),
+    "pyproject.toml": "[tool.winspawn-lint]\nextend-select = [\"WSP105\"]\n",
+}
+
+
+def make_project(root: Path, files: dict[str, str] = PROJECT) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+def test_the_generated_project_has_findings_that_depend_on_its_other_files(project):
+    status, out, _ = cli(project, "-j", "1", "--no-cache", ".")
+    found = {line.split(":")[0] + " " + line.split(": ")[1].split()[0] for line in out.splitlines() if ": WSP" in line}
+    assert {"train_config.py WSP201", "train_weights.py WSP103", "train_frames.py WSP301", "train_star.py WSP202",
+            "pool_imported.py WSP101", "pool_alone.py WSP101",
+            "explore.ipynb WSP206"} <= found, out
+
+
+@pytest.mark.slow
+def test_every_mode_agrees_on_the_generated_project(project):
+    assert_all_agree(modes.check_modes(project))
+    assert_all_agree(modes.diff_modes(project, ["--unsafe-fixes"]))
+    rewritten = modes.fix_modes(project, ["--unsafe-fixes"])
+    reference = rewritten[modes.REFERENCE]
+    assert "explore.ipynb" in reference and "explore_defs.py" in reference and "pool_alone.py" in reference
+    assert {mode: modes.differing_files(reference, files) for mode, files in rewritten.items()} == \
+        dict.fromkeys(rewritten, [])
+    files = modes.python_files(project)
+    reference = modes.cli_findings(project, files, ["--isolated", "--select", "WSP"])
+    assert_all_agree({"reference": reference,
+                      "flake8": modes.flake8_findings(project, files),
+                      "check_text": modes.api_findings(project, files)},
+                     reference="reference")
+
+
+# -- the results cache, held to --no-cache across random changes to any file of the project --------------------------
+
+
+def _set(name: str, text: str):
+    def change(root: Path) -> None:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    change.__name__ = f"write {name}"
+    return change
+
+
+def _delete(name: str):
+    def change(root: Path) -> None:
+        if (root / name).exists():
+            (root / name).unlink()
+    change.__name__ = f"delete {name}"
+    return change
+
+
+def _rename(old: str, new: str):
+    def change(root: Path) -> None:
+        if (root / old).exists() and not (root / new).exists():
+            (root / new).parent.mkdir(parents=True, exist_ok=True)
+            os.rename(root / old, root / new)
+    change.__name__ = f"rename {old} {new}"
+    return change
+
+
+def _touch(name: str):
+    def change(root: Path) -> None:
+        if (root / name).exists():
+            os.utime(root / name)
+    change.__name__ = f"touch {name}"
+    return change
+
+
+#: Changes to any kind of file the findings or fixes depend on: the checked files, the modules they import, a
+#: package's __init__.py, the configuration (ours, and the line length the fixer keeps to), a notebook; edits of
+#: the same size (a stamp the cache cannot tell apart by size), renames, deletions and touches.
+CHANGES = [
+    _set("config.py", "NUM_WORKERS = 0\n"), _set("config.py", "NUM_WORKERS = 3\n"), _delete("config.py"),
+    _set("weights.py", "MODEL = None\n"), _set("weights.py", PROJECT["weights.py"]), _touch("weights.py"),
+    _delete("pkg/__init__.py"), _set("pkg/__init__.py", ""), _rename("pkg/base.py", "pkg/base2.py"),
+    _rename("pkg/base2.py", "pkg/base.py"), _delete("helpers.py"), _set("helpers.py", PROJECT["helpers.py"]),
+    _delete("uses_pool.py"), _set("uses_pool.py", "import pool_alone\n"),
+    _rename("train_weights.py", "pkg/train_weights.py"), _touch("train_config.py"),
+    _set("pyproject.toml", "[tool.winspawn-lint]\nignore = [\"WSP201\"]\n"), _delete("pyproject.toml"),
+    _set("setup.cfg", "[flake8]\nmax-line-length = 120\n"), _delete("setup.cfg"),
+    _set("explore.ipynb", PROJECT["explore.ipynb"].replace("num_workers=2", "num_workers=0")),
+    _set("train_star.py", PROJECT["train_star.py"].replace("num_workers=2", "num_workers=0")),
+]
+
+
+@pytest.mark.slow
+def test_a_cached_run_agrees_with_no_cache_after_any_changes(tmp_path_factory):
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.tuples(st.sampled_from(CHANGES), st.sampled_from(["1", "2"])), min_size=1, max_size=5))
+    def check(changes):
+        root = make_project(tmp_path_factory.mktemp("changes") / "project")
+        cache = root.parent / "cache"
+        # (not --isolated: the project's configuration files are among the changes)
+        assert modes.cli(root, ["-j", "2", "--diff", "--unsafe-fixes", "."], cache)[0] == 1  # fill the cache
+        for change, jobs in changes:
+            change(root)
+            for request in ((), ("--diff", "--unsafe-fixes")):
+                cached = modes.cli(root, ["-j", jobs, *request, "."], cache)
+                assert cached == modes.cli(root, ["-j", "1", "--no-cache", *request, "."]), \
+                    f"after {[c.__name__ for c, _ in changes]}"
+
+    check()
