@@ -86,8 +86,8 @@ def pycodestyle_counts(text: str, max_line_length: int) -> Counter:
 
 def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reasons: Counter,
                failures: list[str]) -> None:
-    from winspawn_lint.fix import fix_text
-    from winspawn_lint.fix.style import max_line_length
+    from winspawn_lint import fix_text
+    from winspawn_lint.io.line_length import configured_line_length
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -145,7 +145,7 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
     if again.text != outcome.text:
         stats["non-idempotent"] += 1
         failures.append(f"NON-IDEMPOTENT {path}")
-    limit = max_line_length(path)
+    limit = configured_line_length(os.path.dirname(os.path.abspath(path)))[0]
     before, after = pycodestyle_counts(text, limit), pycodestyle_counts(outcome.text, limit)
     new = {code: after[code] - before[code] for code in after if after[code] > before[code]}
     if new:

@@ -21,7 +21,9 @@ from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from winspawn_lint.cli import Job, _check_many  # noqa: E402
+from winspawn_lint.analysis.project import Project  # noqa: E402
+from winspawn_lint.cli import _check_many  # noqa: E402
+from winspawn_lint.runner import Job  # noqa: E402
 from winspawn_lint.rules import RULES  # noqa: E402
 from winspawn_lint.settings import Settings  # noqa: E402
 
@@ -65,14 +67,14 @@ def main() -> int:
         files = random.Random(0).sample(files, min(ns.sample, len(files)))
     settings = Settings(select=frozenset(RULES))
     start = time.perf_counter()
-    results = _check_many(files, Job(settings), ns.jobs)
+    results = _check_many(files, Job(settings), ns.jobs, Project())
     elapsed = time.perf_counter() - start
     # The fix pass is a second run: in --diff mode a fixed file reports only what is left after the fix,
     # and the findings above must be the check's.
     fix_results, fix_elapsed = [], 0.0
     if ns.fix:
         start = time.perf_counter()
-        fix_results = _check_many(files, Job(settings, diff=True, unsafe_fixes=True), ns.jobs)
+        fix_results = _check_many(files, Job(settings, diff=True, unsafe_fixes=True), ns.jobs, Project())
         fix_elapsed = time.perf_counter() - start
 
     per_code: Counter[str] = Counter()
