@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
+#: Stand-ins of libraries that cannot be installed here (torchvision), put on the fixtures' path when they run
+SHIMS_DIR = Path(__file__).resolve().parent / "shims"
 HEADER_LINES = 15
 
 SPAWN_KINDS = ("ok", "noop", "hang", "crash", "repeats", "not-run")

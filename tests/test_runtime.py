@@ -19,12 +19,18 @@ import time
 
 import pytest
 
-from fixture_spec import FIXTURES_DIR, Fixture, Outcome, all_fixtures, fixed_files, load_fixture
+from fixture_spec import FIXTURES_DIR, SHIMS_DIR, Fixture, Outcome, all_fixtures, fixed_files, load_fixture
 
 pytestmark = pytest.mark.runtime
 
 HANG_TIMEOUT = 15.0
 TIMEOUT = 90.0
+
+
+#: The fixtures run with the stand-ins of libraries that cannot be installed here on their path (tests/shims):
+#: outside the fixtures' folder, so that the linter takes those libraries for the real ones.
+FIXTURE_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    [str(SHIMS_DIR), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)])}
 
 
 def _timeout(outcome: Outcome) -> float:
@@ -114,8 +120,8 @@ def _load_runnable(path) -> Fixture:
 @pytest.mark.parametrize("path", list(_runnable_params()))
 def test_fixture_runtime_outcome(path, spawn_run):
     fixture = _load_runnable(path)
-    spawn = spawn_run(path, "spawn", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR)
-    fork = spawn_run(path, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR)
+    spawn = spawn_run(path, "spawn", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
+    fork = spawn_run(path, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
     both = f"\n=== under spawn ===\n{spawn.describe()}\n=== under fork ===\n{fork.describe()}"
 
     _check(fixture.spawn, spawn, path.name)
@@ -144,14 +150,14 @@ def test_fixed_fixture_runs_under_spawn(path, spawn_run):
     original = path.with_name(path.name[: -len(".fixed.py")] + ".py")
     assert original.is_file(), f"{path.name} has no partner {original.name}"
     fixture = _load_runnable(original)
-    fixed = spawn_run(path, "spawn", timeout=TIMEOUT, cwd=FIXTURES_DIR)
+    fixed = spawn_run(path, "spawn", timeout=TIMEOUT, cwd=FIXTURES_DIR, env=FIXTURE_ENV)
     _check(Outcome("ok"), fixed, f"{path.name} (fixed)")
     if fixture.spawn.kind != "noop" and fixture.fork.kind in ("ok", "repeats"):
-        reference = spawn_run(original, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR)
+        reference = spawn_run(original, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
         _check(fixture.fork, reference, f"{original.name} (reference)")
         label = f"{original.name} under fork"
     else:
-        reference = spawn_run(path, "fork", timeout=TIMEOUT, cwd=FIXTURES_DIR)
+        reference = spawn_run(path, "fork", timeout=TIMEOUT, cwd=FIXTURES_DIR, env=FIXTURE_ENV)
         _check(Outcome("ok"), reference, f"{path.name} (fixed)")
         label = f"{path.name} under fork"
     assert fixed.stdout == reference.stdout, (
@@ -179,7 +185,7 @@ def _forkserver_params():
 @pytest.mark.parametrize("path", list(_forkserver_params()))
 def test_hazard_breaks_under_forkserver_too(path, spawn_run):
     fixture = _load_runnable(path)
-    result = spawn_run(path, "forkserver", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR)
+    result = spawn_run(path, "forkserver", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
     _check(fixture.spawn, result, f"{path.name} under forkserver")
 
 

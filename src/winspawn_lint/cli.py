@@ -40,18 +40,18 @@ def _ignore_sigint() -> None:
 # frees every tree anyway. A larger young-generation threshold makes a check about 10% faster.
 _GC_THRESHOLD = (50_000, 20, 10)
 
-#: A parallel run's worker: its reader of the project, made when the worker starts (see _start_worker).
+#: A parallel run's worker: its reader of the project, made with its first file (see _check_in_worker).
 _WORKER_PROJECT: Optional[Project] = None
 
 
 def _start_worker() -> None:
-    global _WORKER_PROJECT
     _ignore_sigint()
-    _WORKER_PROJECT = Project()
 
 
 def _check_in_worker(path: str, job: Job) -> FileResult:
-    assert _WORKER_PROJECT is not None, "the pool's initializer makes the worker's project"
+    global _WORKER_PROJECT
+    if _WORKER_PROJECT is None:  # the worker's first file: its reader of the project, for the rest of the run
+        _WORKER_PROJECT = Project(job.settings.registry)
     return check_file(path, job, _WORKER_PROJECT)
 
 
@@ -106,7 +106,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
         return _check_many(paths, job, jobs, project, walked)
     from .io import cache as cache_module, notebook
 
-    cache = cache_module.ResultsCache.open(job.settings)
+    cache = cache_module.ResultsCache.open(job.settings, project.derived)
     hits, todo = [], []
     for path in paths:
         found = cache.lookup(path, need_parsed=path not in walked)
@@ -309,7 +309,8 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
     targets: list[str] = []
     walked: set[str] = set()
     results: list[FileResult] = []
-    project = Project()  # this run's reader of the project's files (a parallel run's workers have their own)
+    # this run's reader of the project's files (a parallel run's workers have their own)
+    project = Project(job.settings.registry)
     from .io.discover import discover
 
     for path, explicit in discover(paths, job.settings):

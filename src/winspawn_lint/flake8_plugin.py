@@ -86,7 +86,7 @@ class Plugin:
 
         settings = _SETTINGS or Settings(select=frozenset(RULES))
         if _PROJECT is None:
-            _PROJECT = Project()
+            _PROJECT = Project(settings.registry)
         # flake8 selects codes and applies `# noqa` itself; the text is rejoined so that lines are split and
         # columns counted exactly as the CLI does.
         checked = check("".join(self._lines), self._filename, settings, project=_PROJECT, tree=self._tree,

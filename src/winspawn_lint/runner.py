@@ -119,13 +119,13 @@ def _check_file(path: str, job: Job, project: "Project", stdin_data: Optional[by
         src = source_module.decode(stdin_data) if from_stdin else source_module.read(path)
         # What the findings and the fix depend on besides the file's own text is read through the project
         # reader, which records it for the results cache.
-        with project.reading() as dependencies:
+        with project.reading() as reads:
             if notebook.is_notebook(display if from_stdin else path):
                 checked = _check_notebook(path, filename, src, job, project, result, from_stdin)
             else:
                 checked = _check_script(filename, src, job, project, result, from_stdin)
         if job.cache and not from_stdin:
-            entry = cache.new_entry(path, stamp, src.original, checked.parsed, checked.findings, dependencies)
+            entry = cache.new_entry(path, stamp, src.original, checked.parsed, checked.findings, reads)
             if entry is not None and checked.fix is not None:
                 entry.fixes[checked.fix[0]] = cache.encode_fix(src.text, checked.fix[1])
             result.cache_entry = entry
@@ -241,7 +241,7 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
 
     settings = job.settings
     book = notebook.loads(src.text, check_syntax=False)
-    if not may_have_findings(book.module, settings.registry):
+    if not may_have_findings(book.module, settings.registry) and not (filename and project.relevant(filename)):
         if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
             notebook.check_cells(book)
         return _Checked(job.report_unparsable, [])

@@ -627,6 +627,22 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "logging.handlers.TimedRotatingFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
     "logging.handlers.WatchedFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
     "threading.local": Unpicklable("a `threading.local`", False),
+    # Measured (pickle; dill where noted): "cannot pickle '_thread.lock'", "'_queue.SimpleQueue'"; a Manager's
+    # authentication key "is disallowed for security reasons" (its proxies, `Manager().dict()`, pickle fine).
+    "queue.Queue": Unpicklable("a `queue.Queue` (it holds a lock)", True),
+    "queue.LifoQueue": Unpicklable("a `queue.LifoQueue` (it holds a lock)", True),
+    "queue.PriorityQueue": Unpicklable("a `queue.PriorityQueue` (it holds a lock)", True),
+    "queue.SimpleQueue": Unpicklable("a `queue.SimpleQueue`", False),
+    "logging.handlers.QueueListener": Unpicklable("a logging `QueueListener` (it holds a lock and a thread)", False),
+    "logging.handlers.QueueHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "concurrent.futures.ThreadPoolExecutor": Unpicklable("a `ThreadPoolExecutor`", False),
+    "concurrent.futures.thread.ThreadPoolExecutor": Unpicklable("a `ThreadPoolExecutor`", False),
+    "multiprocessing.Manager": Unpicklable("a `multiprocessing.Manager` (its authentication key cannot be pickled)",
+                                           False),
+    "torch.multiprocessing.Manager": Unpicklable(
+        "a `multiprocessing.Manager` (its authentication key cannot be pickled)", False),
+    "multiprocessing.managers.SyncManager": Unpicklable(
+        "a `multiprocessing.Manager` (its authentication key cannot be pickled)", False),
     "mmap.mmap": Unpicklable("an `mmap.mmap`", False),
     "importlib.import_module": Unpicklable("a module object", True),
 }

@@ -261,7 +261,7 @@ def to_cells(notebook: Notebook, findings: list[Finding]) -> list[Finding]:
         end_line, end_col = (end[1], finding.end_col) if end is not None and end[0] == start[0] \
             else (start[1], finding.col)
         args = finding.args
-        if "where" in args:  # WSP206: the worker call, which may be in another cell
+        if str(args.get("where", "")).isdigit():  # WSP206: the worker call, which may be in another cell
             where = notebook.position(int(args["where"]))
             args = {**args, "where": f"cell {where[0]}, line {where[1]}" if where else "in the notebook"}
         out.append(replace(finding, cell=start[0], line=start[1], end_line=end_line, end_col=end_col, args=args))

@@ -148,10 +148,22 @@ def _chain_text(effect: Effect) -> str:
     return " (" + " → ".join([*effect.chain, effect.what.strip("`")]) + ")"
 
 
+_OWN_STARTS = "in a module that starts worker processes"
+
+
 def check(ctx: Context) -> None:
     index = ctx.index
     effects = Effects(ctx)
-    starts = ctx.starts_workers
+    engine = ctx.engine
+    starts = ctx.starts_workers or engine.starts_workers(engine.main)
+    where = _OWN_STARTS
+    if not starts and _does_heavy_work_at_import(ctx, effects):
+        # The reverse direction: a script that starts spawn workers imports this module when it is imported, so
+        # every worker it spawns imports this module again.
+        spawning = engine.spawning_importers(engine.main)
+        if spawning:
+            starts = True
+            where = _imported_by(ctx, spawning)
     start_nodes = {id(e.node) for e in ctx.model.starts}
 
     # WSP101: starts at import time.
@@ -164,8 +176,10 @@ def check(ctx: Context) -> None:
             ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:
-                ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})")
+                ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})",
+                         where=where)
     ctx.worker = None
+    _project_starts(ctx, reported_lines)
 
     for call, site in index.calls:
         if not site.import_time:
@@ -177,16 +191,17 @@ def check(ctx: Context) -> None:
                     continue
                 effect = effects.of(callee, kind)
                 if effect is not None:
-                    ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect))
+                    ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect), where=where)
         if starts and id(call) not in start_nodes:
             heavy = _is_heavy(call, ctx, site)
             if heavy:
-                ctx.emit(rules.WSP103, call, what=heavy)  # the call to move, on its own line in a long statement
+                # the call to move, on its own line in a long statement
+                ctx.emit(rules.WSP103, call, what=heavy, where=where)
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
 
     if starts and ctx.filename:
-        _check_sibling_imports(ctx)
+        _check_sibling_imports(ctx, where)
 
     # WSP102: guards that are not.
     for node in index.module_ifs:
@@ -208,6 +223,58 @@ def check(ctx: Context) -> None:
                 ctx.emit(rules.WSP105, guard, line_only=True)
 
 
+def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
+    """Whether importing this module does heavy work (a heavy call at import time, or a call of a function of
+    it that does some): what a spawning script that imports it would make every worker repeat."""
+    for call, site in ctx.index.calls:
+        if not site.import_time:
+            continue
+        if _is_heavy(call, ctx, site):
+            return True
+        callee = resolve_callee(call, site, ctx.index, ctx.resolver)
+        if callee is not None and effects.of(callee, "heavy") is not None:
+            return True
+    return False
+
+
+def _imported_by(ctx: Context, spawning: list) -> str:
+    """How a WSP103 message names the scripts that import this module and start spawn workers."""
+    import os
+
+    here = os.path.dirname(os.path.abspath(ctx.filename)) if ctx.filename else ""
+    names = []
+    for script, between in spawning[:2]:
+        name = os.path.relpath(script.path, here) if here else script.path
+        if name.startswith(".."):
+            name = os.path.relpath(script.path, ctx.project.root(script.path))
+        names.append(f"`{name}`" + (f" (through `{os.path.basename(between[-1])}`)" if between else ""))
+    more = f" and {len(spawning) - 2} more" if len(spawning) > 2 else ""
+    return f"in a module that {' and '.join(names)}{more} import{'s' if len(spawning) == 1 else ''} when " \
+           f"{'it starts' if len(spawning) == 1 else 'they start'} worker processes"
+
+
+def _project_starts(ctx: Context, reported_lines: set) -> None:
+    """WSP101 for starts that the module's own worker model does not see: a module-level call of a function of
+    another module that starts workers (``engine.train(loader)``, ``nn_process.create()``), or a module-level
+    iteration of a loader a function of another module built."""
+    engine = ctx.engine
+    for start in engine.import_time_starts(engine.main):
+        hop = start.hops[0] if start.hops else None
+        node, site = (hop.call, hop.site) if hop is not None else (start.node, start.site)
+        if site is None or not site.import_time or start.unit == engine.main.path and hop is None:
+            continue  # (a start of this module's own code is the worker model's, reported above)
+        line = getattr(node, "lineno", 0)
+        if line in reported_lines:
+            continue
+        reported_lines.add(line)
+        ctx.worker = (start.api, start.method, False)
+        chain = " (" + " → ".join([*(f"{h.name}()" for h in start.hops), start.api.label.strip("`")]) + ")" \
+            if start.hops else ""
+        what = f"`{_dotted(node.func) or 'call'}()`" if isinstance(node, ast.Call) else start.api.label
+        ctx.emit(rules.WSP101, node, line_only=not isinstance(node, ast.expr), what=what, chain=chain)
+    ctx.worker = None
+
+
 def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
@@ -216,7 +283,7 @@ def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
 
 
 # -- sibling modules that do heavy work at import time -----------------------------------------------
-def _check_sibling_imports(ctx: Context) -> None:
+def _check_sibling_imports(ctx: Context, where: str) -> None:
     project = ctx.project
     if project is None:
         return
@@ -231,7 +298,7 @@ def _check_sibling_imports(ctx: Context) -> None:
             heavy = _sibling_heavy(project.module(path))
             if heavy:
                 ctx.emit(rules.WSP103, stmt, line_only=True,
-                         what=f"`import {module}`", chain=f" (it runs {heavy} when imported)")
+                         what=f"`import {module}`", chain=f" (it runs {heavy} when imported)", where=where)
 
 
 def _imported_modules(stmt: ast.stmt) -> Iterable[str]:
