@@ -146,7 +146,7 @@ def _notebook(*cells: str) -> str:
 
 
 #: A project whose findings cross files: a worker count imported from config.py (astroid), a module that does
-#: heavy work when imported (WSP103 on the import), a Dataset base class from a package (WSP301), a star import
+#: heavy work when imported (WSP103 in that module), a Dataset base class from a package (WSP301), a star import
 #: of a project module, a module-level start that another module imports (its fix is unsafe) or that nothing
 #: imports (safe), a notebook, and a configuration file.
 PROJECT = {

@@ -154,11 +154,6 @@ class ImportSearch:
                 return found
         return None
 
-    def shadows(self, importer: str, top: str) -> bool:
-        """Whether ``import top`` in the module at *importer* finds a file of the project (a local
-        ``datasets.py`` beside a script shadows the installed ``datasets``)."""
-        return self.module_file(importer, top) is not None
-
 
 def _module_file(project: "Project", folder: str, parts: list[str]) -> Optional[str]:
     if not parts or not all(part.isidentifier() for part in parts):

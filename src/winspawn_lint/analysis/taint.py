@@ -67,9 +67,10 @@ IMPORTER_DEPTH = 2
 LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER, CONST = (
     "lambda", "func", "class", "inst", "ext", "extref", "extmod", "res", "sync", "seq", "dict", "partial", "bound",
     "worker", "const")
-#: symbols of a summary: a parameter, an attribute of one, a keyword looked up in a ``**kwargs`` parameter
-PARAM, FIELD, KWGET, MODULE = "param", "field", "kwget", "module"
-_SYMBOLS = (PARAM, FIELD, KWGET)
+#: symbols of a summary: a parameter, an attribute of one, a keyword looked up in a ``**kwargs`` parameter, an
+#: instance of the class a parameter holds (``cls(rows)`` in a classmethod)
+PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
+_SYMBOLS = (PARAM, FIELD, KWGET, NEW)
 
 _OPEN_CALLS = frozenset({"builtins.open", "io.open"})
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
@@ -740,6 +741,10 @@ class Engine:
                 return self.fields(obj).get(attr, EMPTY)
             return EMPTY
         if kind in (PARAM, FIELD):
+            method = self._own_method(obj, attr) if kind == PARAM else None
+            if method is not None:  # `self._open()` in a method: the class's own method, with this `self`
+                node, owner = method
+                return frozenset({Obj(BOUND, owner.path, node, attr, (("self", frozenset({obj})),))})
             return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))})
         if kind == EXT:
             out = set(obj.part(f".{attr}"))
@@ -748,6 +753,20 @@ class Engine:
                     out |= value
             return frozenset(out)
         return EMPTY
+
+    def _own_method(self, param: Obj, attr: str) -> Optional[tuple[ast.AST, Unit]]:
+        """For the first parameter of a method of a project class: the method *attr* of that class (or of a
+        base of it), or None."""
+        function = param.node
+        owner = self._unit_for(param)
+        if owner is None or function is None or _is_static(function) or param.data != _first_param(function):
+            return None
+        scope = owner.index.scope_of.get(function)
+        cls = scope.parent if scope is not None else None
+        if cls is None or cls.kind != "class":
+            return None
+        info = owner.index.classes.get(cls.node)
+        return self._method(info, owner, attr) if info is not None else None
 
     def _unit_for(self, obj: Obj) -> Optional[Unit]:
         return self.unit(obj.unit) if obj.unit is not None else (self.main if self.main.path is None else None)
@@ -765,7 +784,10 @@ class Engine:
         callees = self.eval(func, unit, scope)
         out: set = set()
         for callee in callees:
-            out |= self.apply(callee, call, unit, scope)
+            if callee.kind == PARAM:
+                out.add(Obj(NEW, unit.path, call, None, (("class", frozenset({callee})),)))
+            else:
+                out |= self.apply(callee, call, unit, scope)
         if not callees and any(k.arg in DATASET_TRANSFORM_KEYWORDS for k in call.keywords):
             # A callee that cannot be told (``datasets.__dict__[name](root, transform=t)``): by convention what
             # is given a transform is a dataset, and keeps it.
@@ -998,6 +1020,12 @@ class Engine:
                     out |= self.attribute(base, obj.data)
             elif obj.kind == KWGET:
                 out |= self._kwget(self.substitute(obj.part("dict"), binding, depth + 1), obj.data, obj)
+            elif obj.kind == NEW:
+                for cls in self.substitute(obj.part("class"), binding, depth + 1):
+                    if cls.kind == CLASS:  # (what its __init__ was given is not followed)
+                        out.add(Obj(INST, cls.unit, cls.node, cls.data))
+                    elif cls.kind in _SYMBOLS:
+                        out.add(Obj(NEW, obj.unit, obj.node, None, (("class", frozenset({cls})),)))
             elif obj.parts and _symbolic(obj):
                 parts = tuple((name, self.substitute(part, binding, depth + 1)) for name, part in obj.parts)
                 out.add(Obj(obj.kind, obj.unit, obj.node, obj.data, parts))
@@ -1096,7 +1124,12 @@ class Engine:
                     bound = Obj(BOUND, owner.path, method, method_name, (("self", self_value),))
                     self._propagate(bound, call, site, unit, summary)
                 return
-            for candidate in self.registry.by_method.get(method_name, ()):
+            # `.map(..., num_proc=4)` is taken for the library's method by its name, unless the receiver is
+            # known to be an object of the project's own (its method is followed below instead)
+            candidates = self.registry.by_method.get(method_name, ())
+            if candidates and _project_objects(self.eval(func.value, unit, scope)):
+                candidates = ()
+            for candidate in candidates:
                 if _passes_keyword(call, candidate.required_keyword) or self._dict_passes(
                         call, candidate.required_keyword, unit, scope):
                     count = self._count(candidate, call, unit, scope)
@@ -2100,6 +2133,11 @@ def _joblib_tasks(call: ast.Call, unit: Unit, scope: Scope) -> Iterator[tuple[as
 
 
 #: A start that waits for a caller: the iteration of a parameter that may be a worker object.
+def _project_objects(values: frozenset) -> bool:
+    """Whether *values* are known, and all classes or instances of classes of the project."""
+    return bool(values) and all(o.kind in (CLASS, INST) for o in values)
+
+
 _ITER_API = SpawnAPI("<iterated>", (), "<iterated>", kind="object", start_methods=("__iter__",))
 #: A start that waits for a caller: a method call on a parameter that may be a worker object.
 _SYMBOLIC_API = SpawnAPI("<method>", (), "<method>", kind="object")

@@ -11,14 +11,13 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Optional
 
 from ... import rules
 from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, HEAVY_METHODS, SET_START_METHOD, heavy_call
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
 from ..index import Site
-from ..project import Project, ProjectModule
 from ..workers import resolve_callee
 
 _CUDA_TEXT = ("cuda", "gpu")
@@ -200,9 +199,6 @@ def check(ctx: Context) -> None:
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
 
-    if starts and ctx.filename:
-        _check_sibling_imports(ctx, where)
-
     # WSP102: guards that are not.
     for node in index.module_ifs:
         problem = broken_guard(node.test)
@@ -239,8 +235,6 @@ def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
 
 def _imported_by(ctx: Context, spawning: list) -> str:
     """How a WSP103 message names the scripts that import this module and start spawn workers."""
-    import os
-
     here = os.path.dirname(os.path.abspath(ctx.filename)) if ctx.filename else ""
     names = []
     for script, between in spawning[:2]:
@@ -261,11 +255,11 @@ def _project_starts(ctx: Context, reported_lines: set) -> None:
     for start in engine.import_time_starts(engine.main):
         hop = start.hops[0] if start.hops else None
         node, site = (hop.call, hop.site) if hop is not None else (start.node, start.site)
-        if site is None or not site.import_time or start.unit == engine.main.path and hop is None:
-            continue  # (a start of this module's own code is the worker model's, reported above)
+        if site is None or not site.import_time:
+            continue
         line = getattr(node, "lineno", 0)
         if line in reported_lines:
-            continue
+            continue  # (the worker model of this module saw it: reported above)
         reported_lines.add(line)
         ctx.worker = (start.api, start.method, False)
         chain = " (" + " → ".join([*(f"{h.name}()" for h in start.hops), start.api.label.strip("`")]) + ")" \
@@ -282,59 +276,3 @@ def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
     return name in FREEZE_SUPPORT or name.endswith(".freeze_support")
 
 
-# -- sibling modules that do heavy work at import time -----------------------------------------------
-def _check_sibling_imports(ctx: Context, where: str) -> None:
-    project = ctx.project
-    if project is None:
-        return
-    base = os.path.dirname(os.path.abspath(ctx.filename))
-    for stmt, site in ctx.index.module_imports:
-        if not site.import_time:
-            continue
-        for module in _imported_modules(stmt):
-            path = _sibling_path(project, base, module)
-            if path is None:
-                continue
-            heavy = _sibling_heavy(project.module(path))
-            if heavy:
-                ctx.emit(rules.WSP103, stmt, line_only=True,
-                         what=f"`import {module}`", chain=f" (it runs {heavy} when imported)", where=where)
-
-
-def _imported_modules(stmt: ast.stmt) -> Iterable[str]:
-    if isinstance(stmt, ast.Import):
-        return [alias.name for alias in stmt.names]
-    assert isinstance(stmt, ast.ImportFrom)
-    if stmt.level > 1:
-        return []
-    if stmt.module:
-        return [stmt.module]
-    return [alias.name for alias in stmt.names]  # from . import sibling
-
-
-def _sibling_path(project: Project, base: str, module: str) -> Optional[str]:
-    first = module.split(".")[0]
-    for candidate in (os.path.join(base, first + ".py"), os.path.join(base, first, "__init__.py")):
-        if project.is_file(candidate):
-            return candidate
-    return None
-
-
-def _sibling_heavy(module: Optional[ProjectModule]) -> Optional[str]:
-    """What heavy work a sibling module does at import time (parsed, never imported), once per module."""
-    if module is None:
-        return None
-    if "heavy" not in module.derived:
-        module.derived["heavy"] = _import_time_heavy(module)
-    return module.derived["heavy"]
-
-
-def _import_time_heavy(module: ProjectModule) -> Optional[str]:
-    for call, site in module.index.calls:
-        if site.import_time:
-            name = module.resolver.qualname(call.func, site.scope) or ""
-            method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-            why = heavy_call(name, _constant_keywords(call))
-            if why is not None or method in HEAVY_METHODS:
-                return f"`{_short(name) if name else '.' + method}(...)`{why or ''}"
-    return None
