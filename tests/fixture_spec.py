@@ -30,9 +30,6 @@ FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 #: Stand-ins of libraries that cannot be installed here (torchvision), put on the fixtures' path when they run
 SHIMS_DIR = Path(__file__).resolve().parent / "shims"
 PROJECTS_DIR = FIXTURES_DIR / "projects"
-#: Projects whose expected findings need the project-wide analysis of issue 22: their lint tests are expected to
-#: fail until it lands (one project name per line).
-PENDING_FILE = PROJECTS_DIR / "PENDING"
 HEADER_LINES = 15
 
 SPAWN_KINDS = ("ok", "noop", "hang", "crash", "repeats", "not-run")
@@ -334,14 +331,3 @@ def load_project(folder: str | Path) -> ProjectFixture:
 def all_projects(directory: Path = PROJECTS_DIR) -> list[Path]:
     """Every fixture project (a folder under ``projects/``), sorted."""
     return sorted(p for p in directory.iterdir() if p.is_dir() and p.name != "__pycache__")
-
-
-def pending_projects(directory: Path = PROJECTS_DIR) -> frozenset[str]:
-    """The projects named in ``PENDING`` (one a line, blank lines ignored); a name that is no project fails."""
-    path = directory / PENDING_FILE.name
-    lines = _read(path).splitlines() if path.is_file() else []
-    known = {p.name for p in all_projects(directory)}
-    for number, name in enumerate(lines, 1):
-        if name.strip() and name.strip() not in known:
-            raise _fail(path, number, f"{name.strip()!r} is not a project in {directory}")
-    return frozenset(name.strip() for name in lines if name.strip())

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from fixture_spec import (FIXTURES_DIR, FixtureSpecError, Outcome, all_fixtures, all_projects, fixed_files, load_fixture,
-                          load_project, pending_projects)
+                          load_project)
 
 FIXTURES = all_fixtures()
 PROJECTS = all_projects()
@@ -38,10 +38,6 @@ def test_project_is_valid(folder):
     if project.name.endswith("_ok"):
         assert (folder.parent / project.name[:-3]).is_dir(), f"{folder}: a safe twin of no project"
         assert project.spawn.kind == "ok", f"{folder}: a safe twin must run under spawn, declared {project.spawn}"
-
-
-def test_pending_names_projects():
-    assert pending_projects() <= {p.name for p in PROJECTS}
 
 
 # --- the parser itself --------------------------------------------------------------------------------
@@ -210,12 +206,3 @@ def test_rejects_malformed_project(tmp_path, files, message):
 def test_run_header_belongs_to_projects(tmp_path):
     with pytest.raises(FixtureSpecError, match="belongs to the entry script of a project"):
         _load(tmp_path, "# run: python wsp999_probe.py\n# spawn: ok\n")
-
-
-def test_pending_rejects_an_unknown_project(tmp_path):
-    _project(tmp_path, {"a.py": "# run: python a.py\n# spawn: ok\n"}, name="known")
-    (tmp_path / "PENDING").write_text("known\n\nunknown\n")
-    with pytest.raises(FixtureSpecError, match="PENDING:3: 'unknown' is not a project"):
-        pending_projects(tmp_path)
-    (tmp_path / "PENDING").write_text("known\n")
-    assert pending_projects(tmp_path) == {"known"}

@@ -5,9 +5,8 @@ rule enabled; each fixture is then its own test case.
 
 Each fixture project (``tests/fixtures/projects/NAME/``) is checked as a user checks a repository, from its
 folder: ``winspawn-lint --select WSP .`` (serial and with two workers) and flake8 on each of its ``.py`` files;
-the (file, line, code) triples reported must be those its files expect.  A project named in
-``projects/PENDING`` needs the project-wide analysis of issue 22, and its lint tests are expected to fail
-until that lands.
+the (file, line, code) triples reported must be those its files expect.  Each is checked from a copy of its
+folder, as a repository of its own.
 """
 
 from __future__ import annotations
@@ -22,12 +21,11 @@ from collections import defaultdict
 
 import pytest
 
-from fixture_spec import FIXTURES_DIR, all_fixtures, all_projects, load_fixture, load_project, pending_projects
+from fixture_spec import FIXTURES_DIR, all_fixtures, all_projects, load_fixture, load_project
 
 FIXTURES = [load_fixture(p) for p in all_fixtures()]
 IDS = [f.name for f in FIXTURES]
 PROJECTS = [load_project(p) for p in all_projects()]
-PENDING = pending_projects()
 
 
 def _paths() -> list[str]:
@@ -112,10 +110,7 @@ def test_every_rule_has_hazards_and_safe_twins():
 
 
 def _projects():
-    for project in PROJECTS:
-        marks = [pytest.mark.xfail(reason="issue 22: project-wide analysis", strict=False)] \
-            if project.name in PENDING else []
-        yield pytest.param(project, id=project.name, marks=marks)
+    return [pytest.param(project, id=project.name) for project in PROJECTS]
 
 
 def _run_in(project, command: list[str], tmp_path) -> subprocess.CompletedProcess:

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from fixture_spec import OK
-from notebook_spec import NOTEBOOKS_DIR, Run, all_notebooks, load_notebook_fixture, run_notebook
+from notebook_spec import Run, all_notebooks, load_notebook_fixture, run_notebook
 
 pytestmark = pytest.mark.runtime
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 import textwrap

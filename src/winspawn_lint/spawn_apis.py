@@ -33,6 +33,9 @@ CONTEXTS: Mapping[str, Mapping[str, str]] = {
     "multiprocess": {WINDOWS: "spawn", MACOS: "fork", LINUX_314: "fork", LINUX_313: "fork"},
     # torch.multiprocessing.spawn, get_context("spawn"), datasets' save_to_disk/push_to_hub: spawn everywhere
     "spawn": {WINDOWS: "spawn", MACOS: "spawn", LINUX_314: "spawn", LINUX_313: "spawn"},
+    # mpire's default start method: fork wherever fork exists, spawn on Windows (mpire/context.py: measured in
+    # benchmarks/pools/, docs/pool-libraries.md)
+    "fork-unless-windows": {WINDOWS: "spawn", MACOS: "fork", LINUX_314: "fork", LINUX_313: "fork"},
 }
 
 #: When a hazard strikes, by start method (a rule's ``breaks``, or a finding's own)
@@ -195,8 +198,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "multiprocess.Pool",
-        ("multiprocess.Pool", "multiprocess.pool.Pool", "pathos.multiprocessing.Pool",
-         "pathos.multiprocessing.ProcessPool", "pathos.pools.ProcessPool"),
+        ("multiprocess.Pool", "multiprocess.pool.Pool", "pathos.multiprocessing.Pool"),
         "`multiprocess.Pool`",
         kind="call",
         count=WorkerCount("processes", 0),
@@ -240,7 +242,8 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
          "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes"),
         "`torch.multiprocessing.spawn`",
         kind="call",
-        count=WorkerCount("nprocs", 2),
+        # nprocs=0 starts nothing and returns at once (measured)
+        count=WorkerCount("nprocs", 2, no_workers=(0,)),
         payload=(Arg("fn", 0, kind="callable"), Arg("args", 1, kind="args")),
         context="spawn",
     ),
@@ -316,7 +319,9 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         ("trl.SFTTrainer", "trl.trainer.SFTTrainer"),
         "`SFTTrainer`",
         kind="call",  # it maps the dataset with `dataset_num_proc` workers in its constructor
-        count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None, 1), via=(Arg("args", 1), "dataset_num_proc")),
+        # dataset_num_proc=1 reaches Dataset.map(num_proc=1), which starts a one-worker pool (measured)
+        count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None),
+                          via=(Arg("args", 1), "dataset_num_proc")),
         pickler=DILL,
         context="multiprocess",
         returns="transformers.Trainer",
@@ -328,6 +333,101 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="object",
         start_methods=("fit", "validate", "test", "predict"),
         training=True,
+    ),
+    # -- process-pool libraries, each measured in benchmarks/pools/ (docs/pool-libraries.md) ----------------
+    SpawnAPI(
+        "pathos.ProcessPool",
+        # not multiprocess.Pool: its count is `nodes`, and its map(f, *iterables) family differs
+        ("pathos.pools.ProcessPool", "pathos.multiprocessing.ProcessPool", "pathos.pools._ProcessPool"),
+        "pathos `ProcessPool`",
+        kind="call",
+        count=WorkerCount("nodes", 0),
+        payload=(Arg("initializer", None, kind="callable"), Arg("initargs", None, kind="args")),
+        method_payload={method: (Arg("f", 0, kind="callable"), Arg(None, 1, kind="args", rest=True))
+                        for method in ("map", "imap", "uimap", "amap", "pipe", "apipe")},
+        pickler=DILL,
+        context="multiprocess",
+    ),
+    SpawnAPI(
+        "p_tqdm.p_map",
+        tuple(f"p_tqdm{module}.{name}" for module in ("", ".p_tqdm")
+              for name in ("p_map", "p_imap", "p_umap", "p_uimap")),
+        "`p_tqdm.p_map`",
+        kind="call",
+        count=WorkerCount("num_cpus", None),
+        payload=(Arg("function", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        pickler=DILL,
+        context="multiprocess",
+    ),
+    SpawnAPI(
+        "pebble.ProcessPool",
+        ("pebble.ProcessPool", "pebble.pool.ProcessPool", "pebble.pool.process.ProcessPool"),
+        "pebble `ProcessPool`",
+        kind="object",
+        start_methods=("schedule", "submit", "map"),
+        count=WorkerCount("max_workers", 0),
+        payload=(Arg("initializer", 2, kind="callable"), Arg("initargs", 3, kind="args")),
+        method_payload={
+            "schedule": (Arg("function", 0, kind="callable"), Arg("args", 1, kind="args"),
+                         Arg("kwargs", 2, kind="kwargs")),
+            "submit": (Arg("function", 0, kind="callable"), Arg(None, 2, rest=True)),
+            "map": (Arg("function", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        },
+    ),
+    SpawnAPI(
+        "mpire.WorkerPool",
+        ("mpire.WorkerPool", "mpire.pool.WorkerPool"),
+        "mpire `WorkerPool`",
+        kind="object",
+        start_methods=("map", "map_unordered", "imap", "imap_unordered", "apply", "apply_async"),
+        # n_jobs=None and 0 both mean cpu_count()
+        count=WorkerCount("n_jobs", 0),
+        payload=(Arg("shared_objects", 3),),
+        method_payload={
+            **{method: (Arg("func", 0, kind="callable"), Arg("iterable_of_args", 1, kind="args"),
+                        Arg("worker_init", None, kind="callable"), Arg("worker_exit", None, kind="callable"))
+               for method in ("map", "map_unordered", "imap", "imap_unordered")},
+            **{method: (Arg("func", 0, kind="callable"), Arg("args", 1, kind="args"), Arg("kwargs", 2, kind="kwargs"))
+               for method in ("apply", "apply_async")},
+        },
+        context="fork-unless-windows",
+    ),
+    SpawnAPI(
+        "tqdm.contrib.concurrent.process_map",
+        ("tqdm.contrib.concurrent.process_map",),
+        "`tqdm.contrib.concurrent.process_map`",
+        kind="call",
+        count=WorkerCount("max_workers", None),
+        payload=(Arg("fn", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        # a ProcessPoolExecutor underneath: the function goes with every task, under fork too
+        payload_with_tasks=True,
+    ),
+    SpawnAPI(
+        "loky.get_reusable_executor",
+        ("loky.get_reusable_executor", "loky.reusable_executor.get_reusable_executor", "loky.ProcessPoolExecutor",
+         "loky.process_executor.ProcessPoolExecutor", "joblib.externals.loky.get_reusable_executor"),
+        "loky executor",
+        kind="object",
+        start_methods=("submit", "map"),
+        count=WorkerCount("max_workers", 0),
+        payload=(Arg("initializer", None, kind="callable"), Arg("initargs", None, kind="args")),
+        method_payload={"submit": (Arg("fn", 0, kind="callable"), Arg(None, 1, rest=True)),
+                        "map": (Arg("fn", 0, kind="callable"), Arg(None, 1, kind="args", rest=True))},
+        pickler=CLOUDPICKLE,
+        reimports_main=False,
+        context="spawn",
+    ),
+    SpawnAPI(
+        "ray.util.multiprocessing.Pool",
+        ("ray.util.multiprocessing.Pool", "ray.util.multiprocessing.pool.Pool"),
+        "ray `Pool`",
+        kind="call",
+        count=WorkerCount("processes", 0),
+        payload=(Arg("initializer", 1, kind="callable"), Arg("initargs", 2, kind="args")),
+        method_payload=_POOL_METHODS,
+        pickler=CLOUDPICKLE,
+        reimports_main=False,
+        context="spawn",
     ),
     SpawnAPI(
         "ultralytics.YOLO",
@@ -346,6 +446,10 @@ CONTEXT_FACTORIES: Mapping[str, str] = {
     "torch.multiprocessing.get_context": "multiprocessing",
     "multiprocess.get_context": "multiprocess",
 }
+
+#: Keywords by which a worker API is given its start method or context (``DataLoader(multiprocessing_context=)``,
+#: ``ProcessPoolExecutor(mp_context=)``, pebble's ``ProcessPool(context=)``).
+CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context", "context"})
 
 #: Qualified-name prefixes that are the same module under another name.
 MODULE_ALIASES: Mapping[str, str] = {

@@ -42,21 +42,19 @@ class ImportSearch:
 
     def __init__(self, project: "Project") -> None:
         self.project = project
-        #: module path -> the folders its imports are searched in
-        self._folders: dict[str, tuple[str, ...]] = {}
-        #: module path -> folders its own top-level sys.path edits add
-        self._edits: dict[str, tuple[str, ...]] = {}
 
     # ---------------------------------------------------------------- the search path
 
-    def folders(self, path: str, module: Optional["ProjectModule"] = None) -> tuple[str, ...]:
-        """Where the imports of the module at *path* are searched, first match winning (see the docstring)."""
+    def folders(self, path: str) -> tuple[str, ...]:
+        """Where the imports of the module at *path* are searched, first match winning (see the docstring);
+        kept by the project while the files it read keep their stamps."""
         key = os.path.abspath(path)
-        if key in self._folders:
-            return self._folders[key]
-        self._folders[key] = ()  # a cycle through path helpers sees no folders of its own
+        # (a cycle through path helpers sees no folders of its own)
+        return self.project.memo(("folders", key), lambda: self._folders(key), cycle=())
+
+    def _folders(self, key: str) -> tuple[str, ...]:
         here = os.path.dirname(key)
-        module = module if module is not None else self.project.module(key)
+        module = self.project.module(key)
         # A script's folder is first on the path; a module of a package (its folder has an __init__.py) is
         # imported through the package, and its folder is on the path only when it is run as a script itself.
         script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
@@ -69,9 +67,7 @@ class ImportSearch:
         found.append(self._package_parent(here))
         root = self.project.root(key)
         found += [root, os.path.join(root, "src")]
-        folders = tuple(dict.fromkeys(os.path.normpath(f) for f in found))
-        self._folders[key] = folders
-        return folders
+        return tuple(dict.fromkeys(os.path.normpath(f) for f in found))
 
     def _package_parent(self, folder: str) -> str:
         current = folder
@@ -109,9 +105,10 @@ class ImportSearch:
         """The folders a module's own top-level code adds to ``sys.path``: ``sys.path.append(x)`` /
         ``insert(i, x)`` / ``extend([...])`` statements at module level (also inside ``if``/``try``), and calls at
         module level of a function of the module that does it with one of its parameters (``add_path(lib)``)."""
-        if module.path in self._edits:
-            return self._edits[module.path]
-        self._edits[module.path] = ()
+        return self.project.memo(("sys.path edits", module.path), lambda: self._edits(module), cycle=())
+
+    def _edits(self, module: "ProjectModule") -> tuple[str, ...]:
+        module = self.project.module(module.path) or module  # (read through the project: a dependency)
         paths = _StaticPaths(module)
         edits: list[str] = []
         helpers = _path_helper_functions(module)
@@ -132,8 +129,7 @@ class ImportSearch:
                 folder = paths.folder(argument) if argument is not None else None
                 if folder is not None:
                     edits.append(folder)
-        self._edits[module.path] = tuple(edits)
-        return self._edits[module.path]
+        return tuple(edits)
 
     # ---------------------------------------------------------------- resolving
 

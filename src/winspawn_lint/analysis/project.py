@@ -25,7 +25,7 @@ import os
 import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..io.cache import Stamp, stat_stamp
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
@@ -89,6 +89,11 @@ class Project:
         #: rewrite): other modules' analysis sees this version of it
         self._checking: dict[str, ProjectModule] = {}
         self._root_of: dict[str, str] = {}
+        #: key -> (a fact derived from files, the files it read with their stamps then) (see :meth:`memo`)
+        self._memo: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
+        #: memo keys whose files were seen unchanged during the current check
+        self._fresh: set = set()
+        self._computing: set = set()
         from .imports import ImportSearch
 
         self.imports = ImportSearch(self)
@@ -99,13 +104,13 @@ class Project:
     def reading(self) -> Iterator["Reads"]:
         """Collect, inside the block, every file read or looked for (absolute path -> its stamp when first named,
         ``None``: it did not exist), and the derived facts used (:meth:`derived`)."""
-        previous = self._reads, self._derived
+        previous = self._reads, self._derived, self._fresh
         reads = Reads({}, {})
-        self._reads, self._derived = reads.files, reads.derived
+        self._reads, self._derived, self._fresh = reads.files, reads.derived, set()
         try:
             yield reads
         finally:
-            self._reads, self._derived = previous
+            self._reads, self._derived, self._fresh = previous
 
     @contextmanager
     def checking(self, path: Optional[str], module: "ProjectModule") -> Iterator[None]:
@@ -123,6 +128,37 @@ class Project:
                 self._checking.pop(key, None)
             else:
                 self._checking[key] = previous
+
+    def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None) -> Any:
+        """``compute()``, a fact derived from the project's files, kept while every file it read keeps its stamp
+        (checked once per checked file), and whose reads count as the checked file's reads on every use, as the
+        reads of a served module do.  A computation that needs its own result gets *cycle*.  The module being
+        checked is not a file here (its text may be an editor's buffer): facts that read it are not kept."""
+        if key in self._computing:
+            return cycle
+        kept = self._memo.get(key)
+        if kept is not None and (key in self._fresh or all(stat_stamp(path) == stamp
+                                                           for path, stamp in kept[1].items())):
+            self._fresh.add(key)
+            if self._reads is not None:
+                for path, stamp in kept[1].items():
+                    self._reads.setdefault(path, stamp)
+            return kept[0]
+        outer = self._reads
+        self._reads = {}
+        self._computing.add(key)
+        try:
+            value = compute()
+        finally:
+            self._computing.discard(key)
+            reads, self._reads = self._reads, outer
+        if outer is not None:
+            for path, stamp in reads.items():
+                outer.setdefault(path, stamp)
+        if not any(path in self._checking for path in reads):
+            self._memo[key] = (value, reads)
+            self._fresh.add(key)
+        return value
 
     def _record(self, path: str) -> str:
         key = os.path.abspath(path)

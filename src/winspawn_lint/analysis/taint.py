@@ -35,10 +35,10 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
-from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, DATASET_TRANSFORM_KEYWORDS,
-                          EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT, MP_SYNC_PRIMITIVES,
-                          PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, Arg, Registry,
-                          SpawnAPI, Unpicklable, keeper)
+from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
+                          DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
+                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE, UNPICKLABLE_CALLS,
+                          Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site
 
@@ -91,7 +91,6 @@ _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.nex
                                  "builtins.sum", "builtins.any", "builtins.all"})
 _ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
                             "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
-_CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context"})
 _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
@@ -325,7 +324,11 @@ class Engine:
         self._callers: Optional[dict[int, list]] = None
         self._flows: dict[str, list[Flow]] = {}
         #: statements that stored on an object after it was made (``ds.transform = f``), by id
-        self._stores_by_id: dict[int, tuple[ast.stmt, Optional[str]]] = {}
+        #: a store made on an object after it was built, by its part's key (``+.attr#key``): (the statement, its
+        #: module, whether it always runs when its scope does: then it replaces what the attribute held)
+        self._stores_by_key: dict[str, tuple[ast.stmt, Optional[str], bool]] = {}
+        #: scope node -> statement -> the block (statement list) that holds it
+        self._blocks: dict[ast.AST, dict[ast.AST, int]] = {}
         self._object_methods = frozenset(method for api in registry.apis
                                          for method in (*api.start_methods, *api.method_payload))
         self._object_words = tuple({name.rsplit(".", 1)[-1] for api in registry.apis if api.kind == "object"
@@ -484,7 +487,7 @@ class Engine:
             out |= self._binding(other, unit)
         changes = self._mutations(expr, binding, unit)
         if changes:
-            out = {self._with_parts(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
+            out = {self._mutated(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
         items = self._item_mutations(expr, binding, unit)
         if items:
             out = {self._with_parts(obj, [("[+]", items)]) if obj.kind in (SEQ, DICT) else obj for obj in out}
@@ -521,8 +524,9 @@ class Engine:
         out = []
         for stmt, target, attr, value in _scope_stores(unit, scope):
             if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
-                self._stores_by_id[id(stmt)] = (stmt, unit.path)
-                out.append((f"+.{attr}#{id(stmt)}", self.eval(value, unit, scope)))
+                key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
+                self._stores_by_key[key] = (stmt, unit.path, self._same_block(binding.node, stmt, scope.node))
+                out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
         for call, site in unit.index.method_calls.get("set_transform", ()):
             receiver = call.func.value
             if isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope \
@@ -532,6 +536,36 @@ class Engine:
 
     def _with_parts(self, obj: Obj, parts: list[tuple[str, frozenset]]) -> Obj:
         return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts([*obj.parts, *parts]))
+
+    def _mutated(self, obj: Obj, changes: list[tuple[str, frozenset]]) -> Obj:
+        """*obj* after the stores *changes* (in statement order): a store that always runs replaces what earlier
+        stores after construction put in that attribute (``config.num_workers = 0`` after the factory's
+        ``C.num_workers = 4``); one in a branch adds a possibility."""
+        parts = list(obj.parts)
+        for name, value in changes:
+            attr, _, key = name[2:].partition("#") if name.startswith("+.") else ("", "", "")
+            if attr and self._replaces(key):
+                parts = [part for part in parts if not part[0].startswith(f"+.{attr}#")]
+            parts.append((name, value))
+        return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts(parts))
+
+    def _same_block(self, first: ast.AST, second: ast.stmt, root: ast.AST) -> bool:
+        """Whether two statements are in the same block of *root* (straight-line code: when the first runs, so
+        does the second, barring an exception or a jump)."""
+        where = self._blocks.get(root)
+        if where is None:
+            where = self._blocks[root] = {}
+            for node in ast.walk(root):
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(node, name, None)
+                    if isinstance(block, list):
+                        for stmt in block:
+                            where[stmt] = id(block)
+        return first in where and where.get(first) == where.get(second)
+
+    def _replaces(self, key: str) -> bool:
+        """Whether the store after construction with this key always runs when its scope does."""
+        return self._stores_by_key.get(key, (None, None, False))[2]
 
     def _alternatives(self, chosen: Binding, expr: ast.Name, unit: Unit) -> list:
         """Bindings made in other branches of an ``if`` than *chosen* (``ds = A()`` / ``else: ds = B()``)."""
@@ -720,6 +754,10 @@ class Engine:
                 return EMPTY
             if attr in target.index.module_scope.bindings:
                 return self._global(target, attr)
+            if target.index.module_scope.star_imports:  # `from .transforms import *` in a package's __init__
+                found = self._star_imported(attr, target)
+                if found:
+                    return found
             sub = self.project.imports.module_file(target.path, attr, 1) if target.path and \
                 os.path.basename(target.path) == "__init__.py" else None
             sub_unit = self.unit(sub) if sub else None
@@ -759,7 +797,8 @@ class Engine:
         base of it), or None."""
         function = param.node
         owner = self._unit_for(param)
-        if owner is None or function is None or _is_static(function) or param.data != _first_param(function):
+        if owner is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                _is_static(function) or param.data != _first_param(function):
             return None
         scope = owner.index.scope_of.get(function)
         cls = scope.parent if scope is not None else None
@@ -1173,8 +1212,8 @@ class Engine:
             if owner is None:
                 return
             inner = self.summary(callee.node, owner)
-            binding = self.bind(callee.node, owner, call, unit, scope) if (inner.sinks or inner.starts or
-                                                                              inner.stores) else {}
+            needs_binding = inner.sinks or inner.starts or inner.stores
+            binding = self.bind(callee.node, owner, call, unit, scope) if needs_binding else {}
             name = getattr(callee.node, "name", "<lambda>")
         elif callee.kind == CLASS:
             owner = self._unit_for(callee)
@@ -1336,8 +1375,8 @@ class Engine:
                 else:
                     unknown = True
             elif obj.kind in _SYMBOLS:
-                out.add(symbol if symbol is not None else Obj(KWGET, obj.unit, obj.node, key,
-                                                                (("dict", frozenset({obj})),)))
+                out.add(symbol if symbol is not None
+                        else Obj(KWGET, obj.unit, obj.node, key, (("dict", frozenset({obj})),)))
             else:
                 unknown = True
         # A key given an unknown value, or a dict that cannot be read: the count is unknown (EMPTY), not absent.
@@ -1445,7 +1484,7 @@ class Engine:
     def _explicit_method(self, call: ast.Call, unit: Unit, scope: Scope) -> Optional[str]:
         """The start method a call names itself (``get_context("spawn").Pool``, ``DataLoader(
         multiprocessing_context="spawn")``), or None for the default."""
-        contexts = [k.value for k in call.keywords if k.arg in _CONTEXT_KEYWORDS]
+        contexts = [k.value for k in call.keywords if k.arg in CONTEXT_KEYWORDS]
         if isinstance(call.func, ast.Attribute):
             contexts.append(call.func.value)
         for expr in contexts:
@@ -1579,7 +1618,10 @@ class Engine:
     def fields(self, obj: Obj) -> dict[str, frozenset]:
         """The attributes an instance holds once constructed: what ``__init__`` (and the methods it calls on
         ``self``) stores, with the constructor's arguments."""
-        return {attr: value for attr, value, _ in self.field_stores(obj)}
+        out: dict[str, frozenset] = {}
+        for attr, value, _ in self.field_stores(obj):
+            out[attr] = out.get(attr, EMPTY) | value
+        return out
 
     def field_stores(self, obj: Obj) -> list[tuple[str, frozenset, Store]]:
         """(attribute, value, the store) for what an instance holds: its class's ``__init__`` stores (with the
@@ -1618,12 +1660,15 @@ class Engine:
                 previous = merged.get(store.attr)
                 merged[store.attr] = ((previous[0] | value) if previous else value, previous[1] if previous else store)
             out = [(attr, value, store) for attr, (value, store) in merged.items()]
+        later = []
         for name, value in obj.parts:
             if name.startswith("+."):
                 attr, _, key = name[2:].partition("#")
-                stmt, stmt_unit = self._stores_by_id.get(int(key), (None, None)) if key.isdigit() else (None, None)
-                out.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
-        return out
+                stmt, stmt_unit, replaces = self._stores_by_key.get(key, (None, None, False))
+                if replaces:  # (what __init__ stored there is gone)
+                    out = [entry for entry in out if entry[0] != attr]
+                later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
+        return out + later
 
     def _npz(self, value: frozenset, store: Store, info: ClassInfo, unit: Unit) -> frozenset:
         """``self.a = np.load(path)`` in a class that reads ``self.a["key"]``: an NpzFile holding an open zip."""

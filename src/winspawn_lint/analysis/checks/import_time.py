@@ -14,60 +14,16 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ... import rules
-from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, HEAVY_METHODS, SET_START_METHOD, heavy_call
+from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
+from ..heavy import dotted, heavy_work
 from ..index import Site
 from ..workers import resolve_callee
 
-_CUDA_TEXT = ("cuda", "gpu")
-
 
 def _is_heavy(call: ast.Call, ctx: Context, site: Site) -> Optional[str]:
-    """A description of the heavy work this call does, or None."""
-    name = ctx.resolver.qualname(call.func, site.scope)
-    why = heavy_call(name, _constant_keywords(call))
-    if why is not None:
-        return f"`{_short(name)}(...)`{why}"
-    if isinstance(call.func, ast.Attribute):
-        method = call.func.attr
-        if method in HEAVY_METHODS:
-            return f"`{_dotted(call.func) or '.' + method}(...)`"
-        if method == "cuda" and not call.keywords and len(call.args) <= 1:
-            return "`.cuda()` (moving to the GPU)"
-        if method == "to" and call.args and _mentions_cuda(call.args[0]):
-            return "`.to(\"cuda\")` (moving to the GPU)"
-    return None
-
-
-def _constant_keywords(call: ast.Call) -> list[tuple[str | None, object]]:
-    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else None) for k in call.keywords]
-
-
-def _mentions_cuda(expr: ast.AST) -> bool:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return expr.value.split(":")[0] in _CUDA_TEXT
-    if isinstance(expr, ast.Call) and expr.args:  # torch.device("cuda")
-        return isinstance(expr.func, (ast.Attribute, ast.Name)) and _mentions_cuda(expr.args[0])
-    return False
-
-
-def _short(name: str) -> str:
-    for long, short in (("numpy.", "np."), ("pandas.", "pd.")):
-        if name.startswith(long):
-            return short + name[len(long):]
-    return name
-
-
-def _dotted(expr: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
+    return heavy_work(call, ctx.resolver, site.scope)
 
 
 def _is_set_start_method(call: ast.Call, ctx: Context, site: Site) -> bool:
@@ -140,7 +96,7 @@ class Effects:
 
 
 def _call_label(call: ast.Call) -> str:
-    return f"`{_dotted(call.func) or 'call'}()`"
+    return f"`{dotted(call.func) or 'call'}()`"
 
 
 def _chain_text(effect: Effect) -> str:
@@ -197,7 +153,7 @@ def check(ctx: Context) -> None:
                 # the call to move, on its own line in a long statement
                 ctx.emit(rules.WSP103, call, what=heavy, where=where)
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
-            ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
+            ctx.emit(rules.WSP104, call, what=dotted(call.func) or "set_start_method")
 
     # WSP102: guards that are not.
     for node in index.module_ifs:
@@ -264,7 +220,7 @@ def _project_starts(ctx: Context, reported_lines: set) -> None:
         ctx.worker = (start.api, start.method, False)
         chain = " (" + " → ".join([*(f"{h.name}()" for h in start.hops), start.api.label.strip("`")]) + ")" \
             if start.hops else ""
-        what = f"`{_dotted(node.func) or 'call'}()`" if isinstance(node, ast.Call) else start.api.label
+        what = f"`{dotted(node.func) or 'call'}()`" if isinstance(node, ast.Call) else start.api.label
         ctx.emit(rules.WSP101, node, line_only=not isinstance(node, ast.expr), what=what, chain=chain)
     ctx.worker = None
 
@@ -274,5 +230,3 @@ def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
         return False
     name = ctx.resolver.qualname(stmt.value.func, ctx.index.module_scope) or ""
     return name in FREEZE_SUPPORT or name.endswith(".freeze_support")
-
-

@@ -5,7 +5,8 @@ classes *by reference* (module and qualified name), so a lambda, anything define
 definitions (a spawned worker cannot import the kernel's ``__main__``) and definitions made only under the main
 guard (a spawned worker re-imports the script as ``__mp_main__``, where the guard does not run) cannot travel, nor
 can objects that hold them or that hold OS resources.  dill (``datasets``, ``multiprocess``) ships lambdas and
-closures by value, so there only the portability note WSP901 and the resources dill cannot re-create remain.
+closures by value (cloudpickle, for loky and ray, too), so there only the portability note WSP901 and the
+resources they cannot re-create remain.
 
 The project-wide taint analysis (:mod:`..taint`) says which sources reach which sinks; this module turns each
 flow whose source is in the checked module into its finding: the rule that names the source and how it is held,
@@ -23,6 +24,7 @@ from ...rules import FixSafety
 from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, MP_SYNC_PRIMITIVES, PICKLE,
                            SET_START_METHOD, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, Unpicklable)
 from ..context import Context
+from ..heavy import dotted
 from ..positions import span
 from ..taint import CLASS, FUNC, INST, LAMBDA, RES, SYNC, Flow, Obj, Step, Unit
 
@@ -56,8 +58,8 @@ def check(ctx: Context) -> None:
         ctx.worker = (api, flow.sink.method, flow.sink.task or api.payload_with_tasks)
         if api.pickler == PICKLE:
             _pickled(ctx, flow, reached)
-        elif api.pickler == DILL:
-            _dilled(ctx, flow)
+        else:  # dill and cloudpickle ship functions by value: only what they cannot re-create breaks
+            _by_value(ctx, flow)
     ctx.worker = None
     _library_datasets(ctx, reached)
     _replaced_classes(ctx, reached)
@@ -250,12 +252,12 @@ def _inline(flow: Flow) -> bool:
     return any(child is node for child in ast.walk(call)) and flow.sink.unit == flow.source.unit
 
 
-# -- dill ---------------------------------------------------------------------------------------------------------
-def _dilled(ctx: Context, flow: Flow) -> None:
+# -- dill and cloudpickle ----------------------------------------------------------------------------------------------
+def _by_value(ctx: Context, flow: Flow) -> None:
     source, path, sink = flow.source, flow.path, flow.sink
     api = _api(ctx, flow)
     closure = [s for s in path if s.how == "closure"]
-    if not closure and not any(s.how in _STORED for s in path):
+    if sink.api.pickler == DILL and not closure and not any(s.how in _STORED for s in path):
         if source.kind == LAMBDA and sink.arg.kind == "callable":
             ctx.emit(rules.WSP901, source.node, what="a lambda", api=api, fix_hint={"lambda": span(source.node)})
             return
@@ -289,7 +291,7 @@ def _role(flow: Flow) -> str:
     else:
         role = "an argument"
     if sink.task and isinstance(sink.call, ast.Call) and isinstance(sink.call.func, ast.Attribute):
-        written = _dotted(sink.call.func) or f".{sink.call.func.attr}"
+        written = dotted(sink.call.func) or f".{sink.call.func.attr}"
         role = ("the function" if arg.kind == "callable" else "an argument") + f" of `{written}()`"
     return role
 
@@ -527,7 +529,7 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
         if decorator is None:
             continue
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = ctx.resolver.qualname(target, info.scope) or _dotted(target) or "decorator"
+        name = ctx.resolver.qualname(target, info.scope) or dotted(target) or "decorator"
         kind = "function" if name.startswith("torch.") else "cache wrapper" if name.startswith("functools.") \
             else "function"
         via = _ANY_LOADER if dataset and id(node) not in travelling else ""
@@ -537,14 +539,3 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
 
 def _short(name: str) -> str:
     return name.replace("torch.autograd.grad_mode.", "torch.").replace("torch.autograd.", "torch.")
-
-
-def _dotted(expr: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
