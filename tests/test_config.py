@@ -154,6 +154,42 @@ def test_spawn_api_with_dill_is_the_opt_in_portability_rule(project, capsys):
     assert (14, "WSP901") in found["src/app/train.py"]  # ... which the portability rule points out
 
 
+# A dataset that keeps the result of an in-house call; line 7 is WSP301 once `unpicklable` names the call.
+KEEPS_A_CONNECTION = '''\
+import mylab.db
+from torch.utils.data import DataLoader, Dataset
+
+
+class Rows(Dataset):
+    def __init__(self):
+        self.conn = mylab.db.connect("rows.db")
+
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        return i
+
+
+if __name__ == "__main__":
+    for batch in DataLoader(Rows(), num_workers=2):
+        print(batch)
+'''
+
+
+@pytest.mark.parametrize("entry, what", [
+    ('unpicklable = [{ name = "mylab.db.connect", what = "a database connection" }]', "a database connection"),
+    ('unpicklable = ["mylab.db.connect"]', "`mylab.db.connect(...)`"),
+])
+def test_unpicklable_names_more_sources(project, capsys, entry, what):
+    write(project / "src/app/rows.py", KEEPS_A_CONNECTION)
+    assert lint(capsys, "src/app/rows.py")[1] == {}
+    config(project, entry + "\n")
+    status = cli.main(["src/app/rows.py"])
+    out = capsys.readouterr().out
+    assert status == 1 and "rows.py:7:" in out and "WSP301" in out and what in out, out
+
+
 def test_per_file_ignores_are_relative_to_the_config(project, capsys, monkeypatch):
     config(project, '''
         [tool.winspawn-lint.per-file-ignores]
@@ -264,6 +300,11 @@ BAD = [
     ('spawn-api = [{ name = "a.b", payload = ["fn:x"] }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", method-payload = { run = 3 } }]', ".spawn-api[0].method-payload"),
     ('spawn-api = [{ name = "a.b", context = "thread" }]', ".spawn-api[0].context"),
+    ('unpicklable = "a.b"', ".unpicklable"),
+    ("unpicklable = [3]", ".unpicklable[0]"),
+    ('unpicklable = [{ name = "a.b", bogus = 1 }]', "'bogus'"),
+    ('unpicklable = [{ what = "a thing" }]', ".unpicklable[0].name"),
+    ('unpicklable = [{ name = "a.b", what = "" }]', ".unpicklable[0].what"),
     ('target-platforms = ["windows", "bsd"]', ".target-platforms"),
     ("target-platforms = []", ".target-platforms"),
     ('target-version = "python3"', ".target-version"),
@@ -425,3 +466,10 @@ def test_spawn_api_context_decides_where_it_breaks():
                                                          "context": context}]})
         (finding,) = check_text(code, "train.py", settings)
         assert (finding.code, finding.platforms) == ("WSP101", platforms)
+
+
+def test_flake8_reads_unpicklable(flake8_project):
+    write(flake8_project / "src/app/rows.py", KEEPS_A_CONNECTION)
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select=WSP3", "--winspawn-unpicklable=mylab.db.connect",
+                           "src/app/rows.py"], capture_output=True, text=True, cwd=flake8_project, timeout=300)
+    assert _flake8_findings(done) == {(7, "WSP301")}, done.stdout + done.stderr

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from .rules import DEFAULT_SELECT, expand
-from .spawn_apis import BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, WINDOWS, Registry, SpawnAPI, from_config
+from .spawn_apis import (BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, UNPICKLABLE_CALLS, WINDOWS, Registry, SpawnAPI,
+                         Unpicklable, from_config, unpicklable_from_config)
 
 
 UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
@@ -40,6 +41,8 @@ class Settings:
     #: "assume-workers": a worker count that cannot be resolved may be > 0
     unresolved_workers: str = "assume-workers"
     extra_apis: tuple[SpawnAPI, ...] = ()
+    #: (qualified name, what it makes): calls whose results cannot be pickled, besides the built-in ones
+    extra_unpicklable: tuple[tuple[str, str], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
@@ -58,7 +61,8 @@ class Settings:
 
     @cached_property
     def registry(self) -> Registry:
-        return Registry((*self.extra_apis, *BUILTIN_APIS))
+        unpicklable = {**UNPICKLABLE_CALLS, **{name: Unpicklable(what, False) for name, what in self.extra_unpicklable}}
+        return Registry((*self.extra_apis, *BUILTIN_APIS), unpicklable)
 
     @cached_property
     def platforms(self) -> frozenset[str]:
@@ -151,7 +155,7 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-         "unresolved-workers", "spawn-api", "target-platforms", "target-version", "cache-dir"}
+         "unresolved-workers", "spawn-api", "unpicklable", "target-platforms", "target-version", "cache-dir"}
 
 
 def find_config(start: str) -> Optional[Path]:
@@ -245,6 +249,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         raise ConfigError(f"{where}.cache-dir: expected a directory path, got {cache_dir!r}")
     try:
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
+        unpicklable = unpicklable_from_config(table.get("unpicklable", []), f"{where}.unpicklable")
     except ValueError as error:
         raise ConfigError(str(error)) from None
     platforms = table.get("target-platforms", list(base.target_platforms))
@@ -256,6 +261,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     return replace(
         base, select=selection, unresolved_workers=policy, target_platforms=target_platforms,
         target_version=target_version, extra_apis=(*base.extra_apis, *extra),
+        extra_unpicklable=(*base.extra_unpicklable, *unpicklable),
         exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
         per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root, cache_dir=cache_dir,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
 # -- the platform model: which start method a worker API uses where ---------------------------------------
 #: Platforms a finding can break on.  Linux is split by Python version: 3.14 made forkserver its default.
@@ -556,9 +556,13 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
 HEAVY_METHODS = frozenset({"from_pretrained"})
-#: Calls that are heavy only with a keyword set to a true constant: (qualified name or prefix ending in ".",
-#: keyword).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import.
-HEAVY_WITH_KEYWORD: tuple[tuple[str, str], ...] = (("torchvision.datasets.", "download"),)
+#: Calls that are heavy only with a keyword set to a constant: (qualified name or prefix ending in ".", keyword,
+#: value).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import;
+#: ``h5py.File(path, driver="core")`` reads the whole file into memory.
+HEAVY_WITH_KEYWORD: tuple[tuple[str, str, object], ...] = (
+    ("torchvision.datasets.", "download", True),
+    ("h5py.File", "driver", "core"),
+)
 
 
 def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
@@ -572,18 +576,20 @@ def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()
         return HEAVY_CALLS[name]
     if name.startswith(HEAVY_PREFIXES):
         return ""
-    for pattern, keyword in HEAVY_WITH_KEYWORD:
+    for pattern, keyword, value in HEAVY_WITH_KEYWORD:
         if name == pattern or (pattern.endswith(".") and name.startswith(pattern)):
-            if any(k == keyword and v is True for k, v in keywords):
-                return f" (with `{keyword}=True`)"
+            if any(k == keyword and type(v) is type(value) and v == value for k, v in keywords):
+                return f" (with `{keyword}={value!r}`)"
     return None
 
 
 class Registry:
-    """Lookup tables built once from a sequence of :class:`SpawnAPI`."""
+    """Lookup tables built once from a sequence of :class:`SpawnAPI` (the sinks) and the calls whose results cannot
+    be pickled (sources: :data:`UNPICKLABLE_CALLS` and the configuration's ``unpicklable``)."""
 
-    def __init__(self, apis: Iterable[SpawnAPI]) -> None:
+    def __init__(self, apis: Iterable[SpawnAPI], unpicklable: Optional[Mapping[str, Unpicklable]] = None) -> None:
         self.apis = tuple(apis)
+        self.unpicklable: Mapping[str, Unpicklable] = UNPICKLABLE_CALLS if unpicklable is None else unpicklable
         self.by_name: dict[str, SpawnAPI] = {}
         self.by_key: dict[str, SpawnAPI] = {api.key: api for api in self.apis}
         self.by_method: dict[str, list[SpawnAPI]] = {}
@@ -602,8 +608,6 @@ class Registry:
                 tokens.add(api.required_keyword)
         return frozenset(tokens)
 
-
-DEFAULT_REGISTRY = Registry(BUILTIN_APIS)
 
 _CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-position", "no-workers",
                 "payload", "pickler", "method-payload", "context"}
@@ -669,6 +673,31 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
             )
         )
     return tuple(apis)
+
+
+def unpicklable_from_config(entries: Any, where: str = "unpicklable") -> tuple[tuple[str, str], ...]:
+    """(qualified name, what it makes) from ``unpicklable`` entries: a name, or a table ``{name, what}``; raises
+    ValueError naming the bad entry."""
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+        raise ValueError(f"{where}: expected an array, e.g. [\"mylab.db.connect\"] or "
+                         f"[{{name = \"mylab.db.connect\", what = \"a database connection\"}}]")
+    out = []
+    for index, entry in enumerate(entries):
+        place = f"{where}[{index}]"
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{place}: expected a qualified name or a table")
+        unknown = set(entry) - {"name", "what"}
+        if unknown:
+            raise ValueError(f"{place}: unknown key {sorted(unknown)[0]!r}")
+        name, what = entry.get("name"), entry.get("what")
+        if not isinstance(name, str) or not name.strip() or " " in name.strip():
+            raise ValueError(f"{place}.name: expected a qualified name, got {name!r}")
+        if what is not None and (not isinstance(what, str) or not what.strip()):
+            raise ValueError(f"{place}.what: expected a description such as 'a database connection', got {what!r}")
+        out.append((name.strip(), what.strip() if what else f"the result of `{name.strip()}(...)`"))
+    return tuple(out)
 
 
 def _arg_from_config(spec: Any, place: str) -> Arg:
@@ -788,3 +817,6 @@ def known_names() -> frozenset[str]:
         names |= set(table)
     names |= {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "functools.partial"}
     return frozenset(names)
+
+
+DEFAULT_REGISTRY = Registry(BUILTIN_APIS)

@@ -19,18 +19,28 @@ _CUDA_TEXT = ("cuda", "gpu")
 
 def heavy_work(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
     """A description of the heavy work this call does (for a message), or None."""
-    name = resolver.qualname(call.func, scope)
-    why = heavy_call(name, _constant_keywords(call))
-    if why is not None:
-        return f"`{_short(name)}(...)`{why}"
+    loading = heavy_loading(call, resolver, scope)
+    if loading is not None:
+        return loading
     if isinstance(call.func, ast.Attribute):
         method = call.func.attr
-        if method in HEAVY_METHODS:
-            return f"`{dotted(call.func) or '.' + method}(...)`"
         if method == "cuda" and not call.keywords and len(call.args) <= 1:
             return "`.cuda()` (moving to the GPU)"
         if method == "to" and call.args and _mentions_cuda(call.args[0]):
             return "`.to(\"cuda\")` (moving to the GPU)"
+    return None
+
+
+def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
+    """Like :func:`heavy_work`, for loading only (checkpoints, models, data, joining a process group), not for
+    moving to the GPU: what a call into the project is judged by, as a model's ``__init__`` moving its own small
+    buffers to the GPU is not the cost WSP103 is about."""
+    name = resolver.qualname(call.func, scope)
+    why = heavy_call(name, _constant_keywords(call))
+    if why is not None:
+        return f"`{_short(name)}(...)`{why}"
+    if isinstance(call.func, ast.Attribute) and call.func.attr in HEAVY_METHODS:
+        return f"`{dotted(call.func) or '.' + call.func.attr}(...)`"
     return None
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import os
 import stat
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 
 #: Larger modules are not read (generated code, vendored bundles).
 MAX_MODULE_BYTES = 1 << 20
+#: Parsed modules kept between files, the most recently used: a syntax tree with its index takes tens of times
+#: its source's size, and a run over a large repository reads most of it (diffusers: 1.2 GB when all were kept).
+MAX_MODULES_KEPT = 128
 #: Packages climbed to find the directory that holds a file's top package.
 MAX_PACKAGE_DEPTH = 16
 #: Modules crossed when following a class's bases through the project.
@@ -74,7 +78,10 @@ class Project:
         #: the run's registry of worker APIs: which files' text may hold a finding (the project's prefilter)
         self.registry = registry
         #: path -> ((size, mtime_ns) it was parsed at, the module or None)
-        self._modules: dict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = {}
+        #: modules dropped from the cache since the driver last collected the garbage they left (their indexes
+        #: hold reference cycles, which only a full collection frees)
+        self.dropped = 0
+        self._modules: OrderedDict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = OrderedDict()
         #: (path, attribute, (size, mtime_ns)) -> the value astroid inferred, or values.UNKNOWN
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
         #: project root -> its imports, read as text (None: too many files to search)
@@ -186,6 +193,7 @@ class Project:
             return None
         cached = self._modules.get(key)
         if cached is not None and cached[0] == stamp:
+            self._modules.move_to_end(key)
             return cached[1]
         module = None
         if stamp[0] <= MAX_MODULE_BYTES:
@@ -202,6 +210,10 @@ class Project:
             except Exception:  # unreadable, not Python, not a notebook, too deep: unknown, and the checks stay silent
                 module = None
         self._modules[key] = (stamp, module)
+        self._modules.move_to_end(key)
+        if len(self._modules) > MAX_MODULES_KEPT:
+            self._modules.popitem(last=False)  # (an engine checking a file keeps the modules it uses alive)
+            self.dropped += 1
         return module
 
     def constant(self, path: str, attribute: str) -> Any:
@@ -328,10 +340,11 @@ class Project:
         imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check."""
         return self.derived(_key("relevant", self.root(path), os.path.abspath(path))) == "1"
 
-    def importers_of(self, path: str) -> list[str]:
-        """The project's modules and notebooks whose imports name the module at *path* (resolved as Python
-        would resolve them), sorted.  The answer depends on every file of the project: the set of files whose
-        imports mention the module is recorded as a derived fact (:meth:`derived`)."""
+    def importers_of(self, path: str, limit: int) -> list[str]:
+        """The first *limit* (in sorted order) of the project's modules and notebooks whose imports name the
+        module at *path* (resolved as Python would resolve them).  The answer depends on every file of the
+        project: the set of files whose imports mention the module is recorded as a derived fact
+        (:meth:`derived`); a popular module's other importers are not parsed."""
         from .importers import module_name
 
         key = os.path.abspath(path)
@@ -340,8 +353,10 @@ class Project:
         stem = module_name(key)
         candidates = sorted(p for p in (index.mentions.get(stem, ()) if index is not None else ()) if p != key)
         self.derived(_key("importers", root, stem))
-        out = []
+        out: list[str] = []
         for candidate in candidates:
+            if len(out) >= limit:
+                break
             module = self.module(candidate)
             if module is not None and key in self.imported_files(module):
                 out.append(candidate)

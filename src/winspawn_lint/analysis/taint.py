@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
-                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE, UNPICKLABLE_CALLS,
+                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
+from .heavy import heavy_loading
 from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site
 
 if TYPE_CHECKING:
@@ -70,7 +71,10 @@ LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, B
 #: symbols of a summary: a parameter, an attribute of one, a keyword looked up in a ``**kwargs`` parameter, an
 #: instance of the class a parameter holds (``cls(rows)`` in a classmethod)
 PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
-_SYMBOLS = (PARAM, FIELD, KWGET, NEW)
+#: a known library method called on a parameter (``ds.with_transform(f)`` of a parameter ``ds``): applied to what
+#: a caller gives
+MCALL = "mcall"
+_SYMBOLS = (PARAM, FIELD, KWGET, NEW, MCALL)
 
 _OPEN_CALLS = frozenset({"builtins.open", "io.open"})
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
@@ -86,11 +90,14 @@ _DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sor
                                       "rename_columns", "remove_columns", "select_columns", "cast", "cast_column",
                                       "flatten", "with_format", "set_format"})
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
+_DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
 _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
                                  "builtins.enumerate", "builtins.sorted", "builtins.zip", "builtins.set",
                                  "builtins.sum", "builtins.any", "builtins.all"})
+# (`from itertools import izip as zip` in a `try:` is Python 2 compatibility: under Python 3 it is the builtin)
 _ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
-                            "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
+                            "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "itertools.izip", "six.moves.zip",
+                            "itertools.islice", "itertools.chain"})
 _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
@@ -272,6 +279,15 @@ class Summary:
     sinks: list = field(default_factory=list)
     starts: list = field(default_factory=list)
     stores: list = field(default_factory=list)
+    heavy: list = field(default_factory=list)  # HeavyUses: each call of the body that loads something heavy
+
+
+@dataclass(frozen=True, eq=False)
+class HeavyUse:
+    """Heavy loading (``analysis.heavy``) a call leads to: *what* it is, and the project calls on the way."""
+
+    what: str
+    hops: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -460,6 +476,10 @@ class Engine:
         index = expr.slice
         out: set = set()
         for obj in base:
+            if obj.kind == EXT and _is_hf_dataset(obj) and isinstance(index, ast.Constant) \
+                    and isinstance(index.value, str):
+                out.add(obj)  # a split of a `DatasetDict` (`ds["train"]`): the same kind of dataset
+                continue
             if obj.kind not in (SEQ, DICT):
                 continue
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and obj.part(f"[{index.value}]"):
@@ -474,7 +494,7 @@ class Engine:
 
     def _name(self, expr: ast.Name, unit: Unit, scope: Scope) -> frozenset:
         resolver = unit.resolver
-        binding = resolver.lookup(expr.id, scope, getattr(expr, "lineno", None))
+        binding = _before_own_value(resolver.lookup(expr.id, scope, getattr(expr, "lineno", None)), expr)
         if binding is None:
             if unit.index.module_scope.star_imports:
                 found = self._star_imported(expr.id, unit)
@@ -491,7 +511,52 @@ class Engine:
         items = self._item_mutations(expr, binding, unit)
         if items:
             out = {self._with_parts(obj, [("[+]", items)]) if obj.kind in (SEQ, DICT) else obj for obj in out}
+        if any(obj.kind == DICT for obj in out):
+            keys = self._key_mutations(expr, binding, unit)
+            if keys:
+                out = {self._with_parts(obj, keys) if obj.kind == DICT else obj for obj in out}
         return frozenset(out)
+
+    def _key_mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
+        """The keys the name's scope sets on its dict before this use (``d["k"] = v``, ``d.update(other)``,
+        ``d.update(k=v)``), as parts; one set in a branch may also be absent, and a key that cannot be told
+        makes the dict incomplete (``**``)."""
+        line = getattr(expr, "lineno", None)
+        scope = binding.scope
+        if line is None or binding.kind not in ("assign", "other", "param"):
+            return []
+        out: list[tuple[str, frozenset]] = []
+
+        def add(key: Optional[str], value: frozenset, stmt: ast.AST) -> None:
+            if key is None:
+                out.append(("**", EMPTY))
+            else:
+                always = self._same_block(binding.node, stmt, scope.node)
+                out.append((f"['{key}']", value if always else value | {ABSENT_OBJ}))
+
+        for stmt, target, value in _scope_item_stores(unit, scope):
+            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
+                index = next((t.slice for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Subscript)
+                              and isinstance(t.value, ast.Name) and t.value.id == expr.id), None)
+                key = index.value if isinstance(index, ast.Constant) and isinstance(index.value, str) else None
+                add(key, self.eval(value, unit, scope), stmt)
+        for call, site in unit.index.method_calls.get("update", ()):
+            receiver = call.func.value
+            if not (isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope
+                    and binding.line <= call.lineno < line):
+                continue
+            stmt = site.stmt if site.stmt is not None else call
+            for arg in call.args:
+                for other in self.eval(arg, unit, scope) or {None}:
+                    if other is None or other.kind != DICT or other.has_part("**"):
+                        add(None, EMPTY, stmt)
+                        continue
+                    for name, part in other.parts:
+                        if name.startswith("['"):
+                            add(name[2:-2], part, stmt)
+            for keyword in call.keywords:
+                add(keyword.arg, self.eval(keyword.value, unit, scope), stmt)
+        return out
 
     def _item_mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> frozenset:
         """What the name's scope adds to its list or dict before this use: ``xs.append(x)``, ``xs.extend(ys)``,
@@ -857,6 +922,11 @@ class Engine:
             elif obj.kind == EXT and method in _DERIVED_DATASET_METHODS and not _passes_keyword(call, "num_proc"):
                 out.add(obj)
                 known = True
+        symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD, MCALL))
+        if symbolic and method in _DEFERRED_METHODS and all(o.kind in (PARAM, FIELD, MCALL, EXT, RES)
+                                                            for o in receivers):
+            out.add(Obj(MCALL, unit.path, call, method, (("base", symbolic),)))
+            known = True
         return frozenset(out) if known else None
 
     def apply(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
@@ -914,8 +984,8 @@ class Engine:
             rest = [self.eval(a, unit, scope) for a in [*call.args[1:], *(k.value for k in call.keywords)]]
             return frozenset({Obj(PARTIAL, unit.path, call, None,
                                   (("func", func), ("args", frozenset().union(*rest) if rest else EMPTY)))})
-        if name in UNPICKLABLE_CALLS:
-            return frozenset({Obj(RES, unit.path, call, UNPICKLABLE_CALLS[name])})
+        if name in self.registry.unpicklable:
+            return frozenset({Obj(RES, unit.path, call, self.registry.unpicklable[name])})
         if name in TORCH_SHARED_STATE:
             return frozenset({Obj(RES, unit.path, call, TORCH_SHARED_STATE[name])})
         if name in MP_SYNC_PRIMITIVES:
@@ -1059,6 +1129,9 @@ class Engine:
                     out |= self.attribute(base, obj.data)
             elif obj.kind == KWGET:
                 out |= self._kwget(self.substitute(obj.part("dict"), binding, depth + 1), obj.data, obj)
+            elif obj.kind == MCALL:
+                out |= self._deferred_method(obj, self.substitute(obj.part("base"), binding, depth + 1), binding,
+                                             depth)
             elif obj.kind == NEW:
                 for cls in self.substitute(obj.part("class"), binding, depth + 1):
                     if cls.kind == CLASS:  # (what its __init__ was given is not followed)
@@ -1071,6 +1144,22 @@ class Engine:
             else:
                 out.add(obj)
         return _cut(out)
+
+    def _deferred_method(self, obj: Obj, bases: frozenset, binding: dict, depth: int) -> frozenset:
+        """An ``MCALL`` once its receiver is known: the library method applied to what the caller gave."""
+        owner = self._unit_for(obj)
+        scope = self._scope_of_call(obj.node, owner) if owner is not None else None
+        if scope is None:
+            return EMPTY
+        out: set = set()
+        concrete = frozenset(b for b in bases if b.kind not in _SYMBOLS)
+        still = frozenset(b for b in bases if b.kind in _SYMBOLS)
+        if concrete:
+            out |= self.substitute(self._method_call(obj.node, obj.data, concrete, owner, scope) or EMPTY, binding,
+                                   depth + 1)
+        if still:
+            out.add(Obj(MCALL, obj.unit, obj.node, obj.data, (("base", still),)))
+        return frozenset(out)
 
     # ------------------------------------------------------------------ summaries
 
@@ -1108,6 +1197,9 @@ class Engine:
         summary.returns = _cut(frozenset().union(*(self.eval(r, unit, scope) for r in returns))) if returns else EMPTY
         for call, site in _calls_of(unit, function):
             self._effects_of_call(call, site, unit, summary)
+            what = heavy_loading(call, unit.resolver, site.scope)
+            if what is not None:
+                summary.heavy.append(HeavyUse(what))
         for iterable, report, site in _iterations_of(unit, function):
             self._iteration(iterable, report, site, unit, summary)
         for stmt, target, attr, value in _attribute_stores(unit, function):
@@ -1223,7 +1315,7 @@ class Engine:
                 return
             init, owner = found
             inner = self.summary(init, owner)
-            if not (inner.sinks or inner.starts):
+            if not (inner.sinks or inner.starts or inner.heavy):
                 return
             binding = self.bind(init, owner, call, unit, scope, skip_self=True)
             binding[_first_param(init)] = self.eval(call, unit, scope)
@@ -1233,7 +1325,7 @@ class Engine:
             if owner is None:
                 return
             inner = self.summary(callee.node, owner)
-            if not (inner.sinks or inner.starts or inner.stores):
+            if not (inner.sinks or inner.starts or inner.stores or inner.heavy):
                 return
             binding = self.bind(callee.node, owner, call, unit, scope, skip_self=True)
             binding[_first_param(callee.node)] = callee.part("self")
@@ -1250,6 +1342,8 @@ class Engine:
         for store in inner.stores:
             summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
                                         self.substitute(store.value, binding), store.stmt, store.unit, store.method))
+        if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
+            summary.heavy.append(HeavyUse(inner.heavy[0].what, (hop, *inner.heavy[0].hops)))
 
     def _bound_sink(self, sink: SinkUse, binding: dict, hop: Hop) -> SinkUse:
         via = (self.substitute(sink.via[0], binding), sink.via[1]) if sink.via is not None else None
@@ -1393,6 +1487,8 @@ class Engine:
             return value
         call = worker.node
         if isinstance(call, ast.Call):
+            if any(k.arg == keyword for k in call.keywords):
+                return EMPTY  # given, as a value not known here (`num_workers=n` of a caller's unknown `n`)
             if api.count.position is not None and api.count.position < len(call.args):
                 owner = self._unit_for(worker)
                 return self._position_value(call, api.count.position, owner)
@@ -1920,6 +2016,12 @@ class Engine:
                 if s.api.reimports_main and s.api.key not in (_ITER_API.key, _SYMBOLIC_API.key)
                 and self.active(s.api, s.count, s.via)]
 
+    def import_time_heavy_calls(self, unit: Unit) -> list[HeavyUse]:
+        """Calls of *unit*'s module body, at import time, into project functions or classes that do heavy work
+        (the first hop is the call in *unit*)."""
+        return [h for h in self.summary(unit.index.tree, unit).heavy
+                if h.hops and h.hops[0].site is not None and h.hops[0].site.import_time]
+
     def starts_workers(self, unit: Unit) -> bool:
         """Whether running the module starts worker processes that re-import the main module."""
         return bool(self.import_time_starts(unit))
@@ -1939,7 +2041,7 @@ class Engine:
         for _ in range(IMPORTER_DEPTH):
             following = []
             for current, between in frontier:
-                for path in self.project.importers_of(current.path):
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS):
                     if path in seen or len(seen) > MAX_IMPORTERS or path.lower().endswith(".ipynb"):
                         continue  # (a notebook's kernel is not re-imported by its workers)
                     importer = self.unit(path)
@@ -1984,7 +2086,7 @@ class Engine:
         for _ in range(IMPORTER_DEPTH):
             following = []
             for current in frontier:
-                for path in self.project.importers_of(current.path):
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS):
                     if path in seen or len(out) >= MAX_IMPORTERS:
                         continue
                     seen.add(path)
@@ -1994,6 +2096,30 @@ class Engine:
                         following.append(found)
             frontier = following
         return out
+
+
+def _before_own_value(binding: Optional[Binding], expr: ast.Name) -> Optional[Binding]:
+    """``ds = ds.batched(4)``: the name read in an assignment's own value is the binding before it (the lookup by
+    line finds the assignment itself)."""
+    if binding is None or binding.kind != "assign":
+        return binding
+    value = getattr(binding.node, "value", None)
+    if value is None or not _inside(expr, value):
+        return binding
+    bindings = binding.scope.bindings.get(binding.name, [])
+    position = next((i for i, b in enumerate(bindings) if b is binding), 0)
+    return bindings[position - 1] if position > 0 else None
+
+
+def _inside(expr: ast.AST, outer: ast.AST) -> bool:
+    start = (getattr(expr, "lineno", 0), getattr(expr, "col_offset", 0))
+    return (outer.lineno, outer.col_offset) <= start < (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+
+
+def _is_hf_dataset(obj: Obj) -> bool:
+    """Whether an external object comes from Hugging Face ``datasets`` (``load_dataset(...)``, a ``Dataset`` or
+    ``DatasetDict`` constructor)."""
+    return isinstance(obj.data, str) and obj.data.startswith("datasets.")
 
 
 def _merge_parts(parts: Iterable[tuple[str, frozenset]]) -> tuple:

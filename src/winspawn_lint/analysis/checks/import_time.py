@@ -100,7 +100,7 @@ def _call_label(call: ast.Call) -> str:
 
 
 def _chain_text(effect: Effect) -> str:
-    return " (" + " → ".join([*effect.chain, effect.what.strip("`")]) + ")"
+    return " (" + " → ".join([*effect.chain, effect.what.replace("`", "")]) + ")"
 
 
 _OWN_STARTS = "in a module that starts worker processes"
@@ -136,24 +136,29 @@ def check(ctx: Context) -> None:
     ctx.worker = None
     _project_starts(ctx, reported_lines)
 
+    heavy_calls: set[int] = set()  # (ids of the calls reported WSP103)
     for call, site in index.calls:
         if not site.import_time:
             continue
         callee = resolve_callee(call, site, index, ctx.resolver)
         if callee is not None:
             for kind, rule in (("start", rules.WSP101), ("heavy", rules.WSP103), ("set_start", rules.WSP104)):
-                if rule is rules.WSP103 and not starts:
-                    continue
+                if rule is rules.WSP103 and (not starts or id(call) in heavy_calls):
+                    continue  # (a call that starts workers at import time: WSP101 says what to move)
                 effect = effects.of(callee, kind)
                 if effect is not None:
                     ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect), where=where)
+                    heavy_calls.add(id(call))
         if starts and id(call) not in start_nodes:
             heavy = _is_heavy(call, ctx, site)
             if heavy:
                 # the call to move, on its own line in a long statement
                 ctx.emit(rules.WSP103, call, what=heavy, where=where)
+                heavy_calls.add(id(call))
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit(rules.WSP104, call, what=dotted(call.func) or "set_start_method")
+    if starts:
+        _project_heavy_calls(ctx, heavy_calls | start_nodes, reported_lines, where)
 
     # WSP102: guards that are not.
     for node in index.module_ifs:
@@ -186,7 +191,7 @@ def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
         callee = resolve_callee(call, site, ctx.index, ctx.resolver)
         if callee is not None and effects.of(callee, "heavy") is not None:
             return True
-    return False
+    return bool(ctx.engine.import_time_heavy_calls(ctx.engine.main))
 
 
 def _imported_by(ctx: Context, spawning: list) -> str:
@@ -204,7 +209,7 @@ def _imported_by(ctx: Context, spawning: list) -> str:
 
 
 def _project_starts(ctx: Context, reported_lines: set) -> None:
-    """WSP101 for starts that the module's own worker model does not see: a module-level call of a function of
+    """Starts at import time that the module's own worker model does not see: a module-level call of a function of
     another module that starts workers (``engine.train(loader)``, ``nn_process.create()``), or a module-level
     iteration of a loader a function of another module built."""
     engine = ctx.engine
@@ -223,6 +228,20 @@ def _project_starts(ctx: Context, reported_lines: set) -> None:
         what = f"`{dotted(node.func) or 'call'}()`" if isinstance(node, ast.Call) else start.api.label
         ctx.emit(rules.WSP101, node, line_only=not isinstance(node, ast.expr), what=what, chain=chain)
     ctx.worker = None
+
+
+def _project_heavy_calls(ctx: Context, reported: set, start_lines: set, where: str) -> None:
+    """Heavy work at import time in module-level calls of another module's functions or classes
+    (``trainer = Trainer(config)`` whose ``__init__`` loads a checkpoint), which this module's own effects
+    cannot see."""
+    engine = ctx.engine
+    for use in engine.import_time_heavy_calls(engine.main):
+        call = use.hops[0].call
+        if id(call) in reported or getattr(call, "lineno", 0) in start_lines or not isinstance(call, ast.Call):
+            continue  # (reported already, as heavy work or as the start it is)
+        reported.add(id(call))
+        chain = " (" + " → ".join([*(f"{h.name}()" for h in use.hops[1:]), use.what.replace("`", "")]) + ")"
+        ctx.emit(rules.WSP103, call, what=_call_label(call), chain=chain, where=where)
 
 
 def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:

@@ -22,7 +22,7 @@ from typing import Optional
 from ... import rules
 from ...rules import FixSafety
 from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, MP_SYNC_PRIMITIVES, PICKLE,
-                           SET_START_METHOD, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, Unpicklable)
+                           SET_START_METHOD, TORCH_SHARED_STATE, Unpicklable)
 from ..context import Context
 from ..heavy import dotted
 from ..positions import span
@@ -37,8 +37,7 @@ _KEPT_AS = {"Compose": ".transforms", "RandomApply": ".transforms", "RandomChoic
             "RandomOrder": ".transforms", "Lambda": ".lambd", "Subset": ".dataset", "ConcatDataset": ".datasets",
             "ChainDataset": ".datasets"}
 _TORCH_ONLY = frozenset(u.what for u in TORCH_SHARED_STATE.values())
-_RESOURCE_CALLS = frozenset({*UNPICKLABLE_CALLS, *TORCH_SHARED_STATE, *EAGER_HANDLE_CLASSES, *MP_SYNC_PRIMITIVES,
-                             "numpy.load"})
+_RESOURCE_CALLS = frozenset({*TORCH_SHARED_STATE, *EAGER_HANDLE_CLASSES, *MP_SYNC_PRIMITIVES, "numpy.load"})
 
 
 def check(ctx: Context) -> None:
@@ -110,7 +109,9 @@ def _may_escape(ctx: Context) -> bool:
         return True
     if any(info.scope.kind != "module" or info.node.decorator_list for info in index.classes.values()):
         return True
-    return any(ctx.resolver.qualname(call.func, site.scope) in _RESOURCE_CALLS for call, site in index.calls)
+    unpicklable = ctx.engine.registry.unpicklable
+    return any(name in _RESOURCE_CALLS or name in unpicklable
+               for name in (ctx.resolver.qualname(call.func, site.scope) for call, site in index.calls))
 
 
 # -- the standard pickler ------------------------------------------------------------------------------------------
@@ -513,20 +514,20 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
     """A decorator replaces a class whose instances go to workers (a torch ``Dataset`` always may)."""
     engine = ctx.engine
     unit = engine.main
+    replaced = [(node, info, decorator) for node, info in ctx.index.classes.items()
+                if node.decorator_list and info.scope.kind == "module"
+                and (decorator := engine._replacing_decorator(node, unit, info.scope)) is not None]
+    if not replaced:
+        return
     travelling = {id(f.source.node) for f in engine.flows(unit) if f.source.kind == INST and f.source.data
                   and f.source.data[0] == "replaced"}
-    if unit.path is not None and any(info.node.decorator_list for info in ctx.index.classes.values()):
+    if unit.path is not None:
         for importer in engine.importers(unit):
             travelling |= {id(f.source.node) for f in engine.flows(importer) if f.source.kind == INST
                            and f.source.data and f.source.data[0] == "replaced" and f.source.unit == unit.path}
-    for node, info in ctx.index.classes.items():
-        if not node.decorator_list or info.scope.kind != "module":
-            continue
+    for node, info, decorator in replaced:
         dataset = engine.is_torch_dataset(info, unit)
         if id(node) not in travelling and not dataset:
-            continue
-        decorator = engine._replacing_decorator(node, unit, info.scope)
-        if decorator is None:
             continue
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         name = ctx.resolver.qualname(target, info.scope) or dotted(target) or "decorator"
