@@ -223,12 +223,19 @@ class Project:
 
     def importers(self, root: str) -> Optional[dict[str, list[str]]]:
         """Name -> up to two files under *root* whose imports mention it; None when there are too many files
-        to search.  Searched once per root and run (the fixes' safety grade, recomputed every run)."""
+        to search.  Searched once per root and run (the fixes' safety grade, recomputed every run), or until
+        :meth:`files_changed`."""
         if root not in self._importers:
             from .importers import scan
 
             self._importers[root] = scan(root)
         return self._importers[root]
+
+    def files_changed(self) -> None:
+        """Files of the project were created, changed or deleted: forget what was searched across the project
+        (:meth:`importers`).  What was read file by file checks itself against the file's size and mtime.  A
+        long-lived owner (the language server) calls this when its client reports changed files."""
+        self._importers.clear()
 
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,
