@@ -33,7 +33,8 @@ TWO_LAMBDAS = textwrap.dedent('''\
 
 
 def _check(path, text, **job):
-    return check_buffer(str(path), text, Job(ALL, unsafe_fixes=True, **job), Project())
+    return check_buffer(str(path), text, Job(ALL, unsafe_fixes=True, **job), Project(),
+                        notebook=str(path).endswith(".ipynb"))
 
 
 def _fix_one(path, text, finding):
@@ -156,6 +157,12 @@ def test_what_the_findings_depend_on_is_collected(tmp_path):
 def test_a_buffer_that_does_not_parse_says_where(tmp_path):
     result = _check(tmp_path / "train.py", "import os\nif (:\n    pass\n")
     assert result.error.startswith("syntax error at line 2") and result.error_at == (None, 2, 5)
+
+
+def test_a_python_text_named_like_a_notebook_is_python(tmp_path):
+    # jupyterlab-lsp sends a notebook's cells as one Python document named after the notebook
+    result = check_buffer(str(tmp_path / "train.ipynb"), TWO_LAMBDAS, Job(ALL), Project())
+    assert result.error is None and [f.code for f in result.findings] == ["WSP201", "WSP201"]
 
 
 def test_an_untitled_buffer_has_no_name_to_grade_or_move(tmp_path):

@@ -1,4 +1,5 @@
-"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite) files.
+"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite) files; ``winspawn-lint server`` starts the
+language server (:mod:`.server`).
 
 Exit status: 0 clean; 1 findings remain or files were rewritten (the
 pre-commit contract); 2 usage error, bad configuration, or a file that could
@@ -251,8 +252,13 @@ def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["server"]:  # `winspawn-lint server`, as `ruff server` (a path named server: ./server)
+        from .server import main as serve
+
+        return serve(args[1:])
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = parser.parse_args(args)
     out, err = sys.stdout, sys.stderr
     if ns.explain:
         try:

@@ -83,6 +83,10 @@ class FileResult:
 def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
                display: Optional[str] = None) -> FileResult:
     """Check one file and plan its fix (``--fix``/``--diff``); never raises for a problem with the file itself."""
+    return _quietly(lambda: _check_file(path, job, project, stdin_data, display))
+
+
+def _quietly(check: Callable[[], FileResult]) -> FileResult:
     with warnings.catch_warnings():
         # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
         # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
@@ -94,7 +98,7 @@ def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[byt
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return _check_file(path, job, project, stdin_data, display)
+            return check()
         finally:
             if collecting:
                 gc.enable()
@@ -133,17 +137,18 @@ def _check_file(path: str, job: Job, project: "Project", stdin_data: Optional[by
 def check_buffer(path: Optional[str], text: str, job: Job, project: "Project", *, notebook: bool = False,
                  dependencies: Optional[dict[str, Any]] = None) -> FileResult:
     """:func:`check_file` for an editor's unsaved *text* of the file at *path* (``None``: a buffer not saved to
-    a file yet, a notebook when *notebook*): the file itself is not read, the project's other files are
-    (through *project*), and nothing is written.  A notebook's text is its JSON.  With ``job.diff`` the result
+    a file yet): the file itself is not read, the project's other files are (through *project*), and nothing
+    is written.  *notebook*: the text is a notebook's JSON (whatever the name says: an editor may hold a
+    notebook's cells as one Python text named ``x.ipynb``).  With ``job.diff`` the result
     holds what the fix would make of the text (``fixed_text``, ``new_module``).  *dependencies* collects what
     the findings depend on besides the text (see ``Project.reading``)."""
-    from .io import notebook as notebook_module, source as source_module
+    from .io import source as source_module
 
     def read() -> "Source":
         return source_module.Source(text, "utf-8", False)  # decoded already, whatever the file on disk says
 
-    return _check_source(read, path or "-", path, notebook or notebook_module.is_notebook(path), path is None,
-                         job, project, FileResult(path or "-"), dependencies)
+    return _quietly(lambda: _check_source(read, path or "-", path, notebook, path is None, job, project,
+                                          FileResult(path or "-"), dependencies))
 
 
 def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[str], is_notebook: bool,

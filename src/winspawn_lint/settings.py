@@ -2,7 +2,8 @@
 
 The CLI reads ``[tool.winspawn-lint]`` from the nearest ``pyproject.toml``
 (walking up from the first checked path, as ruff does: :func:`configured`) and lets flags
-override it; the flake8 plugin gets the same keys from flake8's own config.
+override it; the language server reads it the same way for each file it checks; the flake8
+plugin gets the same keys from flake8's own config.
 Configuration is data: nothing in it is ever imported or executed.
 """
 

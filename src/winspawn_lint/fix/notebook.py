@@ -51,8 +51,11 @@ def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display
     every allowed one).
     """
     module_text, move, notes = notebook.module, None, []
-    if move_definitions and rules.WSP206.fix_safety.applies(unsafe):
-        move, why = plan_move(notebook, [f for f in findings if only is None or f in only], path)
+    # The move is one new module: asked for one of its definitions, it takes them all (a second move could
+    # not create the module again).
+    if move_definitions and rules.WSP206.fix_safety.applies(unsafe) and \
+            (only is None or any(f in only and f.rule is rules.WSP206 for f in findings)):
+        move, why = plan_move(notebook, findings, path)
         sibling = os.path.join(os.path.dirname(path), f"{move.module_name}.py") if move else ""
         if move is not None and exists(sibling):
             move, why = None, f"definitions not moved: {sibling} exists"
@@ -100,7 +103,7 @@ def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display
 #: test reads both).
 FIXES = (rules.WSP206,)
 #: what it does, as an editor's quick fix names it (the codemods' TITLE)
-TITLE = "Move the definition into a module next to the notebook"
+TITLE = "Move the definitions workers need into a module next to the notebook"
 
 
 @dataclass
