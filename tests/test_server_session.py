@@ -50,6 +50,15 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+async def started(client: LanguageClient, root: Path, files: dict[str, str], caps=None) -> Session:
+    """A session on *root*, holding *files* (name -> text), initialized with *caps* (VS Code's by default)."""
+    for name, text in files.items():
+        write(root / name, text)
+    session = Session(client, root)
+    await session.start(caps)
+    return session
+
+
 def notify_changed(session: Session, *paths: Path) -> None:
     session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed) for path in paths]))
@@ -61,13 +70,10 @@ def codes(found) -> list[str]:
 
 @pytest.mark.asyncio
 async def test_a_module_changed_on_disk_checks_the_documents_that_read_it_again(client, tmp_path):
-    write(tmp_path / "pyproject.toml", "[tool.winspawn-lint]\n")
-    config = write(tmp_path / "config.py", "WORKERS = 0\n")
-    write(tmp_path / "unrelated.py", "X = 1\n")
-    train = write(tmp_path / "train.py", TRAIN)
-    session = Session(client, tmp_path)
-    await session.start()
-    document = session.open(train)
+    session = await started(client, tmp_path, {"pyproject.toml": "[tool.winspawn-lint]\n", "config.py": "WORKERS = 0\n",
+                                               "unrelated.py": "X = 1\n", "train.py": TRAIN})
+    config = tmp_path / "config.py"
+    document = session.open(tmp_path / "train.py")
     assert await session.diagnostics(document, version=1) == []  # no workers: nothing is pickled
     count = session.count
     write(tmp_path / "unrelated.py", "X = 2\n")
@@ -83,12 +89,11 @@ async def test_a_module_changed_on_disk_checks_the_documents_that_read_it_again(
 @pytest.mark.slow
 async def test_saving_a_module_in_the_editor_checks_its_dependents_without_a_file_watcher(client, tmp_path):
     # Neovim's recorded capabilities have no dynamic file watching: saving in the editor is what tells.
-    config = write(tmp_path / "config.py", "WORKERS = 0\n")
-    train = write(tmp_path / "train.py", TRAIN)
-    session = Session(client, tmp_path)
-    await session.start(capabilities("neovim"))
+    session = await started(client, tmp_path, {"config.py": "WORKERS = 0\n", "train.py": TRAIN},
+                            capabilities("neovim"))
     assert session.encoding == "utf-8"  # Neovim prefers it
-    document = session.open(train)
+    config = tmp_path / "config.py"
+    document = session.open(tmp_path / "train.py")
     assert await session.diagnostics(document, version=1) == []
     module = session.open(config)
     count = session.count
@@ -103,12 +108,10 @@ async def test_saving_a_module_in_the_editor_checks_its_dependents_without_a_fil
 
 @pytest.mark.asyncio
 async def test_a_configuration_change_checks_every_open_document_again(client, tmp_path):
-    pyproject = write(tmp_path / "pyproject.toml", "[tool.winspawn-lint]\n")
-    write(tmp_path / "config.py", "WORKERS = 2\n")
-    train = write(tmp_path / "train.py", TRAIN)
-    session = Session(client, tmp_path)
-    await session.start()
-    document = session.open(train)
+    session = await started(client, tmp_path, {"pyproject.toml": "[tool.winspawn-lint]\n", "config.py": "WORKERS = 2\n",
+                                               "train.py": TRAIN})
+    pyproject = tmp_path / "pyproject.toml"
+    document = session.open(tmp_path / "train.py")
     assert codes(await session.diagnostics(document, version=1)) == ["WSP101", "WSP201"]
     count = session.count
     write(pyproject, '[tool.winspawn-lint]\nignore = ["WSP201"]\n')

@@ -1,4 +1,4 @@
-"""The language server's text handling (``server/text.py``, ``server/documents.py``), without a client.
+"""The language server's text handling (``server/text.py``, ``server/documents.py``), without a server process.
 
 Specification: positions count the client's code units on rows that end at ``\\n``, ``\\r\\n`` or ``\\r`` only
 (a form feed is not a line end); an incremental change lands where the client meant it; the edits that turn one
@@ -9,7 +9,6 @@ other, never split a ``\\r\\n``, and applied by any client give the new text.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -17,34 +16,13 @@ pytest.importorskip("pygls", reason="the language server's extra (lsp) is not in
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
+from lsp_session import offset  # noqa: E402  (an LSP client's offsets, written independently of the server's)
 from winspawn_lint.server.documents import Cell, Documents, cell_texts, uri_to_path  # noqa: E402
 from winspawn_lint.server.text import UTF8, UTF16, UTF32, Rows, apply_change, edits  # noqa: E402
 
 ENCODINGS = (UTF8, UTF16, UTF32)
-_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def _units(char: str, encoding: str) -> int:
-    return {UTF8: len(char.encode("utf-8")), UTF16: len(char.encode("utf-16-le")) // 2, UTF32: 1}[encoding]
-
-
-def client_offset(text: str, line: int, character: int, encoding: str) -> int:
-    """An offset as an LSP client computes it (written again here, independently of server/text.py)."""
-    rows = _ROW.findall(text)
-    if line >= len(rows):
-        return len(text)
-    start = sum(len(r) for r in rows[:line])
-    content = rows[line].rstrip("\r\n")
-    counted = 0
-    for index, char in enumerate(content):
-        if counted >= character:
-            return start + index
-        counted += _units(char, encoding)
-    return start + len(content)
-
-
 def client_apply(text: str, found, encoding: str) -> str:
-    spans = [(client_offset(text, *start, encoding), client_offset(text, *end, encoding), new)
+    spans = [(offset(text, *start, encoding), offset(text, *end, encoding), new)
              for (start, end), new in found]
     for (_, end, _), (start, _, _) in zip(spans, spans[1:]):
         assert end < start, "edits must be in order and must not touch"
@@ -64,8 +42,8 @@ def test_edits_make_the_new_text(old, new, encoding):
     assert client_apply(old, found, encoding) == new
     for (start, end), _ in found:
         for line, character in (start, end):
-            offset = client_offset(old, line, character, encoding)
-            assert not (0 < offset < len(old) and old[offset - 1] == "\r" and old[offset] == "\n")
+            at = offset(old, line, character, encoding)
+            assert not (0 < at < len(old) and old[at - 1] == "\r" and old[at] == "\n")
 
 
 def test_a_block_moved_deeper_is_an_indentation_per_row():

@@ -135,6 +135,13 @@ class Server(LanguageServer):
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=versions.get(uri)))
         self.published[subject.uri] = subject.uris
 
+    def forget(self, key: str) -> None:
+        """A document or notebook closed: no check of it is pending, its diagnostics are withdrawn."""
+        timer = self.timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+        self.clear(key)
+
     def clear(self, key: str) -> None:
         self.reports.pop(key, None)
         for uri in self.published.pop(key, ()):
@@ -350,12 +357,8 @@ def create(debounce: float = DEFAULT_DEBOUNCE) -> Server:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: Server, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        ls.documents.close(uri)
-        timer = ls.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        ls.clear(uri)
+        ls.documents.close(params.text_document.uri)
+        ls.forget(params.text_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(ls: Server, params: types.DidOpenNotebookDocumentParams) -> None:
@@ -390,12 +393,8 @@ def create(debounce: float = DEFAULT_DEBOUNCE) -> Server:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: Server, params: types.DidCloseNotebookDocumentParams) -> None:
-        uri = params.notebook_document.uri
-        ls.documents.close_notebook(uri)
-        timer = ls.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        ls.clear(uri)
+        ls.documents.close_notebook(params.notebook_document.uri)
+        ls.forget(params.notebook_document.uri)
 
     # -- the workspace
 
