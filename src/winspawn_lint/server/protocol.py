@@ -73,6 +73,7 @@ class Server(LanguageServer):
         #: subject URI -> the URIs diagnostics were published for (a notebook's cells)
         self.published: dict[str, tuple[str, ...]] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.checks: set[asyncio.Task] = set()  # running re-checks (the loop keeps only weak references)
         self.analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="winspawn-lint-analysis")
 
     # ---------------------------------------------------------------- running analysis
@@ -88,8 +89,12 @@ class Server(LanguageServer):
         timer = self.timers.pop(key, None)
         if timer is not None:
             timer.cancel()
-        loop = asyncio.get_running_loop()
-        self.timers[key] = loop.call_later(delay, lambda: asyncio.ensure_future(self.recheck(key)))
+        self.timers[key] = asyncio.get_running_loop().call_later(delay, self._start_recheck, key)
+
+    def _start_recheck(self, key: str) -> None:
+        task = asyncio.ensure_future(self.recheck(key))
+        self.checks.add(task)
+        task.add_done_callback(self.checks.discard)
 
     async def recheck(self, key: str) -> None:
         self.timers.pop(key, None)
