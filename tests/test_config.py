@@ -264,6 +264,35 @@ def test_command_line_overrides_the_file(project, capsys):
     assert found["src/app/train.py"] == ALL_DEFAULT
 
 
+def test_unsafe_fixes_from_the_file_and_the_command_line(project, capsys):
+    # As in ruff: `unsafe-fixes = true` makes --fix apply the unsafe fixes too; --no-unsafe-fixes wins.
+    write(project / "guard.py", """\
+        import multiprocessing
+
+
+        def work(x):
+            return x
+
+
+        if __name__ == "main":  # WSP102: its repair is an unsafe fix
+            with multiprocessing.Pool(2) as pool:
+                pool.map(work, [1])
+    """)
+    repaired = '+if __name__ == "__main__":'
+
+    def diff(*flags: str) -> str:
+        cli.main(["--diff", *flags, "guard.py"])
+        return capsys.readouterr().out
+
+    assert repaired not in diff()
+    config(project, "unsafe-fixes = true\n")
+    assert repaired in diff()
+    assert repaired not in diff("--no-unsafe-fixes")
+    config(project, "unsafe-fixes = false\n")
+    assert repaired not in diff()
+    assert repaired in diff("--unsafe-fixes")
+
+
 def test_explicit_config_file(project, capsys, tmp_path):
     other = write(tmp_path / "elsewhere" / "pyproject.toml", '[tool.winspawn-lint]\nselect = ["WSP101"]\n')
     config(project, 'select = ["WSP2"]\n')
@@ -308,6 +337,7 @@ BAD = [
     ('target-platforms = ["windows", "bsd"]', ".target-platforms"),
     ("target-platforms = []", ".target-platforms"),
     ('target-version = "python3"', ".target-version"),
+    ('unsafe-fixes = "yes"', ".unsafe-fixes"),
     ("[tool.winspawn-lint.typo]", "'typo'"),
     ('select = ["WSP2"', "pyproject.toml"),  # not TOML
 ]

@@ -81,3 +81,15 @@ def test_too_many_files_is_unsafe(tmp_path, monkeypatch):
 def test_project_root_is_the_nearest_marker(tmp_path):
     root = _project(tmp_path, {"src/pkg/train.py": ""})
     assert importers.project_root(str(root / "src" / "pkg" / "train.py")) == str(root)
+
+
+def test_a_long_lived_project_searches_again_after_files_changed(tmp_path):
+    # The search for importers is made once per run; a reader that outlives a run (the language server's) is
+    # told when files change, and the grade follows the new files.
+    root = _project(tmp_path, {"train.py": "print(1)\n"})
+    project = Project()
+    assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.SAFE
+    (root / "user.py").write_text("import train\n", encoding="utf-8")
+    assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.SAFE  # searched once
+    project.files_changed()
+    assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.UNSAFE

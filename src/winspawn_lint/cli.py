@@ -1,4 +1,5 @@
-"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite) files.
+"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite) files; ``winspawn-lint server`` starts the
+language server (:mod:`.server`).
 
 Exit status: 0 clean; 1 findings remain or files were rewritten (the
 pre-commit contract); 2 usage error, bad configuration, or a file that could
@@ -22,8 +23,7 @@ from .finding import Finding
 from .rules import RULES, expand
 from .io.source import split_rows
 from .runner import FileResult, Job, apply_outcome, check_file, write
-from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
-                       settings_from_mapping)
+from .settings import ConfigError, Settings, UNRESOLVED_POLICIES, configured, resolve_selection
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 PARALLEL_THRESHOLD = 64  # with no -j, fewer files than this are checked serially: workers would cost more
@@ -206,8 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--statistics", action="store_true", help="print the count of findings per code")
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="also apply fixes that may change meaning (alone: show them as fixable, as ruff does)")
+    parser.add_argument("--unsafe-fixes", action=argparse.BooleanOptionalAction, default=None,
+                        help="also apply fixes that may change meaning (alone: show them as fixable, as ruff does); "
+                        "overrides `unsafe-fixes` in the configuration")
     parser.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--exclude", help="comma-separated glob patterns to skip (replaces the defaults)")
@@ -231,17 +232,8 @@ def _split(value: Optional[str]) -> list[str]:
 
 
 def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
-    settings = Settings()
-    if not ns.isolated:
-        config = os.path.abspath(ns.config) if ns.config else None
-        if config is None:
-            first = next((p for p in paths if p != "-"), ".")
-            found = find_config(first if os.path.exists(first) else ".")
-            config = str(found) if found else None
-        if config:
-            if not os.path.isfile(config):
-                raise ConfigError(f"{config}: no such file")
-            settings = settings_from_mapping(load_config(config), root=os.path.dirname(config))
+    first = next((p for p in paths if p != "-"), ".")
+    settings = configured(first, ns.config, ns.isolated)
     select = _split(ns.select) if ns.select else None
     try:
         selection = resolve_selection(select, _split(ns.extend_select), _split(ns.ignore), base=settings.select)
@@ -254,14 +246,19 @@ def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
         changes["exclude"] = tuple(_split(ns.exclude))
     if ns.extend_exclude:
         changes["extend_exclude"] = (*settings.extend_exclude, *_split(ns.extend_exclude))
-    from dataclasses import replace
-
+    if ns.unsafe_fixes is not None:
+        changes["unsafe_fixes"] = ns.unsafe_fixes
     return replace(settings, **changes)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["server"]:  # `winspawn-lint server`, as `ruff server` (a path named server: ./server)
+        from .server import main as serve
+
+        return serve(args[1:])
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = parser.parse_args(args)
     out, err = sys.stdout, sys.stderr
     if ns.explain:
         try:
@@ -279,7 +276,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ConfigError as error:
         err.write(f"winspawn-lint: configuration error: {error}\n")
         return EXIT_ERROR
-    job = Job(settings, fix=ns.fix, diff=ns.diff, unsafe_fixes=ns.unsafe_fixes, keep_lines=ns.format == "grouped")
+    job = Job(settings, fix=ns.fix, diff=ns.diff, unsafe_fixes=settings.unsafe_fixes, keep_lines=ns.format == "grouped")
     try:
         return _run(ns, paths, job, out, err)
     except KeyboardInterrupt:
@@ -356,7 +353,7 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
         else:
             stream = out
         if rows or ns.format in ("json", "sarif"):
-            formats.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=ns.unsafe_fixes, root=os.getcwd())
+            formats.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=job.unsafe_fixes, root=os.getcwd())
     if ns.statistics:
         formats.statistics(rows, out if not ns.diff else err)
     if ns.format in ("text", "grouped"):
@@ -364,7 +361,7 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
         if ns.show_fixes and ns.fix and not ns.diff:
             formats.show_fixes([(r.path, f) for r in results if r.written for f in r.fixed], stream)
         fixed = [f for r in results if r.fixed_text is not None and (r.written or ns.diff) for f in r.fixed]
-        formats.summary(rows, len(fixed), stream, fix=ns.fix, diff=ns.diff, unsafe=ns.unsafe_fixes)
+        formats.summary(rows, len(fixed), stream, fix=ns.fix, diff=ns.diff, unsafe=job.unsafe_fixes)
     if ns.fix and fixed_files and not ns.diff:
         err.write(f"winspawn-lint: rewrote {fixed_files} file{'s' if fixed_files != 1 else ''}\n")
     if status == EXIT_ERROR:

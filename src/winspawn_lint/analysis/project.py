@@ -426,6 +426,13 @@ class Project:
             self._importers[root] = scan(root, lambda text: may_have_findings(text, registry))
         return self._importers[root]
 
+    def files_changed(self) -> None:
+        """Files of the project were created, changed or deleted: forget what was searched across the project
+        (:meth:`importers`).  What was read file by file checks itself against the file's size and mtime.  A
+        long-lived owner (the language server) calls this when its client reports changed files."""
+        self._importers.clear()
+        self._root_of.clear()  # (a marker file created or deleted moves a project's root)
+
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,
         black); its configuration files are dependencies of what the fixer writes."""

@@ -142,7 +142,8 @@ def check_cells(notebook: Notebook) -> None:
             ast.parse(text)
         except SyntaxError as error:
             where = f"cell {number}" + (f", line {error.lineno}" if error.lineno else "")
-            raise SourceError(f"syntax error at {where}: {error.msg}") from None
+            at = (number, error.lineno, error.offset or 1) if error.lineno else None
+            raise SourceError(f"syntax error at {where}: {error.msg}", at) from None
         except (ValueError, MemoryError, RecursionError) as error:
             raise SourceError(f"cannot parse cell {number}: {type(error).__name__}") from None
         start = end
