@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional, Sequence
 
@@ -122,18 +123,28 @@ def scan(root: str) -> Optional[dict[str, list[str]]]:
             if count > MAX_FILES:
                 return None
             path = os.path.abspath(os.path.join(directory, name))
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            if "import" not in text:
+            text = _read_regular(path)
+            if text is None or "import" not in text:
                 continue
             for word in _mentions(text):
                 paths = names.setdefault(word, [])
                 if len(paths) < 2:
                     paths.append(path)
     return names
+
+
+def _read_regular(path: str) -> Optional[str]:
+    """The text of a regular file, or None: a FIFO named ``x.py`` (which a plain ``open`` waits on for a writer
+    forever) or a device is not read, nor is a file that cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        with open(fd, encoding="utf-8", errors="replace") as handle:
+            return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
 
 
 def _mentions(text: str) -> set[str]:
