@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--extend-exclude", default="", help="glob patterns to skip in addition")
     parser.add_argument("--force-exclude", action="store_true",
                         help="skip excluded files even when named on the command line (pre-commit passes every file)")
+    parser.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                        help="skip what git ignores (.gitignore files, .git/info/exclude, the global excludes file) "
+                        "when walking a directory (default: on)")
     parser.add_argument("--unresolved-workers", choices=UNRESOLVED_POLICIES,
                         help="whether a worker count that cannot be resolved may be > 0 (default: assume-workers)")
     parser.add_argument("--config", help="pyproject.toml to read instead of the nearest one")
@@ -254,6 +257,8 @@ def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
         changes["exclude"] = tuple(_split(ns.exclude))
     if ns.extend_exclude:
         changes["extend_exclude"] = (*settings.extend_exclude, *_split(ns.extend_exclude))
+    if ns.respect_gitignore is not None:
+        changes["respect_gitignore"] = ns.respect_gitignore
     from dataclasses import replace
 
     return replace(settings, **changes)

@@ -50,6 +50,8 @@ class Settings:
     target_version: Optional[tuple[int, int]] = None
     #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
     cache_dir: Optional[str] = None
+    #: a directory walk skips what git ignores (.gitignore files, .git/info/exclude, the global excludes file)
+    respect_gitignore: bool = True
 
     def __getstate__(self) -> dict[str, Any]:
         # Only the fields travel (to a parallel run's workers): what the cached properties derive from them is
@@ -151,7 +153,7 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-         "unresolved-workers", "spawn-api", "target-platforms", "target-version", "cache-dir"}
+         "unresolved-workers", "spawn-api", "target-platforms", "target-version", "cache-dir", "respect-gitignore"}
 
 
 def find_config(start: str) -> Optional[Path]:
@@ -243,6 +245,9 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     cache_dir = table.get("cache-dir", base.cache_dir)
     if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
         raise ConfigError(f"{where}.cache-dir: expected a directory path, got {cache_dir!r}")
+    respect_gitignore = table.get("respect-gitignore", base.respect_gitignore)
+    if not isinstance(respect_gitignore, bool):
+        raise ConfigError(f"{where}.respect-gitignore: expected true or false, got {respect_gitignore!r}")
     try:
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
     except ValueError as error:
@@ -259,6 +264,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
         per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root, cache_dir=cache_dir,
+        respect_gitignore=respect_gitignore,
     )
 
 

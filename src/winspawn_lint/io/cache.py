@@ -46,7 +46,7 @@ CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
 FORMAT = 5  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells
 #: settings fields that never change a file's findings (which files are walked; where the cache is)
-_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir"})
+_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir", "respect_gitignore"})
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
 _RACY_NS = 2_000_000_000
 
