@@ -43,6 +43,8 @@ class Job:
     report_unparsable: bool = True
     #: fill FileResult.cache_entry (for the results cache, which the run's owner keeps)
     cache: bool = False
+    #: ``--add-noqa``: plan the ``# noqa`` comments that silence the file's findings (instead of a fix)
+    add_noqa: bool = False
 
     @property
     def fixing(self) -> bool:
@@ -69,6 +71,9 @@ class FileResult:
     source: Optional["Source"] = None
     remaining: Optional[list[Finding]] = None
     new_module: Optional[tuple[str, str]] = None
+    #: ``--add-noqa``: the lines given a ``# noqa`` (or more codes in theirs), and the findings none can silence
+    noqa_added: int = 0
+    noqa_missed: int = 0
 
 
 def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
@@ -155,6 +160,9 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
         result.lines = checked.lines
     if not found:
         return record
+    if job.add_noqa:
+        _plan_noqa(src, result, found, from_stdin)
+        return record
     result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
     if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
         outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
@@ -224,6 +232,24 @@ def apply_outcome(filename: Optional[str], src: "Source", result: FileResult, jo
         result.remaining = _declined(remaining, job)
 
 
+def _plan_noqa(src: "Source", result: FileResult, findings: list[Finding], from_stdin: bool) -> None:
+    """``--add-noqa`` for a script: the text with its comments, for :func:`write`."""
+    from .io.source import replace_lines
+    from .report.noqa import noqa_edits
+
+    edits, result.noqa_missed = noqa_edits(src.text, findings)
+    if edits and not from_stdin:  # stdin is not rewritten
+        _planned(src, result, replace_lines(src.text, edits), len(edits))
+
+
+def _planned(src: "Source", result: FileResult, text: str, added: int) -> None:
+    result.original_text = src.text
+    result.fixed_text = text
+    result.source = src
+    result.remaining = []
+    result.noqa_added = added
+
+
 def _declined(findings: list[Finding], job: Job) -> list[Finding]:
     """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
     return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
@@ -250,6 +276,19 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
     result.findings = notebook.to_cells(book, findings)
     record = _Checked(True, result.findings)
+    if job.add_noqa and findings:
+        from .report.noqa import noqa_edits
+
+        edits, result.noqa_missed = noqa_edits(book.module, findings)
+        if edits and not from_stdin:
+            try:
+                raw = notebook.rewrite(book, notebook.cells_with_lines(book, edits))
+            except notebook.NotebookFixError as error:
+                result.fix_note = f"no noqa comments added: {error}"
+                result.noqa_missed = len(findings)
+            else:
+                _planned(src, result, raw, len(edits))
+        return record
     if job.keep_lines:
         result.lines = book.cell_lines()
     if job.fixing and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):

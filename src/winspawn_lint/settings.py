@@ -8,6 +8,7 @@ Configuration is data: nothing in it is ever imported or executed.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 import re
@@ -203,7 +204,10 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     base = base or Settings()
     unknown = set(table) - _KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(_KEYS))})")
+        key = sorted(unknown)[0]
+        close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{where}: unknown key {key!r}{hint} (known: {', '.join(sorted(_KEYS))})")
 
     def codes(key: str) -> list[str]:
         value = table.get(key, [])
