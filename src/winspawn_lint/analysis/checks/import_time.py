@@ -145,7 +145,14 @@ def _call_label(call: ast.Call) -> str:
 
 
 def _chain_text(effect: Effect) -> str:
-    return " (" + " → ".join([*effect.chain, effect.what.strip("`")]) + ")"
+    # `torch.load(...)` reads plainly at the end of a chain; a description with more than one code span
+    # (`.cuda()` (moving to the GPU)) keeps its backticks, or one would be left dangling
+    what = effect.what[1:-1] if effect.what.count("`") == 2 and effect.what[0] == effect.what[-1] == "`" \
+        else effect.what
+    return " (" + " → ".join([*effect.chain, what]) + ")"
+
+
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 
 def check(ctx: Context) -> None:
@@ -153,6 +160,18 @@ def check(ctx: Context) -> None:
     effects = Effects(ctx)
     starts = ctx.starts_workers
     start_nodes = {id(e.node) for e in ctx.model.starts}
+
+    # WSP103 in a module-level loop that starts workers at import time (WSP101) is reported once, on the first
+    # heavy call, with the count of the others: WSP101's fix moves the whole loop, and them with it.
+    start_loops = {id(event.site.top_stmt) for event in ctx.model.starts if event.site.import_time
+                   and event.api.reimports_main and isinstance(event.site.top_stmt, _LOOPS)}
+    in_loops: dict[int, list[tuple[ast.AST, bool, dict[str, str]]]] = {}
+
+    def heavy(node: ast.AST, site: Site, line_only: bool = False, **args: str) -> None:
+        if id(site.top_stmt) in start_loops:
+            in_loops.setdefault(id(site.top_stmt), []).append((node, line_only, args))
+        else:
+            ctx.emit(rules.WSP103, node, line_only=line_only, **args)
 
     # WSP101: starts at import time.
     reported_lines: set[int] = set()
@@ -164,7 +183,7 @@ def check(ctx: Context) -> None:
             ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:
-                ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})")
+                heavy(event.site.stmt, event.site, line_only=True, what=f"training ({event.api.label})")
     ctx.worker = None
 
     for call, site in index.calls:
@@ -176,14 +195,25 @@ def check(ctx: Context) -> None:
                 if rule is rules.WSP103 and not starts:
                     continue
                 effect = effects.of(callee, kind)
-                if effect is not None:
+                if effect is not None and rule is rules.WSP103:
+                    heavy(call, site, what=_call_label(call), chain=_chain_text(effect))
+                elif effect is not None:
                     ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect))
         if starts and id(call) not in start_nodes:
-            heavy = _is_heavy(call, ctx, site)
-            if heavy:
-                ctx.emit(rules.WSP103, call, what=heavy)  # the call to move, on its own line in a long statement
+            work = _is_heavy(call, ctx, site)
+            if work:
+                heavy(call, site, what=work)  # the call to move, on its own line in a long statement
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
+
+    for found in in_loops.values():
+        found.sort(key=lambda emit: (emit[0].lineno, emit[0].col_offset))
+        node, line_only, args = found[0]
+        more = len({(n.lineno, n.col_offset) for n, _, _ in found}) - 1
+        if more:
+            args = {**args, "chain": args.get("chain", "") + f" (as do {more} more heavy call{'s' if more > 1 else ''} "
+                    "in this loop)"}
+        ctx.emit(rules.WSP103, node, line_only=line_only, **args)
 
     if starts and ctx.filename:
         _check_sibling_imports(ctx)
