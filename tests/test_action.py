@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from samples import LAMBDA_POOL
 from wheelhouse import pip_environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,18 +26,6 @@ ACTION = ROOT / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 CONDITION = re.compile(r"inputs\.([\w-]+) (==|!=) '([^']*)'\Z")
 
-HAZARD = '''\
-from multiprocessing import Pool
-
-
-def main():
-    with Pool(2) as pool:
-        print(pool.map(lambda x: x * x, range(4)))
-
-
-if __name__ == "__main__":
-    main()
-'''
 CLEAN = "x = 1\n"
 
 
@@ -135,7 +124,7 @@ def action_env(tmp_path_factory, wheelhouse) -> tuple[dict[str, str], Path]:
 def repository(tmp_path) -> Path:
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
-    (repo / "src" / "train.py").write_text(HAZARD, encoding="utf-8")
+    (repo / "src" / "train.py").write_text(LAMBDA_POOL, encoding="utf-8")
     (repo / "src" / "clean.py").write_text(CLEAN, encoding="utf-8")
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     return repo

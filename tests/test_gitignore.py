@@ -88,7 +88,8 @@ CASES = {
         "a/vendor/lib.py": HAZARD, "vendor/lib.py": HAZARD, "runs/1/x.py": HAZARD, "runs.py": HAZARD,
     },
     "wildcards, classes, escapes and trailing spaces": {
-        ".gitignore": "test_?.py\n[abc]_*.py\n[!x]z.py\n\\#hash.py\nspace.py   \nexp[0-9][[:digit:]].py\n# comment.py\n",
+        ".gitignore": "test_?.py\n[abc]_*.py\n[!x]z.py\n\\#hash.py\nspace.py   \nexp[0-9][[:digit:]].py\n"
+                      "# comment.py\n",
         "test_1.py": HAZARD, "test_12.py": HAZARD, "a_1.py": HAZARD, "d_1.py": HAZARD, "yz.py": HAZARD,
         "xz.py": HAZARD, "#hash.py": HAZARD, "space.py": HAZARD, "exp12.py": HAZARD, "expa1.py": HAZARD,
         "# comment.py": HAZARD,

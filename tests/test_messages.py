@@ -36,4 +36,5 @@ def test_a_chain_keeps_the_code_spans_of_a_described_call():
 def test_heavy_calls_in_a_loop_that_starts_workers_are_one_finding_with_a_count():
     found = messages("wsp103_in_loop_that_starts_workers.py")
     assert sorted(found) == [(15, "WSP103"), (19, "WSP101")]
-    assert found[(15, "WSP103")].startswith("`np.load(...)` runs at import time (as do 2 more heavy calls in this loop) ")
+    assert found[(15, "WSP103")].startswith(
+        "`np.load(...)` runs at import time (as do 2 more heavy calls in this loop) ")

@@ -559,7 +559,7 @@ def _show_settings(ns: argparse.Namespace, paths: list[str], settings: Settings,
         f"exclude = {json.dumps(list(settings.exclude))}",
         f"extend-exclude = {json.dumps(list(settings.extend_exclude))}",
         "per-file-ignores = {" + ", ".join(f"{json.dumps(pattern)} = {json.dumps(sorted(codes))}"
-                                          for pattern, codes in settings.per_file_ignores) + "}",
+                                           for pattern, codes in settings.per_file_ignores) + "}",
         f"respect-gitignore = {json.dumps(settings.respect_gitignore)}",
         f"spawn-api = {json.dumps([api.names[0] for api in settings.extra_apis])}",
         f"cache-dir = {json.dumps(_cache_dir(settings))}",
