@@ -594,16 +594,17 @@ WATCH_POLL_SECONDS = 0.5
 def _watch(ns: argparse.Namespace, paths: list[str], settings: Settings, err) -> int:
     """Check, then check again whenever a file the run checked, a directory it walked (a file added or
     removed), a ``.gitignore`` there or the configuration file changes, until Ctrl-C.  Polls with ``os.stat``
-    (no dependency); each poll costs one stat per watched file."""
+    (no dependency): the tree is walked once per check, and each poll stats what that walk found."""
     import time
 
     err.write("winspawn-lint: watching for changes (Ctrl-C to stop)\n")
-    while True:  # until Ctrl-C: every turn is one run and a bounded poll
-        before = _watched_stamps(paths, settings, ns)
+    while True:  # until Ctrl-C: every turn is one check and a poll of a fixed list of files
+        watched = _watched(paths, settings, ns)
+        before = _stamps(watched)
         _run(ns, paths, settings, err)
         sys.stdout.flush()
         err.flush()
-        while _watched_stamps(paths, settings, ns) == before:
+        while _stamps(watched) == before:
             time.sleep(WATCH_POLL_SECONDS)
         err.write(f"winspawn-lint: {time.strftime('%H:%M:%S')} change detected, checking again\n")
         try:
@@ -612,8 +613,9 @@ def _watch(ns: argparse.Namespace, paths: list[str], settings: Settings, err) ->
             err.write(f"winspawn-lint: configuration error: {error}\n")
 
 
-def _watched_stamps(paths: list[str], settings: Settings, ns: argparse.Namespace) -> dict[str, Optional[tuple]]:
-    """(mtime, size) of every file a run reads to decide what to check and what it finds."""
+def _watched(paths: list[str], settings: Settings, ns: argparse.Namespace) -> list[str]:
+    """What a check reads to decide what to check and what it finds: the files, the walked directories, their
+    ``.gitignore`` files, the configuration file."""
     from .io.discover import discover
 
     watched: list[str] = []
@@ -622,13 +624,17 @@ def _watched_stamps(paths: list[str], settings: Settings, ns: argparse.Namespace
         config = config_path(ns, paths)
     except ConfigError:
         config = None
-    stamps: dict[str, Optional[tuple]] = {}
-    for path in [*files, *watched, *([config] if config else [])]:
+    return [*files, *watched, *([config] if config else [])]
+
+
+def _stamps(paths: list[str]) -> list[Optional[tuple[int, int]]]:
+    stamps: list[Optional[tuple[int, int]]] = []
+    for path in paths:
         try:
             info = os.stat(path)
-            stamps[path] = (info.st_mtime_ns, info.st_size)
+            stamps.append((info.st_mtime_ns, info.st_size))
         except OSError:
-            stamps[path] = None
+            stamps.append(None)
     return stamps
 
 

@@ -38,9 +38,10 @@ def discover(paths: list[str], settings: Settings, watched: Optional[list[str]] 
                     watched.append(root)
                     if git is not None and ".gitignore" in files:
                         watched.append(os.path.join(root, ".gitignore"))
+                work_tree = ".git" in dirs or ".git" in files  # a submodule's or a nested clone's root
                 # the walk never enters an excluded directory, so only each entry's own name is left to match
                 dirs[:] = sorted(d for d in dirs if not settings.is_excluded_below(os.path.join(root, d), d))
-                ignored = git.ignored_in(root, dirs, files) if git is not None else _NOTHING
+                ignored = git.ignored_in(root, dirs, files, work_tree) if git is not None else _NOTHING
                 if ignored:
                     dirs[:] = [d for d in dirs if d not in ignored]
                 for name in sorted(files):
@@ -84,22 +85,23 @@ class _GitWalk:
         if repository is not None:
             self.places[top] = (repository, _relative(os.path.abspath(top), repository.root))
 
-    def ignored_in(self, root: str, dirs: list[str], files: list[str]) -> frozenset[str]:
-        """The names among *dirs* and the Python files among *files* that git ignores in *root*."""
+    def ignored_in(self, root: str, dirs: list[str], files: list[str], work_tree: bool) -> frozenset[str]:
+        """The names among *dirs* and the Python files among *files* that git ignores in *root* (*work_tree*: it
+        holds a ``.git``)."""
         place = self.places.pop(root, None)
-        git_dir = gitignore.git_dir_of(root) if root != self.top else None  # `.git` is excluded from *dirs*
+        git_dir = gitignore.git_dir_of(root) if work_tree and root != self.top else None
         if git_dir is not None:
             place = (gitignore.Repository(os.path.abspath(root), git_dir), ".")
         if place is None:
             return _NOTHING
         repository, here = place
-        prefix = "" if here == "." else here + "/"
-        ignored = {d for d in dirs if repository.ignored(prefix + d, True)}
-        ignored.update(name for name in files
-                       if name.endswith(PYTHON_SUFFIXES) and repository.ignored(prefix + name, False))
+        directory = "" if here == "." else here
+        ignored_here = repository.matcher(directory, has_gitignore=".gitignore" in files)
+        ignored = {d for d in dirs if ignored_here(d, True)}
+        ignored.update(name for name in files if name.endswith(PYTHON_SUFFIXES) and ignored_here(name, False))
         for name in dirs:
             if name not in ignored:
-                self.places[os.path.join(root, name)] = (repository, prefix + name)
+                self.places[os.path.join(root, name)] = (repository, f"{directory}/{name}" if directory else name)
         return frozenset(ignored)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 #: the POSIX character classes wildmatch knows, as ASCII sets (git's ctype is ASCII-only)
 _CLASSES = {
@@ -44,7 +44,45 @@ class Pattern:
     basename: bool
 
 
-def parse(text: str, ignore_case: bool = False) -> list[Pattern]:
+class Patterns:
+    """The patterns of one ignore file, in order, and one regex per kind that tells quickly that none matches
+    (most paths: then the patterns are not looked at one by one)."""
+
+    def __init__(self, patterns: list[Pattern], flags: int = 0) -> None:
+        self.patterns = patterns
+        self._any_name = _any([p for p in patterns if p.basename], flags)
+        self._any_path = _any([p for p in patterns if not p.basename], flags)
+
+    def __iter__(self) -> Iterator[Pattern]:
+        return iter(self.patterns)
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    def decide(self, relative: str, name: str, is_dir: bool) -> Optional[bool]:
+        """True: ignored, False: re-included (``!``), None: no pattern matches; the last pattern that matches
+        decides.  *relative*: the path below the file's directory, *name*: its last part."""
+        if not ((self._any_name is not None and self._any_name.match(name))
+                or (self._any_path is not None and self._any_path.match(relative))):
+            return None
+        for pattern in reversed(self.patterns):
+            if pattern.dir_only and not is_dir:
+                continue
+            if pattern.regex.match(name if pattern.basename else relative):
+                return not pattern.negated
+        return None
+
+
+def _any(patterns: list[Pattern], flags: int) -> "Optional[re.Pattern[str]]":
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{p.regex.pattern})" for p in patterns), flags)
+
+
+_NONE = Patterns([])
+
+
+def parse(text: str, ignore_case: bool = False) -> Patterns:
     """The patterns of an ignore file's text, in order."""
     flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     patterns = []
@@ -65,7 +103,7 @@ def parse(text: str, ignore_case: bool = False) -> list[Pattern]:
             line = line[1:]
         regex = translate(line, pathname=not basename)
         patterns.append(Pattern(re.compile(regex + r"\Z", flags), negated, dir_only, basename))
-    return patterns
+    return Patterns(patterns, flags)
 
 
 def _trim_trailing_spaces(line: str) -> str:
@@ -193,26 +231,37 @@ class Repository:
         common = _common_dir(git_dir)
         config = _config_values(common)
         self.ignore_case = config.get("ignorecase", "false").lower() in ("true", "yes", "on", "1")
-        base = parse(_read(os.path.join(common, "info", "exclude")), self.ignore_case)
         excludes = config.get("excludesfile") or _default_excludes_file()
-        if excludes:
-            base = parse(_read(os.path.expanduser(excludes)), self.ignore_case) + base
-        self._base = base
-        self._files: dict[str, list[Pattern]] = {}
+        # the lowest precedence first: the global file, then info/exclude (a later pattern wins)
+        text = _read(os.path.expanduser(excludes)) if excludes else ""
+        self._base = parse(text + "\n" + _read(os.path.join(common, "info", "exclude")), self.ignore_case)
+        self._files: dict[str, Patterns] = {}
+        root = self._patterns("")
+        self._stacks: dict[str, list[tuple[Patterns, str]]] = {"": [(root, "")] if root else []}
 
     def ignored(self, relative: str, is_dir: bool) -> bool:
         """Whether git ignores the path *relative* (to the work tree's root, ``/``-separated) by its own name.
         Its parent directories are the walk's business: a path below an ignored directory is never asked about."""
-        parts = relative.split("/")
-        name = parts[-1]
-        # deepest file first: the first pattern found to match, from the end of each file, decides
-        for depth in range(len(parts) - 1, -1, -1):
-            patterns = self._patterns("/".join(parts[:depth]))
-            if patterns:
-                decided = _decide(patterns, "/".join(parts[depth:]), name, is_dir)
+        directory, _, name = relative.rpartition("/")
+        return self.matcher(directory)(name, is_dir)
+
+    def matcher(self, directory: str, has_gitignore: bool = True) -> Callable[[str, bool], bool]:
+        """Whether git ignores an entry (its name, and whether it is a directory) of *directory* (relative to the
+        root, ``/``-separated, "" for the root): the ignore files that apply there are looked up once.
+        *has_gitignore*: False when the caller knows *directory* holds no ``.gitignore`` (a walk lists it)."""
+        if not has_gitignore:
+            self._files.setdefault(directory, _NONE)
+        levels = self._levels(directory)
+        base, prefix = self._base, directory + "/" if directory else ""
+
+        def ignored(name: str, is_dir: bool) -> bool:
+            for patterns, below in levels:
+                decided = patterns.decide(below + name, name, is_dir)
                 if decided is not None:
                     return decided
-        return bool(_decide(self._base, relative, name, is_dir))
+            return bool(base.decide(prefix + name, name, is_dir))
+
+        return ignored
 
     def ignored_path(self, path: str) -> bool:
         """Whether git ignores *path* (absolute, inside this work tree) or a directory above it, as
@@ -221,23 +270,31 @@ class Repository:
         return any(self.ignored("/".join(parts[:depth]), depth < len(parts) or os.path.isdir(path))
                    for depth in range(1, len(parts) + 1))
 
-    def _patterns(self, directory: str) -> list[Pattern]:
+    def _levels(self, directory: str) -> list[tuple[Patterns, str]]:
+        """(patterns, the path from their directory down to *directory*, ending in ``/``) of every ``.gitignore``
+        that applies in *directory*, the deepest first; built from the nearest ancestor's, once per directory."""
+        missing = []
+        here = directory
+        while here not in self._stacks:  # bounded: each turn drops a part of the path, and "" is always known
+            missing.append(here)
+            here = here.rpartition("/")[0]
+        levels = self._stacks[here]
+        for here in reversed(missing):
+            name = here.rpartition("/")[2]
+            own = self._patterns(here)
+            levels = ([(own, "")] if own else []) + [(patterns, below + name + "/") for patterns, below in levels]
+            self._stacks[here] = levels
+        return levels
+
+    def _patterns(self, directory: str) -> Patterns:
         """The patterns of the ``.gitignore`` in *directory* (relative to the root; "" for the root)."""
         found = self._files.get(directory)
         if found is None:
             path = os.path.join(self.root, *directory.split("/"), ".gitignore") if directory else \
                 os.path.join(self.root, ".gitignore")
-            found = self._files[directory] = parse(_read(path), self.ignore_case)
+            text = _read(path)
+            found = self._files[directory] = parse(text, self.ignore_case) if text else _NONE
         return found
-
-
-def _decide(patterns: list[Pattern], relative: str, name: str, is_dir: bool) -> Optional[bool]:
-    for pattern in reversed(patterns):
-        if pattern.dir_only and not is_dir:
-            continue
-        if pattern.regex.match(name if pattern.basename else relative):
-            return not pattern.negated
-    return None
 
 
 def find_repository(directory: str) -> Optional[Repository]:
