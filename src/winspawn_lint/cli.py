@@ -198,7 +198,8 @@ class _sigint_blocked:
 EPILOG = """\
 exit status:
   0    no findings (and, with --fix, nothing rewritten); with --exit-zero, also when there are
-  1    findings remain, or --fix rewrote a file (the pre-commit contract: review the change)
+  1    findings remain, --fix rewrote a file (the pre-commit contract: review the change), or
+       --add-noqa could not silence a finding
   2    usage or configuration error, or a file that could not be read or parsed (the others are
        still checked; each failure is one line on stderr)
   130  interrupted (Ctrl-C)
