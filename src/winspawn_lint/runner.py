@@ -4,8 +4,9 @@ Every way of running the linter on files goes through here: the command line (se
 workers), and the public ``fix_text`` for a text.  A run has one :class:`~.analysis.project.Project`, the reader
 of the project's files, made by whoever owns the run (a parallel run makes one per worker) and handed down.
 
-Checking and fixing never write: :func:`check_file` returns what the file's fix would be, and the run writes
-every fixed file when all files are checked (:func:`write`).  So each file is checked, and fixed, against the
+Checking and fixing never write: :func:`check_file` returns what the file's fix would be (with ``--add-noqa``,
+the file with the ``# noqa`` comments that silence its findings), and the run writes every such file when all
+files are checked (:func:`write`).  So each file is checked, and fixed, against the
 project as it stood when the run began, whatever order its files are checked in and however many workers share
 them: a fix that rewrites one module never changes what another file of the same run is told.
 """
