@@ -368,7 +368,7 @@ def test_the_console_script_reports_bad_config_without_a_traceback(project):
     done = subprocess.run([*command, "src"], capture_output=True, text=True, cwd=project, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "winspawn-lint: configuration error: [tool.winspawn-lint].unresolved-workers: "
+        "winspawn-lint: configuration error: pyproject.toml: [tool.winspawn-lint].unresolved-workers: "
         "expected one of assume-workers, assume-none, got 'sometimes'"
     ]
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 
 from winspawn_lint.analysis import importers
@@ -93,3 +96,18 @@ def test_a_long_lived_project_searches_again_after_files_changed(tmp_path):
     assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.SAFE  # searched once
     project.files_changed()
     assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.UNSAFE
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
+def test_a_fifo_named_like_a_module_is_not_waited_on(tmp_path):
+    # Grading searches every .py file under the project root: a plain open() of a FIFO waits for a writer forever
+    # (seen: a check of /tmp/x.py hung on another program's /tmp/.../pipe.py).
+    root = _project(tmp_path, {"train.py": "import os\n", "user.py": "import train\n"})
+    os.mkfifo(root / "pipe.py")
+    done: list = []
+    searcher = threading.Thread(target=lambda: done.append(graded(str(root / "train.py"), "import os\n")), daemon=True)
+    searcher.start()
+    searcher.join(timeout=30)
+    if searcher.is_alive():  # release the blocked open() before failing
+        os.close(os.open(root / "pipe.py", os.O_WRONLY | os.O_NONBLOCK))
+    assert done and done[0].safety is FixSafety.UNSAFE and "user.py" in done[0].reason

@@ -26,6 +26,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from samples import LAMBDA_POOL
 from wheelhouse import pip_environment
 
 from winspawn_lint import __version__
@@ -34,18 +35,6 @@ from winspawn_lint.rules import RULES
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent
-HAZARD = '''\
-from multiprocessing import Pool
-
-
-def main():
-    with Pool(2) as pool:
-        print(pool.map(lambda x: x * x, range(4)))
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 def _run(*command: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300):
@@ -175,7 +164,7 @@ def test_the_installed_wheel_works(venv, dists, tmp_path):
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python, exe = str(bindir / "python"), str(bindir / "winspawn-lint")
     env = _venv_env(venv)
-    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "job.py").write_text(LAMBDA_POOL, encoding="utf-8")
 
     done = _run(python, "-c", "import winspawn_lint, sys; print(winspawn_lint.__file__)", cwd=tmp_path, env=env)
     assert done.returncode == 0 and Path(done.stdout.strip()).is_relative_to(venv), _describe(done)
@@ -239,7 +228,7 @@ def test_every_module_the_package_imports_is_installed_with_it(venv):
 def test_the_installed_wheel_fixes_with_libcst_and_infers_with_astroid(venv, tmp_path):
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     env = _venv_env(venv)
-    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "job.py").write_text(LAMBDA_POOL, encoding="utf-8")
     done = _run(str(bindir / "winspawn-lint"), "--diff", "job.py", cwd=tmp_path, env=env)
     assert done.returncode == 1 and "+def _map_fn(x):" in done.stdout, _describe(done)
     code = "import astroid, libcst, winspawn_lint.analysis.inference, winspawn_lint.fix; print('ok')"
@@ -250,7 +239,7 @@ def test_the_installed_wheel_fixes_with_libcst_and_infers_with_astroid(venv, tmp
 def test_flake8_finds_the_installed_plugin(venv, tmp_path):
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     env = _venv_env(venv)
-    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "job.py").write_text(LAMBDA_POOL, encoding="utf-8")
     done = _run(str(bindir / "python"), "-m", "flake8", "--select", "WSP", "job.py", cwd=tmp_path, env=env)
     assert done.returncode == 1, _describe(done)
     lines = done.stdout.strip().splitlines()

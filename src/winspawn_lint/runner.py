@@ -6,8 +6,9 @@ text.  A run has one :class:`~.analysis.project.Project`, the reader of the proj
 the run (a parallel run makes one per worker; the language server one per workspace folder, kept warm) and handed
 down.
 
-Checking and fixing never write: :func:`check_file` returns what the file's fix would be, and the run writes
-every fixed file when all files are checked (:func:`write`).  So each file is checked, and fixed, against the
+Checking and fixing never write: :func:`check_file` returns what the file's fix would be (with ``--add-noqa``,
+the file with the ``# noqa`` comments that silence its findings), and the run writes every such file when all
+files are checked (:func:`write`).  So each file is checked, and fixed, against the
 project as it stood when the run began, whatever order its files are checked in and however many workers share
 them: a fix that rewrites one module never changes what another file of the same run is told.
 """
@@ -48,6 +49,8 @@ class Job:
     #: fix these findings only (equal by code and place to findings of the file; a notebook's are in their
     #: cells), an editor's quick fix for one finding; None: every finding whose fix applies
     only: Optional[frozenset[Finding]] = None
+    #: ``--add-noqa``: plan the ``# noqa`` comments that silence the file's findings (instead of a fix)
+    add_noqa: bool = False
 
     @property
     def fixing(self) -> bool:
@@ -75,6 +78,9 @@ class FileResult:
     #: still has
     source: Optional["Source"] = None
     remaining: Optional[list[Finding]] = None
+    #: ``--add-noqa``: the lines given a ``# noqa`` (or more codes in theirs), and the findings none can silence
+    noqa_added: int = 0
+    noqa_missed: int = 0
     #: a file that cannot be checked: where it stops being Python, as (cell or None, line, column), both
     #: 1-based, when that is known
     error_at: Optional[tuple[Optional[int], int, int]] = None
@@ -209,6 +215,9 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
         result.lines = checked.lines
     if not found:
         return record
+    if job.add_noqa:
+        _plan_noqa(src, result, found, from_stdin)
+        return record
     result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
     if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
         outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
@@ -279,6 +288,24 @@ def apply_outcome(filename: Optional[str], src: "Source", result: FileResult, jo
         result.remaining = _declined(remaining, job)
 
 
+def _plan_noqa(src: "Source", result: FileResult, findings: list[Finding], from_stdin: bool) -> None:
+    """``--add-noqa`` for a script: the text with its comments, for :func:`write`."""
+    from .io.source import replace_lines
+    from .report.noqa import noqa_edits
+
+    edits, result.noqa_missed = noqa_edits(src.text, findings)
+    if edits and not from_stdin:  # stdin is not rewritten
+        _planned(src, result, replace_lines(src.text, edits), len(edits))
+
+
+def _planned(src: "Source", result: FileResult, text: str, added: int) -> None:
+    result.original_text = src.text
+    result.fixed_text = text
+    result.source = src
+    result.remaining = []
+    result.noqa_added = added
+
+
 def _declined(findings: list[Finding], job: Job) -> list[Finding]:
     """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
     return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
@@ -305,6 +332,19 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
     result.findings = notebook.to_cells(book, findings)
     record = _Checked(True, result.findings)
+    if job.add_noqa and findings:
+        from .report.noqa import noqa_edits
+
+        edits, result.noqa_missed = noqa_edits(book.module, findings)
+        if edits and not from_stdin:
+            try:
+                raw = notebook.rewrite(book, notebook.cells_with_lines(book, edits))
+            except notebook.NotebookFixError as error:
+                result.fix_note = f"no noqa comments added: {error}"
+                result.noqa_missed = len(findings)
+            else:
+                _planned(src, result, raw, len(edits))
+        return record
     if job.keep_lines:
         result.lines = book.cell_lines()
     if job.fixing and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):

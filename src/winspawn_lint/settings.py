@@ -9,6 +9,7 @@ Configuration is data: nothing in it is ever imported or executed.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 import re
@@ -56,6 +57,8 @@ class Settings:
     cache_dir: Optional[str] = None
     #: apply unsafe fixes too (``unsafe-fixes = true``, as in ruff; ``--unsafe-fixes``/``--no-unsafe-fixes`` win)
     unsafe_fixes: bool = False
+    #: a directory walk skips what git ignores (.gitignore files, .git/info/exclude, the global excludes file)
+    respect_gitignore: bool = True
 
     def __getstate__(self) -> dict[str, Any]:
         # Only the fields travel (to a parallel run's workers): what the cached properties derive from them is
@@ -159,7 +162,7 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
          "unresolved-workers", "spawn-api", "unpicklable", "target-platforms", "target-version", "cache-dir",
-         "unsafe-fixes"}
+         "unsafe-fixes", "respect-gitignore"}
 
 
 def configured(start: str, config: Optional[str] = None, isolated: bool = False,
@@ -235,7 +238,10 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     base = base or Settings()
     unknown = set(table) - _KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(_KEYS))})")
+        key = sorted(unknown)[0]
+        close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{where}: unknown key {key!r}{hint} (known: {', '.join(sorted(_KEYS))})")
 
     def codes(key: str) -> list[str]:
         value = table.get(key, [])
@@ -280,6 +286,9 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     unsafe_fixes = table.get("unsafe-fixes", base.unsafe_fixes)
     if not isinstance(unsafe_fixes, bool):
         raise ConfigError(f"{where}.unsafe-fixes: expected true or false, got {unsafe_fixes!r}")
+    respect_gitignore = table.get("respect-gitignore", base.respect_gitignore)
+    if not isinstance(respect_gitignore, bool):
+        raise ConfigError(f"{where}.respect-gitignore: expected true or false, got {respect_gitignore!r}")
     try:
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
         unpicklable = unpicklable_from_config(table.get("unpicklable", []), f"{where}.unpicklable")
@@ -299,6 +308,7 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
         per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root, cache_dir=cache_dir,
         unsafe_fixes=unsafe_fixes,
+        respect_gitignore=respect_gitignore,
     )
 
 

@@ -180,11 +180,12 @@ def scan(root: str, passes: Any = None) -> Optional[ProjectIndex]:
     index = ProjectIndex({}, {}, set(), {})
     for path in found:
         try:
-            if not stat.S_ISREG(os.stat(path).st_mode) or os.path.getsize(path) > MAX_SCANNED_BYTES:
-                continue  # a FIFO or device would block the read; a huge file is not a module
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+            if os.path.getsize(path) > MAX_SCANNED_BYTES:
+                continue  # a huge file is not a module
         except OSError:
+            continue
+        text = _read_regular(path)
+        if text is None:
             continue
         index.stems.setdefault(module_name(path), []).append(path)
         if path.endswith(".ipynb"):
@@ -214,6 +215,20 @@ def _notebook_code(text: str) -> str:
             source = cell.get("source", "")
             parts.append("".join(source) if isinstance(source, list) else str(source))
     return "\n".join(parts)
+
+
+def _read_regular(path: str) -> Optional[str]:
+    """The text of a regular file, or None: a FIFO named ``x.py`` (which a plain ``open`` waits on for a writer
+    forever) or a device is not read, nor is a file that cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        with open(fd, encoding="utf-8", errors="replace") as handle:
+            return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
 
 
 def _mentions(text: str) -> set[str]:

@@ -45,11 +45,11 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 7  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
-# 6: derived facts; 7: unsafe-fixes left out of the settings digest
+FORMAT = 8  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+# 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too
 #: settings fields that never change a file's findings (which files are walked; where the cache is; whether
 #: unsafe fixes apply, which fix outcomes record in their own key)
-_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir", "unsafe_fixes"})
+_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cache_dir", "unsafe_fixes"})
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
 _RACY_NS = 2_000_000_000
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ..finding import Finding
-from .source import SourceError, split_lines, split_rows
+from .source import SourceError, replace_lines, split_lines, split_rows
 
 SUFFIX = ".ipynb"
 
@@ -315,6 +315,18 @@ def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str]:
         if text != originals[number]:
             changed[number] = text
     return changed
+
+
+def cells_with_lines(notebook: Notebook, lines: dict[int, str]) -> dict[int, str]:
+    """Cell number -> new source text, for the module's lines *lines* (module line -> its new text) replaced in
+    the cells they come from (``--add-noqa``: a comment added at the end of a line)."""
+    per_cell: dict[int, dict[int, str]] = {}
+    for line, text in lines.items():
+        where = notebook.position(line)
+        if where is not None:
+            per_cell.setdefault(where[0], {})[where[1]] = text
+    return {number: replace_lines(_source_text(notebook.data["cells"][number - 1]), edits)
+            for number, edits in per_cell.items()}
 
 
 def split_fixed_plain(notebook: Notebook) -> dict[int, list[str]]:

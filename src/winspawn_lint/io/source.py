@@ -54,6 +54,16 @@ def split_rows(text: str) -> list[str]:
     return _ROW.findall(text)
 
 
+def replace_lines(text: str, lines: dict[int, str]) -> str:
+    """*text* with the lines numbered in *lines* (1-based, as :func:`split_lines` numbers them) replaced, each
+    keeping its own line end."""
+    rows = split_rows(text)
+    for number, line in lines.items():
+        row = rows[number - 1]
+        rows[number - 1] = line + row[len(row.rstrip("\r\n")):]
+    return "".join(rows)
+
+
 def decode(data: bytes) -> Source:
     if b"\0" in data:
         raise SourceError("contains a NUL byte (binary file?)")

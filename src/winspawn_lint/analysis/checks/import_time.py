@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from ... import rules
 from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
@@ -100,10 +100,17 @@ def _call_label(call: ast.Call) -> str:
 
 
 def _chain_text(effect: Effect) -> str:
-    return " (" + " → ".join([*effect.chain, effect.what.replace("`", "")]) + ")"
+    return " (" + " → ".join([*effect.chain, _plain(effect.what)]) + ")"
+
+
+def _plain(what: str) -> str:
+    """*what* at the end of a chain: `torch.load(...)` reads plainly there; a description with more than one code
+    span (`.cuda()` (moving to the GPU)) keeps its backticks, or one would be left dangling."""
+    return what[1:-1] if what.count("`") == 2 and what[0] == what[-1] == "`" else what
 
 
 _OWN_STARTS = "in a module that starts worker processes"
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 
 def check(ctx: Context) -> None:
@@ -121,6 +128,18 @@ def check(ctx: Context) -> None:
             where = _imported_by(ctx, spawning)
     start_nodes = {id(e.node) for e in ctx.model.starts}
 
+    # WSP103 in a module-level loop that starts workers at import time (WSP101) is reported once, on the first
+    # heavy call, with the count of the others: WSP101's fix moves the whole loop, and them with it.
+    start_loops = {id(event.site.top_stmt) for event in ctx.model.starts if event.site.import_time
+                   and event.api.reimports_main and isinstance(event.site.top_stmt, _LOOPS)}
+    in_loops: dict[int, list[tuple[ast.AST, bool, dict[str, str]]]] = {}
+
+    def heavy(node: ast.AST, site: Site, line_only: bool = False, **args: str) -> None:
+        if id(site.top_stmt) in start_loops:
+            in_loops.setdefault(id(site.top_stmt), []).append((node, line_only, args))
+        else:
+            ctx.emit(rules.WSP103, node, line_only=line_only, where=where, **args)
+
     # WSP101: starts at import time.
     reported_lines: set[int] = set()
     for event in ctx.model.starts:
@@ -131,8 +150,7 @@ def check(ctx: Context) -> None:
             ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:
-                ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})",
-                         where=where)
+                heavy(event.site.stmt, event.site, line_only=True, what=f"training ({event.api.label})")
     ctx.worker = None
     _project_starts(ctx, reported_lines)
 
@@ -146,19 +164,30 @@ def check(ctx: Context) -> None:
                 if rule is rules.WSP103 and (not starts or id(call) in heavy_calls):
                     continue  # (a call that starts workers at import time: WSP101 says what to move)
                 effect = effects.of(callee, kind)
-                if effect is not None:
+                if effect is not None and rule is rules.WSP103:
+                    heavy(call, site, what=_call_label(call), chain=_chain_text(effect))
+                elif effect is not None:
                     ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect), where=where)
+                if effect is not None:
                     heavy_calls.add(id(call))
         if starts and id(call) not in start_nodes:
-            heavy = _is_heavy(call, ctx, site)
-            if heavy:
-                # the call to move, on its own line in a long statement
-                ctx.emit(rules.WSP103, call, what=heavy, where=where)
+            work = _is_heavy(call, ctx, site)
+            if work:
+                heavy(call, site, what=work)  # the call to move, on its own line in a long statement
                 heavy_calls.add(id(call))
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
             ctx.emit(rules.WSP104, call, what=dotted(call.func) or "set_start_method")
     if starts:
-        _project_heavy_calls(ctx, heavy_calls | start_nodes, reported_lines, where)
+        _project_heavy_calls(ctx, heavy_calls | start_nodes, reported_lines, heavy)
+
+    for found in in_loops.values():
+        found.sort(key=lambda emit: (emit[0].lineno, emit[0].col_offset))
+        node, line_only, args = found[0]
+        more = len({(n.lineno, n.col_offset) for n, _, _ in found}) - 1
+        if more:
+            args = {**args, "chain": args.get("chain", "") + f" (as do {more} more heavy call{'s' if more > 1 else ''} "
+                    "in this loop)"}
+        ctx.emit(rules.WSP103, node, line_only=line_only, where=where, **args)
 
     # WSP102: guards that are not.
     for node in index.module_ifs:
@@ -230,18 +259,20 @@ def _project_starts(ctx: Context, reported_lines: set) -> None:
     ctx.worker = None
 
 
-def _project_heavy_calls(ctx: Context, reported: set, start_lines: set, where: str) -> None:
+def _project_heavy_calls(ctx: Context, reported: set, start_lines: set, heavy: Callable[..., None]) -> None:
     """Heavy work at import time in module-level calls of another module's functions or classes
     (``trainer = Trainer(config)`` whose ``__init__`` loads a checkpoint), which this module's own effects
-    cannot see."""
+    cannot see; each goes to *heavy* (``heavy(node, site, **args)``), which groups those in a loop that starts
+    workers as the module's own are."""
     engine = ctx.engine
     for use in engine.import_time_heavy_calls(engine.main):
-        call = use.hops[0].call
+        hop = use.hops[0]
+        call = hop.call
         if id(call) in reported or getattr(call, "lineno", 0) in start_lines or not isinstance(call, ast.Call):
             continue  # (reported already, as heavy work or as the start it is)
         reported.add(id(call))
-        chain = " (" + " → ".join([*(f"{h.name}()" for h in use.hops[1:]), use.what.replace("`", "")]) + ")"
-        ctx.emit(rules.WSP103, call, what=_call_label(call), chain=chain, where=where)
+        chain = " (" + " → ".join([*(f"{h.name}()" for h in use.hops[1:]), _plain(use.what)]) + ")"
+        heavy(call, hop.site, what=_call_label(call), chain=chain)
 
 
 def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
