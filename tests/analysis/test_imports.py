@@ -225,3 +225,81 @@ def test_a_cycle_of_imports_terminates_when_the_importers_are_listed(tmp_path):
     project = Project()
     assert project.importers_of(str(root / "a.py")) == [str(root / "c.py")]
     assert project.imported_files(project.module(str(root / "a.py"))) == {str(root / "b.py")}
+
+
+# --- more shapes of the search -----------------------------------------------------------------------------------
+
+
+def test_a_pathlib_parents_sys_path_edit_adds_its_folder(tmp_path):
+    root = make_project(tmp_path, {
+        "app/scripts/train.py": """
+            import sys
+            from pathlib import Path
+            sys.path.append(str(Path(__file__).resolve().parents[1] / "vendor"))
+            import loaders
+        """,
+        "app/vendor/loaders.py": "",
+    })
+    assert resolve(root, "app/scripts/train.py", "loaders") == "app/vendor/loaders.py"
+
+
+def test_a_relative_literal_sys_path_edit_counts_from_the_scripts_folder(tmp_path):
+    root = make_project(tmp_path, {
+        "app/scripts/train.py": """
+            import sys
+            sys.path.insert(0, "../vendor")
+            import loaders
+        """,
+        "app/vendor/loaders.py": "",
+    })
+    assert resolve(root, "app/scripts/train.py", "loaders") == "app/vendor/loaders.py"
+
+
+def test_a_sys_path_edit_inside_a_function_is_not_a_top_level_edit(tmp_path):
+    root = make_project(tmp_path, {
+        "app/scripts/train.py": """
+            import sys
+
+
+            def later():
+                sys.path.append("../vendor")
+                import loaders
+        """,
+        "app/vendor/loaders.py": "",
+    })
+    assert resolve(root, "app/scripts/train.py", "loaders") is None
+
+
+def test_a_package_module_does_not_see_its_siblings_by_absolute_import(tmp_path):
+    # `import helpers` in pkg/model.py, imported as pkg.model, finds no pkg/helpers.py (Python 3 has no implicit
+    # relative imports); only a module run as a script has its own folder on the path.
+    root = make_project(tmp_path, {
+        "app/pkg/__init__.py": "",
+        "app/pkg/model.py": "import helpers\n",
+        "app/pkg/helpers.py": "",
+        "app/pkg/run.py": "import helpers\n\nif __name__ == '__main__':\n    pass\n",
+    })
+    assert resolve(root, "app/pkg/model.py", "helpers") is None
+    assert resolve(root, "app/pkg/run.py", "helpers") == "app/pkg/helpers.py"
+
+
+def test_python_m_from_the_folder_above_the_top_package_resolves_absolute_imports(tmp_path):
+    root = make_project(tmp_path, {
+        "app/pkg/__init__.py": "",
+        "app/pkg/train.py": "from pkg.data import build\n",
+        "app/pkg/data.py": "",
+    })
+    assert resolve(root, "app/pkg/train.py", "pkg.data") == "app/pkg/data.py"
+
+
+def test_the_importers_of_a_module_are_found_through_a_sys_path_edit(tmp_path):
+    root = make_project(tmp_path, {
+        "tools/train.py": """
+            import sys
+            sys.path.insert(0, "../lib")
+            import weights
+        """,
+        "tools/evaluate.py": "import weights  # not on this script's path\n",
+        "lib/weights.py": "",
+    })
+    assert Project().importers_of(str(root / "lib" / "weights.py")) == [str(root / "tools" / "train.py")]

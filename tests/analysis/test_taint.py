@@ -61,6 +61,13 @@ def expected(files: dict[str, str]) -> list[tuple[str, int, str]]:
     return sorted(out)
 
 
+def script(imports: str, body: str) -> str:
+    """A script: *imports*, then ``main()`` made of *body*, called under the main guard."""
+    return "\n".join([textwrap.dedent(imports).strip("\n"), "", "", "def main():",
+                      textwrap.indent(textwrap.dedent(body).strip("\n"), "    "), "", "",
+                      'if __name__ == "__main__":', "    main()", ""])
+
+
 def assert_exact(tmp_path: Path, files: dict[str, str]) -> None:
     assert lint(tmp_path, files) == expected(files)
 
@@ -164,18 +171,12 @@ def test_a_lambda_given_to_a_loader_factory_in_another_module_reaches_its_datalo
             def build_loader(data, collate, workers=2):
                 return DataLoader(data, batch_size=4, num_workers=workers, collate_fn=collate)
         """,
-        "train.py": """
+        "train.py": script("""
             from loaders import build_loader
-
-
-            def main():
-                loader = build_loader(list(range(8)), collate=lambda batch: sum(batch))  # error: WSP201
-                print(sorted(loader))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            loader = build_loader(list(range(8)), collate=lambda batch: sum(batch))  # error: WSP201
+            print(sorted(loader))
+        """),
     })
 
 
@@ -188,18 +189,12 @@ def test_a_loader_factory_given_no_workers_is_silent(tmp_path):
             def build_loader(data, collate, workers=2):
                 return DataLoader(data, batch_size=4, num_workers=workers, collate_fn=collate)
         """,
-        "train.py": """
+        "train.py": script("""
             from loaders import build_loader
-
-
-            def main():
-                loader = build_loader(list(range(8)), collate=lambda batch: sum(batch), workers=0)
-                print(sorted(loader))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            loader = build_loader(list(range(8)), collate=lambda batch: sum(batch), workers=0)
+            print(sorted(loader))
+        """),
     })
 
 
@@ -250,20 +245,14 @@ def test_an_lmdb_environment_in_a_dataset_returned_inside_a_tuple_is_reported_wh
                 dataset = Records(path)
                 return dataset, SequentialSampler(dataset)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import build
-
-
-            def main():
-                dataset, sampler = build("records.lmdb")
-                print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            dataset, sampler = build("records.lmdb")
+            print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
+        """),
     })
 
 
@@ -288,20 +277,14 @@ def test_an_h5py_file_in_a_returned_tuple_is_reported_where_it_is_opened(tmp_pat
             def build(path):
                 return Frames(path), len(path)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import build
-
-
-            def main():
-                frames, _ = build("frames.h5")
-                print(list(DataLoader(frames, num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            frames, _ = build("frames.h5")
+            print(list(DataLoader(frames, num_workers=2)))
+        """),
     })
 
 
@@ -330,20 +313,14 @@ def test_an_lmdb_environment_opened_lazily_in_each_worker_is_silent(tmp_path):
                 dataset = Records(path)
                 return dataset, SequentialSampler(dataset)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import build
-
-
-            def main():
-                dataset, sampler = build("records.lmdb")
-                print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            dataset, sampler = build("records.lmdb")
+            print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
+        """),
     })
 
 
@@ -432,7 +409,7 @@ def test_an_instance_a_classmethod_makes_with_cls_carries_what_its_constructor_s
                 def from_range(cls, size):
                     return cls(list(range(size)))
         """,
-        "train.py": """
+        "train.py": script("""
             from multiprocessing import Pool
 
             from data import Records
@@ -440,16 +417,10 @@ def test_an_instance_a_classmethod_makes_with_cls_carries_what_its_constructor_s
 
             def count(records):
                 return len(records.rows)
-
-
-            def main():
-                with Pool(2) as pool:
-                    print(pool.map(count, [Records.from_range(8)]))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            with Pool(2) as pool:
+                print(pool.map(count, [Records.from_range(8)]))
+        """),
     })
 
 
@@ -468,7 +439,7 @@ def test_an_instance_a_classmethod_makes_that_never_travels_is_silent(tmp_path):
                 def from_range(cls, size):
                     return cls(list(range(size)))
         """,
-        "train.py": """
+        "train.py": script("""
             from multiprocessing import Pool
 
             from data import Records
@@ -476,16 +447,10 @@ def test_an_instance_a_classmethod_makes_that_never_travels_is_silent(tmp_path):
 
             def count(size):
                 return len(Records.from_range(size).rows)
-
-
-            def main():
-                with Pool(2) as pool:
-                    print(pool.map(count, [8]))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            with Pool(2) as pool:
+                print(pool.map(count, [8]))
+        """),
     })
 
 
@@ -513,19 +478,13 @@ def test_a_lambda_a_classmethod_passes_to_cls_reaches_the_loader(tmp_path):
                 def __getitem__(self, index):
                     return self.transform(index * index)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import Squares
-
-
-            def main():
-                print(list(DataLoader(Squares.plain(8), num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(DataLoader(Squares.plain(8), num_workers=2)))
+        """),
     })
 
 
@@ -550,19 +509,13 @@ def test_a_resource_a_helper_method_stores_on_self_reaches_the_instance(tmp_path
                 def __getitem__(self, index):
                     return int(self.h5["frames"][index])
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import Frames
-
-
-            def main():
-                print(list(DataLoader(Frames("frames.h5"), num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(DataLoader(Frames("frames.h5"), num_workers=2)))
+        """),
     })
 
 
@@ -586,19 +539,13 @@ def test_a_lambda_a_helper_method_stores_on_self_reaches_the_instance(tmp_path):
                 def __getitem__(self, index):
                     return self.transform(index)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import Squares
-
-
-            def main():
-                print(list(DataLoader(Squares(8), num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(DataLoader(Squares(8), num_workers=2)))
+        """),
     })
 
 
@@ -622,19 +569,13 @@ def test_a_lambda_default_of_a_dataset_parameter_reaches_the_loader(tmp_path):
                 def __getitem__(self, index):
                     return self.transform(index * index)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import Squares
-
-
-            def main():
-                print(list(DataLoader(Squares(8), num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(DataLoader(Squares(8), num_workers=2)))
+        """),
     })
 
 
@@ -660,39 +601,27 @@ def test_a_module_level_lambda_used_as_a_default_is_still_a_lambda(tmp_path):
                 def __getitem__(self, index):
                     return self.transform(index * index)
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from data import Squares
-
-
-            def main():
-                print(list(DataLoader(Squares(8), num_workers=2)))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(DataLoader(Squares(8), num_workers=2)))
+        """),
     })
 
 
 def test_a_lambda_default_whose_function_is_itself_a_lambda_does_not_crash(tmp_path):
     # Regression: a default's owner is a Lambda node, where the summaries expected a FunctionDef.
     found = lint(tmp_path, {
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             make = lambda data, collate=lambda batch: batch: DataLoader(data, num_workers=2, collate_fn=collate)
             pick = lambda x, key=lambda item: item: key(x)
-
-
-            def main():
-                print(list(make(list(range(8)))), pick(3))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(make(list(range(8)))), pick(3))
+        """),
     })
     assert all(code.startswith("WSP") for _, _, code in found)
 
@@ -706,17 +635,11 @@ def test_a_lambda_default_of_a_helper_that_builds_the_loader_is_reported(tmp_pat
             def build_loader(data, collate=lambda batch: batch):  # error: WSP201
                 return DataLoader(data, num_workers=2, collate_fn=collate)
         """,
-        "train.py": """
+        "train.py": script("""
             from loaders import build_loader
-
-
-            def main():
-                print(list(build_loader(list(range(8)))))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            print(list(build_loader(list(range(8)))))
+        """),
     })
 
 
@@ -748,7 +671,8 @@ def _attribute_train(*stores: str) -> str:
 
 
 def test_a_lambda_stored_on_a_dataset_after_construction_is_reported_at_the_store(tmp_path):
-    assert_exact(tmp_path, {"train.py": _attribute_train("dataset.target_transform = lambda t: 1 - t  # error: WSP204")})
+    store = "dataset.target_transform = lambda t: 1 - t  # error: WSP204"
+    assert_exact(tmp_path, {"train.py": _attribute_train(store)})
 
 
 def test_a_named_function_stored_on_a_dataset_after_construction_is_silent(tmp_path):
@@ -756,13 +680,67 @@ def test_a_named_function_stored_on_a_dataset_after_construction_is_silent(tmp_p
 
 
 def test_an_unconditional_store_replaces_an_earlier_lambda(tmp_path):
-    assert_exact(tmp_path, {"train.py": _attribute_train("dataset.transform = lambda x: x", "dataset.transform = double")})
+    stores = ("dataset.transform = lambda x: x", "dataset.transform = double")
+    assert_exact(tmp_path, {"train.py": _attribute_train(*stores)})
 
 
 def test_a_store_inside_an_if_does_not_replace_an_earlier_lambda(tmp_path):
     assert_exact(tmp_path, {"train.py": _attribute_train(
         "dataset.transform = lambda x: x  # error: WSP204",
         "if len(dataset) > 100:",
+        "    dataset.transform = double",
+    )})
+
+
+_SQUARES_TRAIN = """
+    from torch.utils.data import DataLoader, Dataset
+
+
+    class Squares(Dataset):
+        def __init__(self, size, transform=None):
+            self.size = size
+            self.transform = transform
+
+        def __len__(self):
+            return self.size
+
+        def __getitem__(self, index):
+            return self.transform(index * index)
+
+
+    def double(x):
+        return x * 2
+
+
+    def main(flag=False):
+{stores}
+        print(list(DataLoader(dataset, num_workers=2)))
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def _squares_train(*stores: str) -> str:
+    return _SQUARES_TRAIN.format(stores="\n".join(" " * 8 + store for store in stores))
+
+
+def test_a_lambda_constructor_argument_replaced_by_an_unconditional_store_is_silent(tmp_path):
+    assert_exact(tmp_path, {"train.py": _squares_train("dataset = Squares(4, transform=lambda x: x)",
+                                                       "dataset.transform = double")})
+
+
+@pytest.mark.xfail(strict=True, reason="stores on both branches of an if/else always run, but each is conditional on "
+                                       "its own, so neither replaces the earlier lambda: a false WSP204 (the "
+                                       "script runs under spawn)")
+def test_stores_on_both_branches_of_an_if_else_replace_an_earlier_lambda(tmp_path):
+    assert_exact(tmp_path, {"train.py": _squares_train(
+        "dataset = Squares(4)",
+        "dataset.transform = lambda x: x",
+        "if flag:",
+        "    dataset.transform = double",
+        "else:",
         "    dataset.transform = double",
     )})
 
@@ -862,20 +840,14 @@ def test_two_mutually_recursive_modules_terminate_silently(tmp_path):
             def pong(value, n):
                 return ping.ping([value], n - 1) if n else value
         """,
-        "train.py": """
+        "train.py": script("""
             from torch.utils.data import DataLoader
 
             from ping import ping
-
-
-            def main():
-                data = ping(list(range(8)), 10)
-                print(list(DataLoader(data, num_workers=2, collate_fn=ping(sum, 3))))
-
-
-            if __name__ == "__main__":
-                main()
-        """,
+        """, """
+            data = ping(list(range(8)), 10)
+            print(list(DataLoader(data, num_workers=2, collate_fn=ping(sum, 3))))
+        """),
     }
     start = time.perf_counter()
     assert_exact(tmp_path, files)
@@ -908,3 +880,53 @@ def test_a_small_budget_makes_the_analysis_silent_not_wrong(tmp_path, monkeypatc
     found = lint(tmp_path, files)
     # Past the budget a value is unknown: the lambda may be missed, but nothing else is invented.
     assert set(found) <= set(expected(files))
+
+
+# --- the reverse direction: modules re-imported by every spawned worker ------------------------------------------
+
+_HEAVY = """
+    import torch
+
+    WEIGHTS = torch.load("weights.pt"){comment}
+"""
+
+
+def test_heavy_work_at_import_of_a_module_a_spawning_script_imports_is_reported_in_that_module(tmp_path):
+    assert_exact(tmp_path, {
+        "weights.py": _HEAVY.format(comment="  # error: WSP103"),
+        "train.py": script("""
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            import weights
+        """, """
+            print(list(DataLoader(TensorDataset(torch.arange(4)), num_workers=2)), weights.WEIGHTS)
+        """),
+    })
+
+
+def test_heavy_work_at_import_of_a_module_imported_only_by_a_script_without_workers_is_silent(tmp_path):
+    assert_exact(tmp_path, {
+        "weights.py": _HEAVY.format(comment=""),
+        "train.py": script("""
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            import weights
+        """, """
+            print(list(DataLoader(TensorDataset(torch.arange(4)), num_workers=0)), weights.WEIGHTS)
+        """),
+    })
+
+
+def test_heavy_work_in_a_module_imported_only_inside_the_main_function_is_silent(tmp_path):
+    assert_exact(tmp_path, {
+        "weights.py": _HEAVY.format(comment=""),
+        "train.py": script("""
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+        """, """
+            import weights
+            print(list(DataLoader(TensorDataset(torch.arange(4)), num_workers=2)), weights.WEIGHTS)
+        """),
+    })
