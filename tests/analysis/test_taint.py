@@ -552,30 +552,35 @@ def test_a_lambda_a_helper_method_stores_on_self_reaches_the_instance(tmp_path):
 # --- lambdas as parameter defaults -------------------------------------------------------------------------------
 
 
+_SQUARES = """
+    from torch.utils.data import Dataset
+    {imports}
+
+    class Squares(Dataset):
+        def __init__(self, size, transform={default}):{comment}
+            self.size = size
+            self.transform = transform
+
+        def __len__(self):
+            return self.size
+
+        def __getitem__(self, index):
+            return self.transform(index * index)
+"""
+#: a script that hands `data.Squares(8)` (its transform left to the default) to a DataLoader with 2 workers
+_SQUARES_DEFAULT_TRAIN = script("""
+    from torch.utils.data import DataLoader
+
+    from data import Squares
+""", """
+    print(list(DataLoader(Squares(8), num_workers=2)))
+""")
+
+
 def test_a_lambda_default_of_a_dataset_parameter_reaches_the_loader(tmp_path):
     assert_exact(tmp_path, {
-        "data.py": """
-            from torch.utils.data import Dataset
-
-
-            class Squares(Dataset):
-                def __init__(self, size, transform=lambda x: x):  # error: WSP204
-                    self.size = size
-                    self.transform = transform
-
-                def __len__(self):
-                    return self.size
-
-                def __getitem__(self, index):
-                    return self.transform(index * index)
-        """,
-        "train.py": script("""
-            from torch.utils.data import DataLoader
-
-            from data import Squares
-        """, """
-            print(list(DataLoader(Squares(8), num_workers=2)))
-        """),
+        "data.py": _SQUARES.format(imports="", default="lambda x: x", comment="  # error: WSP204"),
+        "train.py": _SQUARES_DEFAULT_TRAIN,
     })
 
 
@@ -584,30 +589,19 @@ def test_a_module_level_lambda_used_as_a_default_is_still_a_lambda(tmp_path):
         "transforms.py": """
             identity = lambda x: x  # error: WSP204
         """,
-        "data.py": """
-            from torch.utils.data import Dataset
+        "data.py": _SQUARES.format(imports="\n    from transforms import identity\n", default="identity", comment=""),
+        "train.py": _SQUARES_DEFAULT_TRAIN,
+    })
 
-            from transforms import identity
 
-
-            class Squares(Dataset):
-                def __init__(self, size, transform=identity):
-                    self.size = size
-                    self.transform = transform
-
-                def __len__(self):
-                    return self.size
-
-                def __getitem__(self, index):
-                    return self.transform(index * index)
+def test_a_module_level_function_used_as_a_default_is_silent(tmp_path):
+    assert_exact(tmp_path, {
+        "transforms.py": """
+            def identity(x):
+                return x
         """,
-        "train.py": script("""
-            from torch.utils.data import DataLoader
-
-            from data import Squares
-        """, """
-            print(list(DataLoader(Squares(8), num_workers=2)))
-        """),
+        "data.py": _SQUARES.format(imports="\n    from transforms import identity\n", default="identity", comment=""),
+        "train.py": _SQUARES_DEFAULT_TRAIN,
     })
 
 
