@@ -924,3 +924,28 @@ def test_heavy_work_in_a_module_imported_only_inside_the_main_function_is_silent
             print(list(DataLoader(TensorDataset(torch.arange(4)), num_workers=2)), weights.WEIGHTS)
         """),
     })
+
+
+# --- which library an import names ---------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="of `try: from multiprocess.pool import Pool` / `except ImportError: from "
+                                       "multiprocessing.pool import Pool`, the fallback is taken: a false WSP201 "
+                                       "naming multiprocessing.Pool, where multiprocess pickles the lambda with dill "
+                                       "(the script runs under spawn; found in pathos/helpers, tests/test_mp.py)")
+def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first(tmp_path):
+    found = lint(tmp_path, {
+        "helpers.py": """
+            try:
+                from multiprocess.pool import Pool as ProcessPool
+            except ImportError:  # fall back to the standard library
+                from multiprocessing.pool import Pool as ProcessPool
+        """,
+        "train.py": script("""
+            from helpers import ProcessPool
+        """, """
+            with ProcessPool(2) as pool:
+                print(pool.map(lambda x: x * 2, [1, 2]))
+        """),
+    })
+    assert [code for _, _, code in found] in ([], ["WSP901"])  # dill pickles it: silent, or "only with dill"
