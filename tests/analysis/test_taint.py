@@ -223,6 +223,17 @@ def test_a_dataloader_returned_by_a_helper_and_iterated_at_module_level_starts_w
 # --- resources in returned tuples --------------------------------------------------------------------------------
 
 
+#: a script that unpacks `data.build(path)` into a dataset and its sampler, and hands both to 2 workers
+_RECORDS_TRAIN = script("""
+    from torch.utils.data import DataLoader
+
+    from data import build
+""", """
+    dataset, sampler = build("records.lmdb")
+    print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
+""")
+
+
 def test_an_lmdb_environment_in_a_dataset_returned_inside_a_tuple_is_reported_where_it_is_opened(tmp_path):
     assert_exact(tmp_path, {
         "data.py": """
@@ -245,14 +256,7 @@ def test_an_lmdb_environment_in_a_dataset_returned_inside_a_tuple_is_reported_wh
                 dataset = Records(path)
                 return dataset, SequentialSampler(dataset)
         """,
-        "train.py": script("""
-            from torch.utils.data import DataLoader
-
-            from data import build
-        """, """
-            dataset, sampler = build("records.lmdb")
-            print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
-        """),
+        "train.py": _RECORDS_TRAIN,
     })
 
 
@@ -313,14 +317,7 @@ def test_an_lmdb_environment_opened_lazily_in_each_worker_is_silent(tmp_path):
                 dataset = Records(path)
                 return dataset, SequentialSampler(dataset)
         """,
-        "train.py": script("""
-            from torch.utils.data import DataLoader
-
-            from data import build
-        """, """
-            dataset, sampler = build("records.lmdb")
-            print(list(DataLoader(dataset, sampler=sampler, num_workers=2)))
-        """),
+        "train.py": _RECORDS_TRAIN,
     })
 
 
