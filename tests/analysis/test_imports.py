@@ -223,7 +223,7 @@ def test_a_cycle_of_imports_terminates_when_the_importers_are_listed(tmp_path):
         "c.py": "import a\n",
     })
     project = Project()
-    assert project.importers_of(str(root / "a.py")) == [str(root / "c.py")]
+    assert project.importers_of(str(root / "a.py"), 8) == [str(root / "c.py")]
     assert project.imported_files(project.module(str(root / "a.py"))) == {str(root / "b.py")}
 
 
@@ -302,4 +302,21 @@ def test_the_importers_of_a_module_are_found_through_a_sys_path_edit(tmp_path):
         "tools/evaluate.py": "import weights  # not on this script's path\n",
         "lib/weights.py": "",
     })
-    assert Project().importers_of(str(root / "lib" / "weights.py")) == [str(root / "tools" / "train.py")]
+    assert Project().importers_of(str(root / "lib" / "weights.py"), 8) == [str(root / "tools" / "train.py")]
+
+
+# --- libraries where they are installed --------------------------------------------------------------------------
+
+
+def test_a_module_where_libraries_are_installed_is_the_librarys(tmp_path):
+    # A library checked in place (the standard library's own tests): `import multiprocessing` is the library the
+    # registry describes, not a project file, though it sits above the script.
+    root = make_project(tmp_path, {
+        "lib/python3.11/test/bomb.py": "import multiprocessing\n",
+        "lib/python3.11/multiprocessing/__init__.py": "",
+        "lib/python3.11/site-packages/torch/__init__.py": "",
+        "lib/python3.11/site-packages/torch/utils.py": "import torch\n",
+    })
+    assert resolve(root, "lib/python3.11/test/bomb.py", "multiprocessing") is None
+    assert resolve(root, "lib/python3.11/site-packages/torch/utils.py", "torch") is None
+    assert Project().root(str(root / "lib/python3.11/test/bomb.py")) != str(root)
