@@ -88,7 +88,8 @@ _RETURNS_SELF = frozenset({"manual_seed", "set_", "seed"})
 #: HF `datasets` methods whose result keeps the receiver's format and transform.
 _DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sort", "rename_column",
                                       "rename_columns", "remove_columns", "select_columns", "cast", "cast_column",
-                                      "flatten", "with_format", "set_format"})
+                                      "flatten", "with_format", "set_format", "flatten_indices", "shard", "take",
+                                      "skip", "add_column", "class_encode_column", "train_test_split"})
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 _DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
 _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
