@@ -374,7 +374,7 @@ class Project:
         found = module.derived.get("imported_files")
         if found is None:
             found = set()
-            for node in ast.walk(module.index.tree):
+            for node in module.index.imports:
                 if isinstance(node, ast.Import):
                     for alias in node.names:
                         parts = alias.name.split(".")
