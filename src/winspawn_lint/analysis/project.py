@@ -44,7 +44,7 @@ MAX_MODULE_BYTES = 1 << 20
 MAX_MODULES_KEPT = 128
 #: Files read per importer wanted: a module whose name many files mention (``utils``) is looked for among the
 #: first of them only, so its importers cost a bounded number of parses.
-_CANDIDATES_PER_IMPORTER = 4
+_CANDIDATES_PER_IMPORTER = 2
 #: Packages climbed to find the directory that holds a file's top package.
 MAX_PACKAGE_DEPTH = 16
 #: Modules crossed when following a class's bases through the project.

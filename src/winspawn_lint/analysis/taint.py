@@ -63,6 +63,8 @@ MAX_CALLERS = 24
 #: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
 MAX_IMPORTERS = 48
 IMPORTER_DEPTH = 2
+#: Modules one file's analysis reads (their trees stay alive while it runs: this bounds its memory).
+MAX_UNITS = 96
 
 # Kinds of object.
 LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER, CONST = (
@@ -361,6 +363,8 @@ class Engine:
             return self.main
         found = self.units.get(key)
         if found is None:
+            if len(self.units) >= MAX_UNITS:
+                return None  # (past the bound, another module is unknown: the engine keeps each one it reads alive)
             module = self.project.module(key)
             if module is None:
                 return None
@@ -2042,7 +2046,9 @@ class Engine:
         for _ in range(IMPORTER_DEPTH):
             following = []
             for current, between in frontier:
-                for path in self.project.importers_of(current.path, MAX_IMPORTERS):
+                if len(seen) > MAX_IMPORTERS:
+                    break
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS + 1 - len(seen)):
                     if path in seen or len(seen) > MAX_IMPORTERS or path.lower().endswith(".ipynb"):
                         continue  # (a notebook's kernel is not re-imported by its workers)
                     importer = self.unit(path)
@@ -2087,7 +2093,9 @@ class Engine:
         for _ in range(IMPORTER_DEPTH):
             following = []
             for current in frontier:
-                for path in self.project.importers_of(current.path, MAX_IMPORTERS):
+                if len(out) >= MAX_IMPORTERS:
+                    break  # (each call below reads files: the bound is on the reading too)
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS - len(out)):
                     if path in seen or len(out) >= MAX_IMPORTERS:
                         continue
                     seen.add(path)
