@@ -17,7 +17,8 @@ project, the folders its imports are searched in, in Python's order, and which f
 
 The first folder that holds ``name.py`` or ``name/__init__.py`` wins, so a local ``datasets.py`` beside the script
 shadows the installed Hugging Face ``datasets``, as it does when the script runs.  A name found in no folder of
-the project is a library's.  Nothing is imported or executed: files are parsed through the project reader, which
+the project is a library's, and so is one found in a folder where libraries are installed (the standard library,
+``site-packages``).  Nothing is imported or executed: files are parsed through the project reader, which
 records what it looked at.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
@@ -35,6 +37,10 @@ MAX_PATH_EDITS = 16
 #: project modules followed when collecting the sys.path edits of a module's top-level imports
 MAX_PATH_HELPERS = 8
 _PATH_METHODS = frozenset({"append", "insert", "extend"})
+#: Where libraries are installed: the standard library (``lib/python3.11``) and ``site-packages``.  What an import
+#: finds there is the library the registry describes, even when the checked file sits beside it (a library
+#: checked where it is installed), so these folders are never searched as the project's.
+_LIBRARY_FOLDER = re.compile(r"(?:^|[\\/])(?:site-packages|dist-packages|lib[\\/]python\d+(?:\.\d+)?t?)(?:[\\/]|$)")
 
 
 class ImportSearch:
@@ -67,7 +73,7 @@ class ImportSearch:
         found.append(self._package_parent(here))
         root = self.project.root(key)
         found += [root, os.path.join(root, "src")]
-        return tuple(dict.fromkeys(os.path.normpath(f) for f in found))
+        return tuple(dict.fromkeys(os.path.normpath(f) for f in found if not in_library_folder(f)))
 
     def _package_parent(self, folder: str) -> str:
         current = folder
@@ -149,6 +155,11 @@ class ImportSearch:
             if found is not None:
                 return found
         return None
+
+
+def in_library_folder(folder: str) -> bool:
+    """Whether *folder* is where libraries are installed (the standard library, ``site-packages``) or in it."""
+    return _LIBRARY_FOLDER.search(folder) is not None
 
 
 def _module_file(project: "Project", folder: str, parts: list[str]) -> Optional[str]:

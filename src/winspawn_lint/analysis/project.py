@@ -42,6 +42,9 @@ MAX_MODULE_BYTES = 1 << 20
 #: Parsed modules kept between files, the most recently used: a syntax tree with its index takes tens of times
 #: its source's size, and a run over a large repository reads most of it (diffusers: 1.2 GB when all were kept).
 MAX_MODULES_KEPT = 128
+#: Files read per importer wanted: a module whose name many files mention (``utils``) is looked for among the
+#: first of them only, so its importers cost a bounded number of parses.
+_CANDIDATES_PER_IMPORTER = 2
 #: Packages climbed to find the directory that holds a file's top package.
 MAX_PACKAGE_DEPTH = 16
 #: Modules crossed when following a class's bases through the project.
@@ -322,14 +325,17 @@ class Project:
     def root(self, path: str) -> str:
         """The project's root folder for the file at *path*: the nearest folder above it that holds
         ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``, unless a walk from there would not reach
-        the file (it is in a hidden or build folder of that project); then, as without a marker, the folder the
-        run is in when the file is below it (what the user asked to check), else the file's own folder."""
+        the file (it is in a hidden or build folder of that project, or where libraries are installed); then, as
+        without a marker, the folder the run is in when the file is below it (what the user asked to check), else
+        the file's own folder."""
         here = os.path.dirname(os.path.abspath(path))
         if here not in self._root_of:
             from .importers import marker_root, walks_into
+            from .imports import in_library_folder
 
             found = marker_root(path)
-            if found is None or not walks_into(found, here):
+            # (a library checked where it is installed is its own project: not the checkout that holds Python)
+            if found is None or not walks_into(found, here) or in_library_folder(here):
                 cwd = os.getcwd()
                 found = cwd if here == cwd or here.startswith(os.path.join(cwd, "")) else here
             self._root_of[here] = found
@@ -354,7 +360,7 @@ class Project:
         candidates = sorted(p for p in (index.mentions.get(stem, ()) if index is not None else ()) if p != key)
         self.derived(_key("importers", root, stem))
         out: list[str] = []
-        for candidate in candidates:
+        for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
             if len(out) >= limit:
                 break
             module = self.module(candidate)
@@ -368,7 +374,7 @@ class Project:
         found = module.derived.get("imported_files")
         if found is None:
             found = set()
-            for node in ast.walk(module.index.tree):
+            for node in module.index.imports:
                 if isinstance(node, ast.Import):
                     for alias in node.names:
                         parts = alias.name.split(".")

@@ -63,6 +63,8 @@ MAX_CALLERS = 24
 #: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
 MAX_IMPORTERS = 48
 IMPORTER_DEPTH = 2
+#: Modules one file's analysis reads (their trees stay alive while it runs: this bounds its memory).
+MAX_UNITS = 96
 
 # Kinds of object.
 LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER, CONST = (
@@ -88,7 +90,8 @@ _RETURNS_SELF = frozenset({"manual_seed", "set_", "seed"})
 #: HF `datasets` methods whose result keeps the receiver's format and transform.
 _DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sort", "rename_column",
                                       "rename_columns", "remove_columns", "select_columns", "cast", "cast_column",
-                                      "flatten", "with_format", "set_format"})
+                                      "flatten", "with_format", "set_format", "flatten_indices", "shard", "take",
+                                      "skip", "add_column", "class_encode_column", "train_test_split"})
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 _DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
 _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
@@ -360,6 +363,8 @@ class Engine:
             return self.main
         found = self.units.get(key)
         if found is None:
+            if len(self.units) >= MAX_UNITS:
+                return None  # (past the bound, another module is unknown: the engine keeps each one it reads alive)
             module = self.project.module(key)
             if module is None:
                 return None
@@ -2041,7 +2046,9 @@ class Engine:
         for _ in range(IMPORTER_DEPTH):
             following = []
             for current, between in frontier:
-                for path in self.project.importers_of(current.path, MAX_IMPORTERS):
+                if len(seen) > MAX_IMPORTERS:
+                    break
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS + 1 - len(seen)):
                     if path in seen or len(seen) > MAX_IMPORTERS or path.lower().endswith(".ipynb"):
                         continue  # (a notebook's kernel is not re-imported by its workers)
                     importer = self.unit(path)
@@ -2086,7 +2093,9 @@ class Engine:
         for _ in range(IMPORTER_DEPTH):
             following = []
             for current in frontier:
-                for path in self.project.importers_of(current.path, MAX_IMPORTERS):
+                if len(out) >= MAX_IMPORTERS:
+                    break  # (each call below reads files: the bound is on the reading too)
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS - len(out)):
                     if path in seen or len(out) >= MAX_IMPORTERS:
                         continue
                     seen.add(path)
