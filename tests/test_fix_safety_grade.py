@@ -111,3 +111,23 @@ def test_a_fifo_named_like_a_module_is_not_waited_on(tmp_path):
     if searcher.is_alive():  # release the blocked open() before failing
         os.close(os.open(root / "pipe.py", os.O_WRONLY | os.O_NONBLOCK))
     assert done and done[0].safety is FixSafety.UNSAFE and "user.py" in done[0].reason
+
+
+def test_heavy_work_in_a_module_the_spawning_scripts_import_has_no_fix(tmp_path, capsys, monkeypatch):
+    # Wrapping `WEIGHTS = torch.load(...)` in `main()` would take `weights.WEIGHTS` away from train.py.
+    from winspawn_lint import cli
+
+    root = _project(tmp_path, {
+        "weights.py": "import torch\n\nWEIGHTS = torch.load('w.pt')\n",
+        "train.py": ("import weights\nfrom torch.utils.data import DataLoader\n\n\ndef main():\n"
+                     "    for batch in DataLoader(range(4), num_workers=2):\n"
+                     "        print(weights.WEIGHTS, batch)\n\n\n"
+                     "if __name__ == '__main__':\n    main()\n"),
+    })
+    monkeypatch.chdir(root)
+    status = cli.main(["--isolated", "--no-cache", "--unsafe-fixes", "--diff", "."])
+    captured = capsys.readouterr()
+    out = captured.out + captured.err  # (with --diff, the diff is on stdout and the findings on stderr)
+    assert "weights.py:3:" in out and "WSP103" in out, out
+    assert "+++" not in out and "[*]" not in out and "fix available" not in out, out
+    assert status == 1

@@ -71,7 +71,7 @@ def grade(path: Optional[str], text: str, project: "Project") -> Grade:
 
 def needs_grade(findings: Sequence[Finding]) -> bool:
     """Whether a finding's fix safety depends on the file (the main-guard wrap's does)."""
-    return any(f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE for f in findings)
+    return any(_graded(f) for f in findings)
 
 
 def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
@@ -81,8 +81,14 @@ def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
     if not needs_grade(findings):
         return list(findings), None
     found = grade(path, text, project)
-    return [replace(f, fix_safety=found.safety) if f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE
+    return [replace(f, fix_safety=found.safety) if _graded(f)
             else f for f in findings], found
+
+
+def _graded(finding: Finding) -> bool:
+    """A wrap finding whose safety the file decides (not one the check said has no fix)."""
+    return finding.rule in WRAP_RULES and finding.rule.fix_safety is FixSafety.UNSAFE \
+        and finding.fix_safety is not FixSafety.NONE
 
 
 def project_root(path: str) -> str:

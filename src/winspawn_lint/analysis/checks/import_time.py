@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ... import rules
+from ...rules import FixSafety
 from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
@@ -126,6 +127,9 @@ def check(ctx: Context) -> None:
         if spawning:
             starts = True
             where = _imported_by(ctx, spawning)
+    # In a module the scripts import, wrapping the heavy statements in `main()` would take away what the scripts
+    # use (`weights.WEIGHTS`): no fix is offered there.
+    safety = FixSafety.NONE if where != _OWN_STARTS else None
     start_nodes = {id(e.node) for e in ctx.model.starts}
 
     # WSP103 in a module-level loop that starts workers at import time (WSP101) is reported once, on the first
@@ -138,7 +142,7 @@ def check(ctx: Context) -> None:
         if id(site.top_stmt) in start_loops:
             in_loops.setdefault(id(site.top_stmt), []).append((node, line_only, args))
         else:
-            ctx.emit(rules.WSP103, node, line_only=line_only, where=where, **args)
+            ctx.emit(rules.WSP103, node, line_only=line_only, where=where, fix_safety=safety, **args)
 
     # WSP101: starts at import time.
     reported_lines: set[int] = set()
@@ -187,7 +191,7 @@ def check(ctx: Context) -> None:
         if more:
             args = {**args, "chain": args.get("chain", "") + f" (as do {more} more heavy call{'s' if more > 1 else ''} "
                     "in this loop)"}
-        ctx.emit(rules.WSP103, node, line_only=line_only, where=where, **args)
+        ctx.emit(rules.WSP103, node, line_only=line_only, where=where, fix_safety=safety, **args)
 
     # WSP102: guards that are not.
     for node in index.module_ifs:
