@@ -67,14 +67,15 @@ def main() -> int:
         files = random.Random(0).sample(files, min(ns.sample, len(files)))
     settings = Settings(select=frozenset(RULES))
     start = time.perf_counter()
-    results = _check_many(files, Job(settings), ns.jobs, Project())
+    results = _check_many(files, Job(settings), ns.jobs, Project(settings.registry))
     elapsed = time.perf_counter() - start
     # The fix pass is a second run: in --diff mode a fixed file reports only what is left after the fix,
     # and the findings above must be the check's.
     fix_results, fix_elapsed = [], 0.0
     if ns.fix:
         start = time.perf_counter()
-        fix_results = _check_many(files, Job(settings, diff=True, unsafe_fixes=True), ns.jobs, Project())
+        fix_results = _check_many(files, Job(settings, diff=True, unsafe_fixes=True), ns.jobs,
+                                  Project(settings.registry))
         fix_elapsed = time.perf_counter() - start
 
     per_code: Counter[str] = Counter()

@@ -59,7 +59,7 @@ def declared_requirements(*extras: str) -> list[str]:
 
 @pytest.fixture(scope="session")
 def wheelhouse(shared_tmp) -> Path:
-    """A directory of wheels of every declared dependency (flake8 extra and build backend included), packed
+    """A directory of wheels of every declared dependency (flake8 and lsp extras and build backend included), packed
     from this interpreter's installed distributions; pip installs from it with ``--no-index``."""
     from filelock import FileLock
 
@@ -69,7 +69,7 @@ def wheelhouse(shared_tmp) -> Path:
     with FileLock(str(shared_tmp / "wheelhouse.lock")):
         if not (directory / ".complete").is_file():
             try:
-                packer.build(declared_requirements("flake8"), directory, exclude=["winspawn-lint"])
+                packer.build(declared_requirements("flake8", "lsp"), directory, exclude=["winspawn-lint"])
             except packer.NotInstalled as exc:
                 pytest.fail(f"cannot build the offline wheelhouse: {exc} (pip install -e '.[test]')")
             (directory / ".complete").touch()

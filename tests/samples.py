@@ -18,3 +18,17 @@ LAMBDA_COLLATE = textwrap.dedent('''\
     if __name__ == "__main__":
         main()
 ''')
+
+# A lambda mapped over a Pool in main(), under a guard: WSP201 at line 6, column 24 (and nothing else).
+LAMBDA_POOL = '''\
+from multiprocessing import Pool
+
+
+def main():
+    with Pool(2) as pool:
+        print(pool.map(lambda x: x * x, range(4)))
+
+
+if __name__ == "__main__":
+    main()
+'''

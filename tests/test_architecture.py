@@ -2,8 +2,9 @@
 
 From the bottom: the shared records (``__version__``, ``spawn_apis``, ``rules``, ``finding``, ``settings``); the
 rooms, in their own order (``io`` and ``runtime``, then ``analysis`` and ``report``, then ``fix``); the drivers
-(``pipeline``, ``runner``); the front ends (``cli``, ``flake8_plugin``, ``spawnrun``, ``__main__``, the libcst
-command adapter ``fix.commands``) and the package facade (``winspawn_lint/__init__.py``).  A module may import
+(``pipeline``, ``runner``); the front ends (``cli``, ``flake8_plugin``, ``spawnrun``, ``__main__``, the language
+server package ``server``, the libcst command adapter ``fix.commands``) and the package facade
+(``winspawn_lint/__init__.py``).  A module may import
 what is below it and its own room; the imports are read from the source, every one of them, at the top of a
 module or inside a function.
 """
@@ -19,7 +20,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "winspawn_lint"
 RECORDS = {"__version__", "spawn_apis", "rules", "finding", "settings"}
 ROOMS = {"io": 1, "runtime": 1, "analysis": 2, "report": 2, "fix": 3}
 DRIVERS = {"pipeline": 4, "runner": 5}
-FRONT_ENDS = {"cli", "flake8_plugin", "spawnrun", "__main__", "fix.commands", "__init__"}
+FRONT_ENDS = {"cli", "flake8_plugin", "spawnrun", "__main__", "server", "fix.commands", "__init__"}
+
+
+def _front_end(module: str) -> bool:
+    """A front end, or a module of a front end that is a package (``server.text``)."""
+    return module in FRONT_ENDS or module.split(".")[0] in FRONT_ENDS
 
 
 def _module_name(path: Path) -> str:
@@ -31,7 +37,7 @@ def _module_name(path: Path) -> str:
 
 def _level(module: str) -> int:
     """Where *module* (a dotted name inside the package) stands: higher may import lower."""
-    if module in FRONT_ENDS:
+    if _front_end(module):
         return 9
     top = module.split(".")[0]
     if top in RECORDS:
@@ -80,11 +86,20 @@ def test_nothing_imports_upward():
         module = _module_name(path) or "__init__"
         own = _level(module)
         for line, target in _imports(path):
-            if target.split(".")[0] == module.split(".")[0] and target not in FRONT_ENDS:
-                continue  # within a room (or a module importing its own package)
-            if _level(target) > own or (target in FRONT_ENDS and module not in FRONT_ENDS):
+            if target.split(".")[0] == module.split(".")[0] and (target not in FRONT_ENDS or _front_end(module)):
+                continue  # within a room or a front end's package (or a module importing its own package)
+            if _level(target) > own or (_front_end(target) and not _front_end(module)):
                 upward.append(f"{path.relative_to(PACKAGE)}:{line}: {module} imports {target}")
     assert upward == []
+
+
+def test_the_language_server_reads_no_other_front_end():
+    # Front ends only format and filter what the driver computes: the server shares the command line's
+    # configuration through settings.py, not by importing cli (only cli dispatches `winspawn-lint server` to it).
+    reached = [f"{path.relative_to(PACKAGE)}:{line}: imports {target}"
+               for path in sorted((PACKAGE / "server").rglob("*.py"))
+               for line, target in _imports(path) if _front_end(target) and target.split(".")[0] != "server"]
+    assert reached == []
 
 
 def test_the_architecture_page_names_every_module():

@@ -154,6 +154,42 @@ def test_spawn_api_with_dill_is_the_opt_in_portability_rule(project, capsys):
     assert (14, "WSP901") in found["src/app/train.py"]  # ... which the portability rule points out
 
 
+# A dataset that keeps the result of an in-house call; line 7 is WSP301 once `unpicklable` names the call.
+KEEPS_A_CONNECTION = '''\
+import mylab.db
+from torch.utils.data import DataLoader, Dataset
+
+
+class Rows(Dataset):
+    def __init__(self):
+        self.conn = mylab.db.connect("rows.db")
+
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        return i
+
+
+if __name__ == "__main__":
+    for batch in DataLoader(Rows(), num_workers=2):
+        print(batch)
+'''
+
+
+@pytest.mark.parametrize("entry, what", [
+    ('unpicklable = [{ name = "mylab.db.connect", what = "a database connection" }]', "a database connection"),
+    ('unpicklable = ["mylab.db.connect"]', "`mylab.db.connect(...)`"),
+])
+def test_unpicklable_names_more_sources(project, capsys, entry, what):
+    write(project / "src/app/rows.py", KEEPS_A_CONNECTION)
+    assert lint(capsys, "src/app/rows.py")[1] == {}
+    config(project, entry + "\n")
+    status = cli.main(["src/app/rows.py"])
+    out = capsys.readouterr().out
+    assert status == 1 and "rows.py:7:" in out and "WSP301" in out and what in out, out
+
+
 def test_per_file_ignores_are_relative_to_the_config(project, capsys, monkeypatch):
     config(project, '''
         [tool.winspawn-lint.per-file-ignores]
@@ -228,6 +264,35 @@ def test_command_line_overrides_the_file(project, capsys):
     assert found["src/app/train.py"] == ALL_DEFAULT
 
 
+def test_unsafe_fixes_from_the_file_and_the_command_line(project, capsys):
+    # As in ruff: `unsafe-fixes = true` makes --fix apply the unsafe fixes too; --no-unsafe-fixes wins.
+    write(project / "guard.py", """\
+        import multiprocessing
+
+
+        def work(x):
+            return x
+
+
+        if __name__ == "main":  # WSP102: its repair is an unsafe fix
+            with multiprocessing.Pool(2) as pool:
+                pool.map(work, [1])
+    """)
+    repaired = '+if __name__ == "__main__":'
+
+    def diff(*flags: str) -> str:
+        cli.main(["--diff", *flags, "guard.py"])
+        return capsys.readouterr().out
+
+    assert repaired not in diff()
+    config(project, "unsafe-fixes = true\n")
+    assert repaired in diff()
+    assert repaired not in diff("--no-unsafe-fixes")
+    config(project, "unsafe-fixes = false\n")
+    assert repaired not in diff()
+    assert repaired in diff("--unsafe-fixes")
+
+
 def test_explicit_config_file(project, capsys, tmp_path):
     other = write(tmp_path / "elsewhere" / "pyproject.toml", '[tool.winspawn-lint]\nselect = ["WSP101"]\n')
     config(project, 'select = ["WSP2"]\n')
@@ -264,9 +329,15 @@ BAD = [
     ('spawn-api = [{ name = "a.b", payload = ["fn:x"] }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", method-payload = { run = 3 } }]', ".spawn-api[0].method-payload"),
     ('spawn-api = [{ name = "a.b", context = "thread" }]', ".spawn-api[0].context"),
+    ('unpicklable = "a.b"', ".unpicklable"),
+    ("unpicklable = [3]", ".unpicklable[0]"),
+    ('unpicklable = [{ name = "a.b", bogus = 1 }]', "'bogus'"),
+    ('unpicklable = [{ what = "a thing" }]', ".unpicklable[0].name"),
+    ('unpicklable = [{ name = "a.b", what = "" }]', ".unpicklable[0].what"),
     ('target-platforms = ["windows", "bsd"]', ".target-platforms"),
     ("target-platforms = []", ".target-platforms"),
     ('target-version = "python3"', ".target-version"),
+    ('unsafe-fixes = "yes"', ".unsafe-fixes"),
     ("[tool.winspawn-lint.typo]", "'typo'"),
     ('select = ["WSP2"', "pyproject.toml"),  # not TOML
 ]
@@ -297,7 +368,7 @@ def test_the_console_script_reports_bad_config_without_a_traceback(project):
     done = subprocess.run([*command, "src"], capture_output=True, text=True, cwd=project, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "winspawn-lint: configuration error: [tool.winspawn-lint].unresolved-workers: "
+        "winspawn-lint: configuration error: pyproject.toml: [tool.winspawn-lint].unresolved-workers: "
         "expected one of assume-workers, assume-none, got 'sometimes'"
     ]
 
@@ -425,3 +496,10 @@ def test_spawn_api_context_decides_where_it_breaks():
                                                          "context": context}]})
         (finding,) = check_text(code, "train.py", settings)
         assert (finding.code, finding.platforms) == ("WSP101", platforms)
+
+
+def test_flake8_reads_unpicklable(flake8_project):
+    write(flake8_project / "src/app/rows.py", KEEPS_A_CONNECTION)
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select=WSP3", "--winspawn-unpicklable=mylab.db.connect",
+                           "src/app/rows.py"], capture_output=True, text=True, cwd=flake8_project, timeout=300)
+    assert _flake8_findings(done) == {(7, "WSP301")}, done.stdout + done.stderr

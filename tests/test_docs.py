@@ -182,3 +182,14 @@ def test_readme_quick_start_output_is_what_the_cli_prints() -> None:
         capture_output=True, text=True, encoding="utf-8", timeout=120, cwd=ROOT,
     )
     assert result.stdout == shown
+
+
+def test_the_usage_flags_table_lists_every_option_of_the_command() -> None:
+    from winspawn_lint.cli import build_parser
+
+    options = {option for action in build_parser()._actions for option in action.option_strings}
+    usage = (DOCS / "usage.md").read_text(encoding="utf-8")
+    table = usage.split("### Flags", 1)[1].split("\n\n", 2)[1]
+    documented = set(re.findall(r"`(--?[a-z][a-z-]*)", table))
+    assert options - documented == set(), "flags missing from docs/usage.md"
+    assert documented - options == set(), "docs/usage.md documents flags the command does not have"

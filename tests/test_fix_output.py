@@ -95,9 +95,9 @@ def test_a_declined_fix_loses_its_marker(project, capsys):
     assert "[*]" not in out[0] and out[1:] == ["Found 1 error (0 fixed, 1 remaining)."]
 
 
-def test_a_finding_with_nothing_for_a_fix_to_rewrite_has_no_marker(project, capsys):
-    # The local function comes out of a factory in another function: WSP204 is reported where it is stored
-    # (`self.fn = make_fn()`), a line no codemod rewrites, so the finding promises no fix.
+def test_a_local_function_that_a_factory_returns_is_reported_at_its_def_and_hoisted(project, capsys):
+    # The local function comes out of a factory in another function and is stored by `__init__`: WSP204 is reported
+    # at the function (what to move), and the fix moves it to module level, where the factory still finds it.
     (project / "factory.py").write_text(textwrap.dedent('''\
         from torch.utils.data import DataLoader, Dataset
 
@@ -123,10 +123,14 @@ def test_a_finding_with_nothing_for_a_fix_to_rewrite_has_no_marker(project, caps
             for batch in DataLoader(Items(), num_workers=2):
                 print(batch)
         '''), encoding="utf-8")
-    status = cli.main(["--isolated", "--unsafe-fixes", "factory.py"])
+    status = cli.main(["--isolated", "factory.py"])
     out = capsys.readouterr().out.splitlines()
-    assert status == 1 and out[0].startswith("factory.py:12:9: WSP204 local function `fn` stored on `Items`")
-    assert out[1:] == ["Found 1 error."]
+    assert status == 1 and out[0].startswith("factory.py:5:5: WSP204 [*] local function `fn` stored on `Items`")
+    assert cli.main(["--isolated", "--fix", "factory.py"]) == 1
+    fixed = (project / "factory.py").read_text(encoding="utf-8")
+    assert fixed.startswith("from torch.utils.data import DataLoader, Dataset\n\n\ndef fn(x):\n    return x\n")
+    capsys.readouterr()
+    assert cli.main(["--isolated", "factory.py"]) == 0
 
 
 def test_diff_summary_goes_to_stderr(project, capsys):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 
 from winspawn_lint.analysis import importers
@@ -81,3 +84,50 @@ def test_too_many_files_is_unsafe(tmp_path, monkeypatch):
 def test_project_root_is_the_nearest_marker(tmp_path):
     root = _project(tmp_path, {"src/pkg/train.py": ""})
     assert importers.project_root(str(root / "src" / "pkg" / "train.py")) == str(root)
+
+
+def test_a_long_lived_project_searches_again_after_files_changed(tmp_path):
+    # The search for importers is made once per run; a reader that outlives a run (the language server's) is
+    # told when files change, and the grade follows the new files.
+    root = _project(tmp_path, {"train.py": "print(1)\n"})
+    project = Project()
+    assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.SAFE
+    (root / "user.py").write_text("import train\n", encoding="utf-8")
+    assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.SAFE  # searched once
+    project.files_changed()
+    assert importers.grade(str(root / "train.py"), "print(1)\n", project).safety is FixSafety.UNSAFE
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
+def test_a_fifo_named_like_a_module_is_not_waited_on(tmp_path):
+    # Grading searches every .py file under the project root: a plain open() of a FIFO waits for a writer forever
+    # (seen: a check of /tmp/x.py hung on another program's /tmp/.../pipe.py).
+    root = _project(tmp_path, {"train.py": "import os\n", "user.py": "import train\n"})
+    os.mkfifo(root / "pipe.py")
+    done: list = []
+    searcher = threading.Thread(target=lambda: done.append(graded(str(root / "train.py"), "import os\n")), daemon=True)
+    searcher.start()
+    searcher.join(timeout=30)
+    if searcher.is_alive():  # release the blocked open() before failing
+        os.close(os.open(root / "pipe.py", os.O_WRONLY | os.O_NONBLOCK))
+    assert done and done[0].safety is FixSafety.UNSAFE and "user.py" in done[0].reason
+
+
+def test_heavy_work_in_a_module_the_spawning_scripts_import_has_no_fix(tmp_path, capsys, monkeypatch):
+    # Wrapping `WEIGHTS = torch.load(...)` in `main()` would take `weights.WEIGHTS` away from train.py.
+    from winspawn_lint import cli
+
+    root = _project(tmp_path, {
+        "weights.py": "import torch\n\nWEIGHTS = torch.load('w.pt')\n",
+        "train.py": ("import weights\nfrom torch.utils.data import DataLoader\n\n\ndef main():\n"
+                     "    for batch in DataLoader(range(4), num_workers=2):\n"
+                     "        print(weights.WEIGHTS, batch)\n\n\n"
+                     "if __name__ == '__main__':\n    main()\n"),
+    })
+    monkeypatch.chdir(root)
+    status = cli.main(["--isolated", "--no-cache", "--unsafe-fixes", "--diff", "."])
+    captured = capsys.readouterr()
+    out = captured.out + captured.err  # (with --diff, the diff is on stdout and the findings on stderr)
+    assert "weights.py:3:" in out and "WSP103" in out, out
+    assert "+++" not in out and "[*]" not in out and "fix available" not in out, out
+    assert status == 1

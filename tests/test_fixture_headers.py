@@ -6,9 +6,11 @@ import textwrap
 
 import pytest
 
-from fixture_spec import FIXTURES_DIR, FixtureSpecError, Outcome, all_fixtures, fixed_files, load_fixture
+from fixture_spec import (FIXTURES_DIR, FixtureSpecError, Outcome, all_fixtures, all_projects, fixed_files, load_fixture,
+                          load_project)
 
 FIXTURES = all_fixtures()
+PROJECTS = all_projects()
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
@@ -26,6 +28,16 @@ def test_fixed_file_has_a_partner(path):
 
 def test_fixtures_directory_exists():
     assert FIXTURES_DIR.is_dir()
+
+
+@pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_project_is_valid(folder):
+    project = load_project(folder)
+    if project.spawn.kind in ("crash", "hang", "repeats"):
+        assert project.expected, f"{folder}: breaks under spawn ({project.spawn}) but no file expects a finding"
+    if project.name.endswith("_ok"):
+        assert (folder.parent / project.name[:-3]).is_dir(), f"{folder}: a safe twin of no project"
+        assert project.spawn.kind == "ok", f"{folder}: a safe twin must run under spawn, declared {project.spawn}"
 
 
 # --- the parser itself --------------------------------------------------------------------------------
@@ -112,3 +124,85 @@ def test_all_fixtures_excludes_fixed_files(tmp_path):
         (tmp_path / name).write_text("# spawn: ok\n")
     assert [p.name for p in all_fixtures(tmp_path)] == ["_helper.py", "a.py"]
     assert [p.name for p in fixed_files(tmp_path)] == ["a.fixed.py"]
+
+
+# --- fixture projects ---------------------------------------------------------------------------------------
+
+
+def _project(tmp_path, files: dict[str, str], name="probe"):
+    folder = tmp_path / name
+    for relative, text in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(textwrap.dedent(text).lstrip("\n"))
+    return folder
+
+
+def test_parses_a_project(tmp_path):
+    folder = _project(tmp_path, {
+        "tools/train.py": """
+            # run: cd tools && python train.py
+            # spawn: crash AttributeError
+            import sys
+            sys.path.append("..")
+            from lib.data import make
+        """,
+        "lib/__init__.py": "",
+        "lib/data.py": """
+            def make():
+                return lambda: 0  # error: WSP201
+        """,
+        "README.md": "# error: WSP999 (not a Python file)",
+    })
+    project = load_project(folder)
+    assert (project.entry, project.cwd, project.argv) == ("tools/train.py", "tools", ("train.py",))
+    assert project.expected == {("lib/data.py", 2, "WSP201")}
+    assert project.spawn == Outcome("crash", names=("AttributeError",)) and project.fork == Outcome("ok")
+    assert project.files(".py") == ["lib/__init__.py", "lib/data.py", "tools/train.py"]
+
+
+def test_parses_a_module_run(tmp_path):
+    folder = _project(tmp_path, {"pkg/__init__.py": "", "pkg/main.py": "# run: python -m pkg.main\n# spawn: ok\n"})
+    assert load_project(folder).argv == ("-m", "pkg.main")
+
+
+def test_a_notebook_project_expects_cells(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    folder = _project(tmp_path, {"data.py": "X = 1\n"})
+    notebook = new_notebook(cells=[
+        new_code_cell("# run: jupyter execute nb.ipynb\n# spawn: crash PicklingError\nimport data"),
+        new_markdown_cell("text"),
+        new_code_cell("x = 1\nf = lambda: 0  # error: WSP201"),
+    ])
+    nbformat.write(notebook, str(folder / "nb.ipynb"))
+    project = load_project(folder)
+    assert project.is_notebook and project.argv == ("nb.ipynb",)
+    assert project.expected == {("nb.ipynb:cell 3", 2, "WSP201")}
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"a.py": "x = 1\n"}, "exactly one file, its entry; found headers in none"),
+        ({"a.py": "# run: python a.py\n# spawn: ok\n", "b.py": "# spawn: ok\n"},
+         "found headers in ['a.py', 'b.py']"),
+        ({"a.py": "# spawn: ok\n"}, "no '# run: <command>' header"),
+        ({"a.py": "# run: python b.py\n# spawn: ok\n", "b.py": ""}, "runs b.py, not this file"),
+        ({"a.py": "# run: python ../a.py\n# spawn: ok\n"}, "runs ../a.py, not this file"),
+        ({"a.py": "# run: python3 a.py\n# spawn: ok\n"}, "expected 'python SCRIPT.py'"),
+        ({"a.py": "# run: python a.py --epochs 1\n# spawn: ok\n"}, "expected 'python SCRIPT.py'"),
+        ({"a.py": "# run: python a.py\n# spawn: not-run helper\n"}, "every project runs"),
+        ({"a.py": "# run: python a.py\n# spawn: ok\n# run: python a.py\n"}, "second '# run:' header"),
+        ({"a.py": "# run: python a.py\n# spawn: ok\n", "b.py": "x = 1  # error: WSP2\n"}, "bad rule code"),
+    ],
+)
+def test_rejects_malformed_project(tmp_path, files, message):
+    with pytest.raises(FixtureSpecError) as info:
+        load_project(_project(tmp_path, files))
+    assert message in str(info.value)
+
+
+def test_run_header_belongs_to_projects(tmp_path):
+    with pytest.raises(FixtureSpecError, match="belongs to the entry script of a project"):
+        _load(tmp_path, "# run: python wsp999_probe.py\n# spawn: ok\n")

@@ -58,24 +58,26 @@ def test_a_parallel_run_with_the_cache_reports_what_the_serial_run_does(tmp_path
     assert cli(tmp_path, "-j", "1", "--select", "WSP", ".", cache=cache) == reference
 
 
-def test_a_module_read_for_its_import_time_work_is_a_dependency_of_the_cached_findings(tmp_path):
-    """``train.py`` imports ``data``; the heavy work ``data.py`` then does at import time is repeated by every
-    spawned worker (WSP103 on the import).  A warm run after that edit of ``data.py`` must see it."""
-    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+def test_the_scripts_that_import_a_module_are_a_dependency_of_its_cached_findings(tmp_path):
+    """``data.py`` loads a checkpoint when imported; ``train.py`` imports it.  Once ``train.py`` starts spawn
+    workers, each of them imports ``data.py`` again (WSP103 in ``data.py``, naming ``train.py``): a warm run that
+    checks only ``data.py`` after that edit of ``train.py`` must see it."""
+    (tmp_path / "data.py").write_text('import torch\n\nWEIGHTS = torch.load("w.pt")\n')
+    train = textwrap.dedent("""\
         import data
         from torch.utils.data import DataLoader
 
         if __name__ == "__main__":
-            for batch in DataLoader(data.Squares(), num_workers=2):
+            for batch in DataLoader(range(4), num_workers=0):
                 print(batch)
-        """))
-    (tmp_path / "data.py").write_text("X = 1\n")
+        """)
+    (tmp_path / "train.py").write_text(train)
     cache = tmp_path.parent / f"{tmp_path.name}-cache"
-    assert cli(tmp_path, "train.py", cache=cache)[0] == 0
-    (tmp_path / "data.py").write_text('import torch\n\nX = torch.load("w.pt")\n')
-    status, out, _ = cli(tmp_path, "train.py", cache=cache)
-    assert (status, out) == cli(tmp_path, "--no-cache", "train.py")[:2]
-    assert out.startswith("train.py:1:1: WSP103 ")
+    assert cli(tmp_path, "data.py", cache=cache)[:2] == (0, "")
+    (tmp_path / "train.py").write_text(train.replace("num_workers=0", "num_workers=2"))
+    status, out, _ = cli(tmp_path, "data.py", cache=cache)
+    assert (status, out) == cli(tmp_path, "--no-cache", "data.py")[:2]
+    assert out.startswith("data.py:3:11: WSP103 ") and "`train.py`" in out
 
 
 # -- every mode on the fixtures ------------------------------------------------------------------------------------
@@ -146,7 +148,7 @@ def _notebook(*cells: str) -> str:
 
 
 #: A project whose findings cross files: a worker count imported from config.py (astroid), a module that does
-#: heavy work when imported (WSP103 on the import), a Dataset base class from a package (WSP301), a star import
+#: heavy work when imported (WSP103 in that module), a Dataset base class from a package (WSP301), a star import
 #: of a project module, a module-level start that another module imports (its fix is unsafe) or that nothing
 #: imports (safe), a notebook, and a configuration file.
 PROJECT = {

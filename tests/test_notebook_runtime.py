@@ -15,45 +15,12 @@ import re
 import pytest
 
 from fixture_spec import OK
-from notebook_spec import NOTEBOOKS_DIR, all_notebooks, load_notebook_fixture
+from notebook_spec import Run, all_notebooks, load_notebook_fixture, run_notebook
 
 pytestmark = pytest.mark.runtime
 
 HANG_TIMEOUT = 10
 CELL_TIMEOUT = 45
-
-
-class Run:
-    def __init__(self, method: str, status: str, error: str, stdout: str) -> None:
-        self.method, self.status, self.error, self.stdout = method, status, error, stdout
-
-    def describe(self) -> str:
-        return f"[{self.method}] {self.status}\n--- error ---\n{self.error[-3000:]}\n--- stdout ---\n{self.stdout}"
-
-
-def run_notebook(path, method: str, timeout: float) -> Run:
-    """Execute every cell of the notebook at *path* in a fresh kernel whose default start method is *method*."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
-    from winspawn_lint.runtime.emulation import child_environment
-
-    nb = nbformat.read(str(path), as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent)}})
-    status, error = "ok", ""
-    try:
-        client.execute(env=child_environment(method))
-    except CellTimeoutError as exc:
-        status, error = "hang", str(exc)
-    except CellExecutionError as exc:
-        status, error = "crash", str(exc)
-    except DeadKernelError as exc:
-        status, error = "crash", f"DeadKernelError: {exc}"
-    stdout = "".join(output.get("text", "") for cell in nb.cells for output in cell.get("outputs", [])
-                     if output.get("name") == "stdout")
-    return Run(method, status, error, stdout)
 
 
 def check(outcome, run: Run, name: str) -> None:

@@ -45,7 +45,8 @@ def test_text_output_is_rufs_cell_format():
     proc = run("wsp206_pool_function.ipynb")
     assert proc.returncode == 1
     assert proc.stdout.startswith("wsp206_pool_function.ipynb:cell 3:1:1: WSP206 function `square`, defined in the "
-                                  "notebook, reaches `multiprocessing.Pool` as `func` in cell 4, line 2,")
+                                  "notebook, reaches `multiprocessing.Pool` as the function of `pool.map()` in "
+                                  "cell 4, line 2,")
     assert "move it into a `.py` module next to the notebook and import it" in proc.stdout
 
 

@@ -64,7 +64,8 @@ def test_text(project, capsys):
     lines = out.splitlines()
     assert [int(line.split(":")[1]) for line in lines[:-2]] == list(LAMBDA_LINES)
     # As ruff prints them: `[*]` marks a fixable finding, and the run ends with a summary.
-    assert lines[0].startswith("pkg/mod.py:6:24: WSP201 [*] lambda passed as `func` to `multiprocessing.Pool`")
+    assert lines[0].startswith(
+        "pkg/mod.py:6:24: WSP201 [*] lambda passed as the function of `pool.map()` to `multiprocessing.Pool`")
     # Pool.map pickles its tasks under every start method: the suffix says where it breaks
     assert lines[0].endswith("use a module-level function [Windows, macOS, Linux]")
     assert lines[-2:] == [f"Found {len(LAMBDA_LINES)} errors.", f"[*] {len(LAMBDA_LINES)} fixable with `--fix`."]
@@ -127,7 +128,7 @@ def test_json_fields(project, capsys):
     assert first["path"] == "pkg/mod.py"
     assert (first["line"], first["col"], first["end_line"], first["end_col"]) == (6, 24, 6, 35)  # 1-based
     assert (first["code"], first["name"], first["fix_safety"]) == ("WSP201", "lambda-to-worker", "safe")
-    assert first["message"].startswith("lambda passed as `func`")
+    assert first["message"].startswith("lambda passed as the function of `pool.map()`")
     # columns count characters, not UTF-8 bytes: the accented line's lambda is where a reader sees it
     accented = SOURCE.splitlines()[6]
     assert data[1]["col"] == accented.index("lambda") + 1
@@ -162,7 +163,7 @@ def test_github_annotations(project, capsys):
     assert match["file"] == "pkg/mod.py"
     assert (match["line"], match["col"], match["endLine"], match["endColumn"]) == ("6", "24", "6", "35")
     assert match["title"].startswith("WSP201")
-    assert match["message"].startswith("WSP201 lambda passed as `func`")
+    assert match["message"].startswith("WSP201 lambda passed as the function of `pool.map()`")
 
 
 def test_github_escaping():
@@ -292,7 +293,7 @@ def test_sarif_results(project, capsys):
     for result, line in zip(run_["results"], LAMBDA_LINES):
         assert result["ruleId"] == "WSP201" and codes[result["ruleIndex"]] == "WSP201"
         assert result["level"] == "error"
-        assert result["message"]["text"].startswith("lambda passed as `func`")
+        assert result["message"]["text"].startswith("lambda passed as the function of `pool.map()`")
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"] == {"uri": "pkg/mod.py", "uriBaseId": "%SRCROOT%"}
         region = location["region"]

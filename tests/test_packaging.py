@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import email
+import json
 import importlib.util
 import os
 import re
@@ -25,6 +26,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from samples import LAMBDA_POOL
 from wheelhouse import pip_environment
 
 from winspawn_lint import __version__
@@ -33,18 +35,6 @@ from winspawn_lint.rules import RULES
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent
-HAZARD = '''\
-from multiprocessing import Pool
-
-
-def main():
-    with Pool(2) as pool:
-        print(pool.map(lambda x: x * x, range(4)))
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 def _run(*command: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300):
@@ -149,8 +139,8 @@ def test_sdist_contents(dists):
 
 @pytest.fixture(scope="session")
 def venv(dists, wheelhouse, tmp_path_factory) -> Path:
-    """A fresh virtualenv (no system site-packages) with the wheel, its flake8 extra and the dependencies
-    they declare, installed from the wheelhouse only."""
+    """A fresh virtualenv (no system site-packages) with the wheel, its flake8 and lsp extras and the
+    dependencies they declare, installed from the wheelhouse only."""
     path = tmp_path_factory.mktemp("venv") / "env"
     # --without-pip: seeding pip takes longer than everything else here; this interpreter's pip
     # installs into the venv instead (pip >= 22.3: --python).
@@ -158,7 +148,7 @@ def venv(dists, wheelhouse, tmp_path_factory) -> Path:
     assert done.returncode == 0, _describe(done)
     python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     done = _run(sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index",
-                "--find-links", str(wheelhouse), f"{dists['wheel']}[flake8]", env=pip_environment())
+                "--find-links", str(wheelhouse), f"{dists['wheel']}[flake8,lsp]", env=pip_environment())
     assert done.returncode == 0, _describe(done)
     return path
 
@@ -174,7 +164,7 @@ def test_the_installed_wheel_works(venv, dists, tmp_path):
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python, exe = str(bindir / "python"), str(bindir / "winspawn-lint")
     env = _venv_env(venv)
-    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "job.py").write_text(LAMBDA_POOL, encoding="utf-8")
 
     done = _run(python, "-c", "import winspawn_lint, sys; print(winspawn_lint.__file__)", cwd=tmp_path, env=env)
     assert done.returncode == 0 and Path(done.stdout.strip()).is_relative_to(venv), _describe(done)
@@ -238,7 +228,7 @@ def test_every_module_the_package_imports_is_installed_with_it(venv):
 def test_the_installed_wheel_fixes_with_libcst_and_infers_with_astroid(venv, tmp_path):
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     env = _venv_env(venv)
-    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "job.py").write_text(LAMBDA_POOL, encoding="utf-8")
     done = _run(str(bindir / "winspawn-lint"), "--diff", "job.py", cwd=tmp_path, env=env)
     assert done.returncode == 1 and "+def _map_fn(x):" in done.stdout, _describe(done)
     code = "import astroid, libcst, winspawn_lint.analysis.inference, winspawn_lint.fix; print('ok')"
@@ -249,7 +239,7 @@ def test_the_installed_wheel_fixes_with_libcst_and_infers_with_astroid(venv, tmp
 def test_flake8_finds_the_installed_plugin(venv, tmp_path):
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     env = _venv_env(venv)
-    (tmp_path / "job.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "job.py").write_text(LAMBDA_POOL, encoding="utf-8")
     done = _run(str(bindir / "python"), "-m", "flake8", "--select", "WSP", "job.py", cwd=tmp_path, env=env)
     assert done.returncode == 1, _describe(done)
     lines = done.stdout.strip().splitlines()
@@ -258,3 +248,47 @@ def test_flake8_finds_the_installed_plugin(venv, tmp_path):
     assert [line.split()[1] for line in lines] == ["WSP201", "WSP105"], _describe(done)
     done = _run(str(bindir / "python"), "-m", "flake8", "--version", env=env)
     assert f"winspawn-lint: {__version__}" in " ".join(done.stdout.split()), _describe(done)  # argparse wraps it
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_the_installed_language_server_answers_over_stdio(venv, tmp_path):
+    """``winspawn-lint server`` from the installed wheel with its lsp extra: initialize, a document's
+    diagnostics, shutdown, exit (status 0); hand-written JSON-RPC frames, no client library."""
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    document = (tmp_path / "job.py").as_uri()
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": document, "languageId": "python", "version": 1, "text": HAZARD}}},
+    ]
+    server = subprocess.Popen([str(bindir / "winspawn-lint"), "server"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_venv_env(venv))
+    try:
+        server.stdin.write(b"".join(_frame(m) for m in messages))
+        server.stdin.flush()
+        seen = []
+        while not any(m.get("method") == "textDocument/publishDiagnostics" for m in seen):  # bounded by the timeout
+            headers = {}
+            for _ in range(10):  # the header lines, up to the blank one
+                line = server.stdout.readline().strip()
+                if not line:
+                    break
+                name, _, value = line.partition(b":")
+                headers[name.strip().lower()] = value.strip()
+            seen.append(json.loads(server.stdout.read(int(headers[b"content-length"]))))
+        server.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+                           _frame({"jsonrpc": "2.0", "method": "exit"}))
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        server.kill()
+    (initialized,) = [m for m in seen if m.get("id") == 1]
+    assert initialized["result"]["serverInfo"] == {"name": "winspawn-lint", "version": __version__}
+    (published,) = [m for m in seen if m.get("method") == "textDocument/publishDiagnostics"]
+    assert [d["code"] for d in published["params"]["diagnostics"]] == ["WSP201"]

@@ -225,3 +225,59 @@ def test_fix_hook_wraps_an_unguarded_pool_script_nothing_imports_and_the_second_
     _git(project, "commit", "-q", "--no-verify", "-m", "fixed by the hook")
     second = pre_commit(project, env, "run", "winspawn-lint-fix", "--files", "pool_script.py")
     assert second.returncode == 0, _describe(second)
+
+
+# --- the README's snippet, verbatim, against a clean clone tagged as the version ---------------------------
+
+README_REPO = "https://github.com/winspawn-lint/winspawn-lint"
+
+
+def readme_snippet() -> str:
+    """The README's pre-commit configuration, as a user copies it."""
+    import re
+
+    blocks = re.findall(r"^```yaml\n(.*?)^```$", (ROOT / "README.md").read_text(encoding="utf-8"), re.S | re.M)
+    (snippet,) = [block for block in blocks if f"repo: {README_REPO}" in block]
+    return snippet
+
+
+def test_the_snippets_name_the_version_of_the_package():
+    from winspawn_lint.__version__ import __version__
+
+    tag = f"rev: v{__version__}"
+    assert tag in readme_snippet()
+    assert tag in (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    assert tag in (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def tagged_clone(shared_tmp) -> Path:
+    """A clean clone of this checkout's committed state with the tag the README names, created locally (the
+    published tag cannot be pushed from a test)."""
+    from filelock import FileLock
+    from winspawn_lint.__version__ import __version__
+
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout: nothing to clone")
+    clone = shared_tmp / "clean-clone" / "winspawn-lint"
+    with FileLock(str(shared_tmp / "clean-clone.lock")):
+        if not (clone / ".git").is_dir():
+            clone.parent.mkdir(exist_ok=True)
+            subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True,
+                           capture_output=True)
+            _git(clone, "tag", "-f", f"v{__version__}")
+    return clone
+
+
+def test_the_readme_snippet_installs_and_runs_from_a_clean_clone(tmp_path: Path, tagged_clone: Path, env):
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        readme_snippet().replace(README_REPO, tagged_clone.as_posix()), encoding="utf-8")
+    (tmp_path / "train.py").write_text(HAZARD, encoding="utf-8")
+    (tmp_path / "clean.py").write_text(CLEAN, encoding="utf-8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "-A")
+    clean = pre_commit(tmp_path, env, "run", "--files", "clean.py")
+    assert clean.returncode == 0 and "Passed" in clean.stdout, _describe(clean)
+    hazard = pre_commit(tmp_path, env, "run", "--all-files")
+    assert hazard.returncode == 1, _describe(hazard)
+    assert "train.py:6:" in hazard.stdout and "WSP201" in hazard.stdout and "clean.py" not in hazard.stdout

@@ -5,6 +5,10 @@ Each runnable fixture runs twice in a fresh interpreter with cwd = tests/fixture
 pytest plugin: once with ``spawn`` as the default start method (as on Windows and
 macOS), once with ``fork`` (Linux up to 3.13).  See tests/fixtures/README.md for
 the header format.  Run in parallel with ``pytest -m runtime -n 2``.
+
+Each fixture project (``tests/fixtures/projects/NAME/``) runs the same way, by the command its entry script
+declares (``# run: python -m pkg.train``), from the project folder: where its imports resolve as they
+would on a user's machine.
 """
 
 from __future__ import annotations
@@ -16,15 +20,24 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
-from fixture_spec import FIXTURES_DIR, Fixture, Outcome, all_fixtures, fixed_files, load_fixture
+from fixture_spec import (FIXTURES_DIR, SHIMS_DIR, Fixture, Outcome, ProjectFixture, all_fixtures, all_projects,
+                          fixed_files, load_fixture, load_project)
+from winspawn_lint.runtime.emulation import RunResult
 
 pytestmark = pytest.mark.runtime
 
 HANG_TIMEOUT = 15.0
 TIMEOUT = 90.0
+
+
+#: The fixtures run with the stand-ins of libraries that cannot be installed here on their path (tests/shims):
+#: outside the fixtures' folder, so that the linter takes those libraries for the real ones.
+FIXTURE_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    [str(SHIMS_DIR), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)])}
 
 
 def _timeout(outcome: Outcome) -> float:
@@ -86,50 +99,63 @@ def _fixed_params():
         yield pytest.param(path, id=path.name[: -len(".py")])
 
 
-def _missing_imports(path) -> list[str]:
-    """Top-level modules the fixture imports that this interpreter cannot find (its sibling helpers count
-    as found)."""
+def _imported_names(source: str | bytes, filename: str) -> set[str]:
+    """The top-level names of the absolute imports in *source*."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+    for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-    return sorted(name for name in names
+    return names
+
+
+def _missing_imports(path) -> list[str]:
+    """Top-level modules the fixture imports that this interpreter cannot find (its sibling helpers count
+    as found)."""
+    return sorted(name for name in _imported_names(path.read_bytes(), str(path))
                   if not (FIXTURES_DIR / f"{name}.py").is_file() and importlib.util.find_spec(name) is None)
+
+
+def _skip_if_missing(name: str, missing: list[str]) -> None:
+    if missing:
+        why = " (pyproject's test extra installs torch only on Python 3.11, where its CPU wheel is)" \
+            if "torch" in missing else ""
+        pytest.skip(f"{name} imports {', '.join(missing)}, not installed here{why}")
 
 
 def _load_runnable(path) -> Fixture:
     fixture = load_fixture(path)  # a malformed header fails here, naming the file
     if not fixture.runnable:
         pytest.skip(f"{path.name}: not-run {fixture.spawn.reason}")
-    missing = _missing_imports(path)
-    if missing:
-        why = " (pyproject's test extra installs torch only on Python 3.11, where its CPU wheel is)" \
-            if "torch" in missing else ""
-        pytest.skip(f"{path.name} imports {', '.join(missing)}, not installed here{why}")
+    _skip_if_missing(path.name, _missing_imports(path))
     return fixture
+
+
+def _check_both(fixture, spawn, fork, name: str) -> None:
+    """Assert the declared outcomes of a fixture (or project) run under spawn and under fork, and what the two
+    runs must share."""
+    both = f"\n=== under spawn ===\n{spawn.describe()}\n=== under fork ===\n{fork.describe()}"
+    _check(fixture.spawn, spawn, name)
+    _check(fixture.fork, fork, name)
+    if fixture.fork.kind == "ok":
+        if fixture.spawn.kind == "ok":
+            assert spawn.stdout == fork.stdout, f"{name}: 'ok' but stdout differs between spawn and fork{both}"
+        elif fixture.spawn.kind == "noop":
+            assert fork.stdout == "", f"{name}: 'noop' but it printed something under fork{both}"
+        elif fixture.spawn.kind == "repeats":
+            seen = _marker_lines(fork.stdout, fixture.spawn.marker)
+            assert seen == 1, (
+                f"{name}: {seen} lines start with {fixture.spawn.marker!r} under fork, expected 1{both}"
+            )
 
 
 @pytest.mark.parametrize("path", list(_runnable_params()))
 def test_fixture_runtime_outcome(path, spawn_run):
     fixture = _load_runnable(path)
-    spawn = spawn_run(path, "spawn", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR)
-    fork = spawn_run(path, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR)
-    both = f"\n=== under spawn ===\n{spawn.describe()}\n=== under fork ===\n{fork.describe()}"
-
-    _check(fixture.spawn, spawn, path.name)
-    _check(fixture.fork, fork, path.name)
-    if fixture.fork.kind == "ok":
-        if fixture.spawn.kind == "ok":
-            assert spawn.stdout == fork.stdout, f"{path.name}: 'ok' but stdout differs between spawn and fork{both}"
-        elif fixture.spawn.kind == "noop":
-            assert fork.stdout == "", f"{path.name}: 'noop' but it printed something under fork{both}"
-        elif fixture.spawn.kind == "repeats":
-            seen = _marker_lines(fork.stdout, fixture.spawn.marker)
-            assert seen == 1, (
-                f"{path.name}: {seen} lines start with {fixture.spawn.marker!r} under fork, expected 1{both}"
-            )
+    spawn = spawn_run(path, "spawn", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
+    fork = spawn_run(path, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
+    _check_both(fixture, spawn, fork, path.name)
 
 
 @pytest.mark.parametrize("path", list(_fixed_params()))
@@ -144,14 +170,14 @@ def test_fixed_fixture_runs_under_spawn(path, spawn_run):
     original = path.with_name(path.name[: -len(".fixed.py")] + ".py")
     assert original.is_file(), f"{path.name} has no partner {original.name}"
     fixture = _load_runnable(original)
-    fixed = spawn_run(path, "spawn", timeout=TIMEOUT, cwd=FIXTURES_DIR)
+    fixed = spawn_run(path, "spawn", timeout=TIMEOUT, cwd=FIXTURES_DIR, env=FIXTURE_ENV)
     _check(Outcome("ok"), fixed, f"{path.name} (fixed)")
     if fixture.spawn.kind != "noop" and fixture.fork.kind in ("ok", "repeats"):
-        reference = spawn_run(original, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR)
+        reference = spawn_run(original, "fork", timeout=_timeout(fixture.fork), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
         _check(fixture.fork, reference, f"{original.name} (reference)")
         label = f"{original.name} under fork"
     else:
-        reference = spawn_run(path, "fork", timeout=TIMEOUT, cwd=FIXTURES_DIR)
+        reference = spawn_run(path, "fork", timeout=TIMEOUT, cwd=FIXTURES_DIR, env=FIXTURE_ENV)
         _check(Outcome("ok"), reference, f"{path.name} (fixed)")
         label = f"{path.name} under fork"
     assert fixed.stdout == reference.stdout, (
@@ -179,8 +205,61 @@ def _forkserver_params():
 @pytest.mark.parametrize("path", list(_forkserver_params()))
 def test_hazard_breaks_under_forkserver_too(path, spawn_run):
     fixture = _load_runnable(path)
-    result = spawn_run(path, "forkserver", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR)
+    result = spawn_run(path, "forkserver", timeout=_timeout(fixture.spawn), cwd=FIXTURES_DIR, env=FIXTURE_ENV)
     _check(fixture.spawn, result, f"{path.name} under forkserver")
+
+
+# --- fixture projects: the entry command, run from the project folder ----------------------------------------
+
+
+@pytest.fixture
+def project_env(monkeypatch) -> Path:
+    """This process's environment, inherited by the project runs (scripts and notebook kernels): the library
+    stand-ins on PYTHONPATH (after the project's own folders and before site-packages, where an installed
+    torchvision would be found), and no ``__pycache__`` written into the fixture folders."""
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([*parts, str(SHIMS_DIR)]))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    return SHIMS_DIR
+
+
+def _missing_project_imports(project: ProjectFixture, shim: Path) -> list[str]:
+    """Top-level modules the project imports that are neither its own (a module or folder of that name anywhere
+    in it), nor the shim, nor installed here."""
+    from winspawn_lint.io import notebook
+
+    local = {Path(name).stem for name in project.files()} | {
+        part for name in project.files() for part in Path(name).parts[:-1]}
+    names = set()
+    for name in project.files():
+        text = (project.path / name).read_text(encoding="utf-8")
+        names |= _imported_names(notebook.loads(text).module if name.endswith(".ipynb") else text, name)
+    return sorted(name for name in names - local
+                  if not (shim / name).exists() and importlib.util.find_spec(name) is None)
+
+
+def _run_project(project: ProjectFixture, method: str, outcome: Outcome, spawn_run) -> RunResult:
+    """The project's ``# run:`` command under *method*, from its working directory."""
+    cwd = project.path / project.cwd
+    if not project.is_notebook:
+        script, *args = project.argv
+        return spawn_run(script, method, timeout=_timeout(outcome), cwd=cwd, args=args)
+    from notebook_spec import run_notebook
+
+    start = time.monotonic()
+    run = run_notebook(cwd / project.argv[0], method, _timeout(outcome))
+    return RunResult(command=["jupyter", "execute", *project.argv], method=method,
+                     returncode={"ok": 0, "crash": 1}.get(run.status), stdout=run.stdout, stderr=run.error,
+                     timed_out=run.status == "hang", duration=time.monotonic() - start)
+
+
+@pytest.mark.parametrize("folder", [pytest.param(p, id=p.name) for p in all_projects()])
+def test_projects_runtime_outcome(folder, spawn_run, project_env):
+    project = load_project(folder)  # a malformed header or expectation fails here, naming the file
+    _skip_if_missing(project.name, _missing_project_imports(project, project_env))
+    spawn = _run_project(project, "spawn", project.spawn, spawn_run)
+    fork = _run_project(project, "fork", project.fork, spawn_run)
+    _check_both(project, spawn, fork, f"projects/{project.name} ({project.run})")
 
 
 # --- the pytest plugin itself (we eat our own cooking) -------------------------------------------------

@@ -104,7 +104,7 @@ def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float,
            "-j", str(jobs), *sorted(set(paths))]
     proc = subprocess.run(cmd, cwd=corpus / repo, capture_output=True, text=True, timeout=timeout)
     unreadable = unreadable_files(proc.stderr, paths) if proc.returncode == 2 else {}
-    if proc.returncode not in (0, 1) and not unreadable:
+    if (proc.returncode not in (0, 1) or "Traceback" in proc.stderr) and not unreadable:
         raise RuntimeError(f"linter failed on {repo} (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
     root = (corpus / repo).resolve()
     findings = []

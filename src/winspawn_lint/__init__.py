@@ -57,4 +57,5 @@ def fix_text(text: str, filename: Optional[str] = None, settings: Optional[Setti
     from .analysis.project import Project
     from .runner import fix_source
 
-    return fix_source(text, filename, settings or Settings(), unsafe, Project())
+    settings = settings or Settings()
+    return fix_source(text, filename, settings, unsafe, Project(settings.registry))

@@ -1,8 +1,11 @@
-"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite) files.
+"""The ``winspawn-lint`` command: check (and with ``--fix``, rewrite; with ``--add-noqa``, annotate) files;
+``winspawn-lint server`` starts the language server (:mod:`.server`).
 
 Exit status: 0 clean; 1 findings remain or files were rewritten (the
-pre-commit contract); 2 usage error, bad configuration, or a file that could
-not be read or parsed (every other file is still checked).
+pre-commit contract; ``--exit-zero`` makes both 0); 2 usage error, bad
+configuration, or a file that could not be read or parsed (every other file is
+still checked).  ``--watch`` repeats the run on every change, ``--show-settings``
+says what applies to a file.
 """
 
 from __future__ import annotations
@@ -10,11 +13,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import gc
+import io
+import json
 import os
 import signal
 import sys
 from dataclasses import replace
-from typing import Optional, Sequence
+from typing import Optional, Sequence, TextIO
 
 from .__version__ import __version__
 from .analysis.project import Project
@@ -40,18 +45,18 @@ def _ignore_sigint() -> None:
 # frees every tree anyway. A larger young-generation threshold makes a check about 10% faster.
 _GC_THRESHOLD = (50_000, 20, 10)
 
-#: A parallel run's worker: its reader of the project, made when the worker starts (see _start_worker).
+#: A parallel run's worker: its reader of the project, made with its first file (see _check_in_worker).
 _WORKER_PROJECT: Optional[Project] = None
 
 
 def _start_worker() -> None:
-    global _WORKER_PROJECT
     _ignore_sigint()
-    _WORKER_PROJECT = Project()
 
 
 def _check_in_worker(path: str, job: Job) -> FileResult:
-    assert _WORKER_PROJECT is not None, "the pool's initializer makes the worker's project"
+    global _WORKER_PROJECT
+    if _WORKER_PROJECT is None:  # the worker's first file: its reader of the project, for the rest of the run
+        _WORKER_PROJECT = Project(job.settings.registry)
     return check_file(path, job, _WORKER_PROJECT)
 
 
@@ -106,11 +111,11 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
         return _check_many(paths, job, jobs, project, walked)
     from .io import cache as cache_module, notebook
 
-    cache = cache_module.ResultsCache.open(job.settings)
+    cache = cache_module.ResultsCache.open(job.settings, project.derived)
     hits, todo = [], []
     for path in paths:
         found = cache.lookup(path, need_parsed=path not in walked)
-        if found is None:
+        if found is None or (job.add_noqa and found):  # --add-noqa edits the files with findings
             todo.append(path)
             continue
         findings, grade = _regraded(path, found, project)
@@ -191,6 +196,30 @@ class _sigint_blocked:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+EPILOG = """\
+exit status:
+  0    no findings (and, with --fix, nothing rewritten); with --exit-zero, also when there are
+  1    findings remain, --fix rewrote a file (the pre-commit contract: review the change), or
+       --add-noqa could not silence a finding
+  2    usage or configuration error, or a file that could not be read or parsed (the others are
+       still checked; each failure is one line on stderr)
+  130  interrupted (Ctrl-C)
+
+examples:
+  winspawn-lint                                 check every Python file and notebook under .
+  winspawn-lint src/ scripts/train.py           files and directories
+  winspawn-lint --diff train.py                 show the fixes as a unified diff, write nothing
+  winspawn-lint --fix --unsafe-fixes train.py   apply the safe and the unsafe fixes
+  winspawn-lint --output-format json -o report.json
+  winspawn-lint --add-noqa .                    silence today's findings to adopt the tool on a large repository
+  winspawn-lint --show-settings src/train.py    which configuration file and which rules apply to a file
+  winspawn-lint --watch src/                    check again whenever a file changes
+  winspawn-lint --explain WSP201                a rule's documentation
+
+documentation: https://github.com/winspawn-lint/winspawn-lint/blob/main/docs/usage.md
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .report.formats import FORMATS
 
@@ -198,31 +227,75 @@ def build_parser() -> argparse.ArgumentParser:
         prog="winspawn-lint",
         description="Find (and fix) multiprocessing code that breaks under the spawn start method "
         "(Windows, macOS, Linux with Python >= 3.14).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("paths", nargs="*", help="files or directories to check (default: .); '-' reads stdin")
-    parser.add_argument("--select", help="comma-separated codes, prefixes or names to enable (replaces the default)")
-    parser.add_argument("--extend-select", default="", help="codes to enable in addition (e.g. WSP105,WSP901)")
-    parser.add_argument("--ignore", default="", help="codes to disable")
-    parser.add_argument("--format", choices=FORMATS, default="text")
-    parser.add_argument("--statistics", action="store_true", help="print the count of findings per code")
-    parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="also apply fixes that may change meaning (alone: show them as fixable, as ruff does)")
-    parser.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed")
-    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
-    parser.add_argument("--exclude", help="comma-separated glob patterns to skip (replaces the defaults)")
-    parser.add_argument("--extend-exclude", default="", help="glob patterns to skip in addition")
-    parser.add_argument("--force-exclude", action="store_true",
-                        help="skip excluded files even when named on the command line (pre-commit passes every file)")
-    parser.add_argument("--unresolved-workers", choices=UNRESOLVED_POLICIES,
-                        help="whether a worker count that cannot be resolved may be > 0 (default: assume-workers)")
-    parser.add_argument("--config", help="pyproject.toml to read instead of the nearest one")
-    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    parser.add_argument("--stdin-filename", help="the name to report for '-'")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache")
-    parser.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: CPU count; 1: serial)")
-    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
-    parser.add_argument("--version", action="version", version=f"winspawn-lint {__version__}")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files or directories to check (default: .); '-' reads the source from stdin")
+    rules = parser.add_argument_group("rule selection")
+    rules.add_argument("--select", metavar="CODES",
+                       help="comma-separated codes, prefixes (WSP2) or rule names to enable; replaces the default "
+                       "selection (ALL: every rule)")
+    rules.add_argument("--extend-select", metavar="CODES", default="",
+                       help="codes to enable in addition to the selection (e.g. the opt-in WSP105,WSP901)")
+    rules.add_argument("--ignore", metavar="CODES", default="", help="codes to disable")
+    rules.add_argument("--unresolved-workers", choices=UNRESOLVED_POLICIES,
+                       help="whether a worker count that cannot be resolved may be > 0 (default: assume-workers)")
+    files = parser.add_argument_group("file selection")
+    files.add_argument("--exclude", metavar="PATTERNS",
+                       help="comma-separated glob patterns to skip (replaces the default excludes)")
+    files.add_argument("--extend-exclude", metavar="PATTERNS", default="",
+                       help="glob patterns to skip in addition to the excludes")
+    files.add_argument("--force-exclude", action="store_true",
+                       help="apply the excludes to files named on the command line too (pre-commit names each file)")
+    files.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                       help="skip what git ignores (.gitignore files, .git/info/exclude, the global excludes file) "
+                       "when walking a directory (default: on)")
+    files.add_argument("--stdin-filename", metavar="NAME", help="the file name to report for '-'")
+    fixes = parser.add_argument_group("fixes")
+    fixes.add_argument("--fix", action="store_true", help="apply the safe fixes in place")
+    fixes.add_argument("--unsafe-fixes", action=argparse.BooleanOptionalAction, default=None,
+                       help="also apply fixes that may change meaning (alone: show them as fixable, as ruff does); "
+                       "overrides `unsafe-fixes` in the configuration")
+    fixes.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff on stdout and write nothing")
+    fixes.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed")
+    fixes.add_argument("--add-noqa", action="store_true",
+                       help="add a `# noqa: CODES` comment that silences each finding (merged into an existing "
+                       "`# noqa`), on the line flake8 reads it from; nothing else is printed")
+    output = parser.add_argument_group("output")
+    output.add_argument("--output-format", "--format", dest="output_format", choices=FORMATS, default="text",
+                        metavar="FORMAT",
+                        help="text (default: path:line:col: CODE message), grouped (per file, with the source "
+                        "line), json, github (GitHub Actions annotations), sarif (code scanning); --format is "
+                        "an alias")
+    output.add_argument("-o", "--output-file", metavar="FILE",
+                        help="write the report (findings, statistics, summary) to FILE instead of stdout")
+    output.add_argument("--statistics", action="store_true",
+                        help="count the findings per code: a table after the findings; with json, the counts "
+                        "instead of the findings; with sarif, in the run's properties")
+    output.add_argument("--exit-zero", action="store_true",
+                        help="exit with status 0 even when findings remain or files were rewritten (errors still "
+                        "exit 2)")
+    levels = output.add_mutually_exclusive_group()
+    levels.add_argument("-q", "--quiet", action="store_true",
+                        help="print the findings only: no summary, no fix notes")
+    levels.add_argument("-s", "--silent", action="store_true",
+                        help="print nothing on stdout (-o still writes its file; errors still go to stderr); the "
+                        "exit status says what was found")
+    other = parser.add_argument_group("configuration and running")
+    other.add_argument("--config", metavar="FILE", help="the pyproject.toml to read instead of the nearest one")
+    other.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    other.add_argument("--show-settings", action="store_true",
+                       help="print the configuration file and the settings that apply to the first file to check, "
+                       "and exit")
+    other.add_argument("--watch", action="store_true",
+                       help="check again whenever a checked file or the configuration changes (Ctrl-C to stop)")
+    other.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache")
+    other.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                       help="worker processes (default: the number of CPUs for large trees; 1: serial)")
+    other.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
+    other.add_argument("--version", action="version", version=f"winspawn-lint {__version__}")
     return parser
 
 
@@ -230,38 +303,65 @@ def _split(value: Optional[str]) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
+def config_path(ns: argparse.Namespace, paths: list[str]) -> Optional[str]:
+    """The configuration file this run reads: ``--config``, or the nearest ``pyproject.toml`` with a
+    ``[tool.winspawn-lint]`` table above the first path (None: the defaults)."""
+    if ns.isolated:
+        return None
+    if ns.config:
+        config = os.path.abspath(ns.config)
+        if os.path.isdir(config):
+            # As ruff: --config names a file.  Say which one was probably meant.
+            inside = os.path.join(ns.config, "pyproject.toml")
+            hint = f"; did you mean --config {inside}?" if os.path.isfile(inside) else ""
+            raise ConfigError(f"--config {ns.config}: is a directory, not a configuration file{hint}")
+        if not os.path.isfile(config):
+            raise ConfigError(f"--config {ns.config}: no such file")
+        return config
+    first = next((p for p in paths if p != "-"), ".")
+    found = find_config(first if os.path.exists(first) else ".")
+    return str(found) if found else None
+
+
 def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
     settings = Settings()
-    if not ns.isolated:
-        config = os.path.abspath(ns.config) if ns.config else None
-        if config is None:
-            first = next((p for p in paths if p != "-"), ".")
-            found = find_config(first if os.path.exists(first) else ".")
-            config = str(found) if found else None
-        if config:
-            if not os.path.isfile(config):
-                raise ConfigError(f"{config}: no such file")
-            settings = settings_from_mapping(load_config(config), root=os.path.dirname(config))
+    config = config_path(ns, paths)
+    if config:
+        where = f"{_shown(config)}: [tool.winspawn-lint]"
+        settings = settings_from_mapping(load_config(config), where=where, root=os.path.dirname(config))
     select = _split(ns.select) if ns.select else None
     try:
         selection = resolve_selection(select, _split(ns.extend_select), _split(ns.ignore), base=settings.select)
     except ValueError as error:
         raise ConfigError(f"command line: {error}") from None
-    changes = {"select": selection}
+    changes: dict = {"select": selection}
     if ns.unresolved_workers:
         changes["unresolved_workers"] = ns.unresolved_workers
     if ns.exclude is not None:
         changes["exclude"] = tuple(_split(ns.exclude))
     if ns.extend_exclude:
         changes["extend_exclude"] = (*settings.extend_exclude, *_split(ns.extend_exclude))
-    from dataclasses import replace
-
+    if ns.unsafe_fixes is not None:
+        changes["unsafe_fixes"] = ns.unsafe_fixes
+    if ns.respect_gitignore is not None:
+        changes["respect_gitignore"] = ns.respect_gitignore
     return replace(settings, **changes)
 
 
+def _shown(path: str) -> str:
+    """*path* as a message shows it: relative to the current directory when it is below it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["server"]:  # `winspawn-lint server`, as `ruff server` (a path named server: ./server)
+        from .server import main as serve
+
+        return serve(args[1:])
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = parser.parse_args(args)
     out, err = sys.stdout, sys.stderr
     if ns.explain:
         try:
@@ -274,14 +374,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if ns.jobs < 0:
         parser.error("--jobs must be >= 0")
     paths = ns.paths or ["."]
+    if ns.add_noqa and (ns.fix or ns.diff or ns.watch):
+        parser.error("--add-noqa cannot be combined with --fix, --diff or --watch")
+    if (ns.add_noqa or ns.watch) and "-" in paths:
+        parser.error(f"{'--add-noqa' if ns.add_noqa else '--watch'} needs files, not stdin ('-')")
     try:
         settings = load_settings(ns, paths)
     except ConfigError as error:
         err.write(f"winspawn-lint: configuration error: {error}\n")
         return EXIT_ERROR
-    job = Job(settings, fix=ns.fix, diff=ns.diff, unsafe_fixes=ns.unsafe_fixes, keep_lines=ns.format == "grouped")
+    if ns.show_settings:
+        return _show_settings(ns, paths, settings, out)
     try:
-        return _run(ns, paths, job, out, err)
+        if ns.watch:
+            return _watch(ns, paths, settings, err)
+        return _run(ns, paths, settings, err)
     except KeyboardInterrupt:
         err.write("winspawn-lint: interrupted\n")
         return EXIT_INTERRUPTED
@@ -302,14 +409,44 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
 
 
-def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
-    from .report import formats
+def _job(ns: argparse.Namespace, settings: Settings) -> Job:
+    return Job(settings, fix=ns.fix, diff=ns.diff, unsafe_fixes=settings.unsafe_fixes,
+               keep_lines=ns.output_format == "grouped", add_noqa=ns.add_noqa)
 
+
+def _run(ns: argparse.Namespace, paths: list[str], settings: Settings, err) -> int:
+    """One check (fix, diff, add-noqa) of *paths*, reported; the exit status."""
+    results, status = _check(ns, paths, _job(ns, settings), err)
+    if ns.output_file:
+        try:
+            report = _open_output(ns.output_file)
+        except OSError as error:
+            err.write(f"winspawn-lint: cannot write {ns.output_file}: {error.strerror or error}\n")
+            return EXIT_ERROR
+        with report:
+            status = _report(ns, results, status, report, err, settings.unsafe_fixes)
+    else:
+        status = _report(ns, results, status, None, err, settings.unsafe_fixes)
+    if ns.exit_zero and status == EXIT_FINDINGS:
+        return EXIT_CLEAN
+    return status
+
+
+def _open_output(path: str):
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)  # as ruff: -o reports/lint.json creates reports/
+    return open(path, "w", encoding="utf-8", newline="")
+
+
+def _check(ns: argparse.Namespace, paths: list[str], job: Job, err) -> tuple[list[FileResult], int]:
+    """Check every file (and, with --fix, write the fixed ones); the results and EXIT_ERROR when a path named
+    on the command line does not exist."""
     status = EXIT_CLEAN
     targets: list[str] = []
     walked: set[str] = set()
     results: list[FileResult] = []
-    project = Project()  # this run's reader of the project's files (a parallel run's workers have their own)
+    # this run's reader of the project's files (a parallel run's workers have their own)
+    project = Project(job.settings.registry)
     from .io.discover import discover
 
     for path, explicit in discover(paths, job.settings):
@@ -330,18 +467,37 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
     # Every file was checked and fixed against the files as they were: only now is anything rewritten.
     for result in results:
         write(result)
+    return results, status
 
+
+def _report(ns: argparse.Namespace, results: list[FileResult], status: int, report: Optional[TextIO], err,
+            unsafe: bool) -> int:
+    """Print what the run found and did (*unsafe*: whether unsafe fixes apply); the exit status.
+
+    The report (findings in the chosen format, statistics, summary) goes to *report* (``-o``), else to stdout;
+    with ``--diff`` stdout holds the patch and the report goes to stderr.  ``-q`` keeps the findings only,
+    ``-s`` prints nothing on stdout."""
+    from .report import formats
+
+    out = sys.stdout
+    # A JSON or SARIF report is written even when empty (a document to parse), except on stderr beside a patch.
+    documents = report is not None or not ns.diff
+    if report is None:
+        report = err if ns.diff else (io.StringIO() if ns.silent else out)
+    notes = err if not (ns.quiet or ns.silent) else None
     rows: list[tuple[str, Finding]] = []
     sources: dict[str, list[str]] = {}
-    fixed_files = 0
+    fixed_files = noqa_added = noqa_missed = 0
     for result in results:
         if result.error:
             err.write(f"{result.path}: error: {result.error}\n")
             status = EXIT_ERROR
-        if result.fix_note:
-            err.write(f"{result.path}: note: {result.fix_note}\n")
-        if result.fixed_text is not None:
-            if ns.diff:
+        if result.fix_note and notes:
+            notes.write(f"{result.path}: note: {result.fix_note}\n")
+        noqa_added += result.noqa_added if result.written else 0
+        noqa_missed += result.noqa_missed
+        if result.fixed_text is not None and not ns.add_noqa:
+            if ns.diff and not ns.silent:
                 _write_diff(result, out)
             if result.written or ns.diff:
                 fixed_files += 1
@@ -349,28 +505,151 @@ def _run(ns: argparse.Namespace, paths: list[str], job: Job, out, err) -> int:
             rows.append((result.path, finding))
         if result.lines is not None:
             sources[result.path] = result.lines
-    if not ns.diff or rows:
-        if ns.diff and ns.format == "text":
-            stream = err  # keep the diff on stdout clean for `patch`/`git apply`
-        else:
-            stream = out
-        if rows or ns.format in ("json", "sarif"):
-            formats.FORMATTERS[ns.format](rows, stream, sources=sources, unsafe=ns.unsafe_fixes, root=os.getcwd())
-    if ns.statistics:
-        formats.statistics(rows, out if not ns.diff else err)
-    if ns.format in ("text", "grouped"):
-        stream = err if ns.diff else out
+    if ns.add_noqa:
+        return _report_noqa(noqa_added, noqa_missed, status, notes)
+    fmt = ns.output_format
+    if fmt == "json" and ns.statistics:
+        formats.statistics_json(rows, report, unsafe=unsafe)
+    elif rows or (fmt in ("json", "sarif") and documents):
+        formats.FORMATTERS[fmt](rows, report, sources=sources, unsafe=unsafe, root=os.getcwd(),
+                                with_statistics=ns.statistics)
+    if ns.statistics and fmt not in ("json", "sarif"):
+        formats.statistics(rows, report)
+    if fmt in ("text", "grouped") and not (ns.quiet or ns.silent):
         if ns.show_fixes and ns.fix and not ns.diff:
-            formats.show_fixes([(r.path, f) for r in results if r.written for f in r.fixed], stream)
+            formats.show_fixes([(r.path, f) for r in results if r.written for f in r.fixed], report)
         fixed = [f for r in results if r.fixed_text is not None and (r.written or ns.diff) for f in r.fixed]
-        formats.summary(rows, len(fixed), stream, fix=ns.fix, diff=ns.diff, unsafe=ns.unsafe_fixes)
-    if ns.fix and fixed_files and not ns.diff:
-        err.write(f"winspawn-lint: rewrote {fixed_files} file{'s' if fixed_files != 1 else ''}\n")
+        formats.summary(rows, len(fixed), report, fix=ns.fix, diff=ns.diff, unsafe=unsafe)
+    if ns.fix and fixed_files and not ns.diff and notes:
+        notes.write(f"winspawn-lint: rewrote {fixed_files} file{'s' if fixed_files != 1 else ''}\n")
     if status == EXIT_ERROR:
         return EXIT_ERROR
     if rows or fixed_files:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _report_noqa(added: int, missed: int, status: int, notes) -> int:
+    """``--add-noqa``'s report, as ruff words it; exit 0 (the findings are silenced), 2 after an error, 1 when
+    some finding could not be silenced."""
+    if notes:
+        notes.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
+        if missed:
+            notes.write(f"{missed} finding{'s' if missed != 1 else ''} could not be silenced: the line's first "
+                        "`# noqa` is text inside a string, which flake8 would read first\n")
+    if status == EXIT_ERROR:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if missed else EXIT_CLEAN
+
+
+# -- --show-settings ----------------------------------------------------------------------------------
+def _show_settings(ns: argparse.Namespace, paths: list[str], settings: Settings, out) -> int:
+    """Which configuration file and which settings apply to the first file to check (ruff's --show-settings)."""
+    from .io.discover import discover
+
+    first = next((path for path, _ in discover(paths, settings) if path != "-"), None)
+    path = first or next((p for p in paths if p != "-"), ".")
+    config = config_path(ns, paths)
+    enabled = settings.enabled_for(path)
+    lines = [f"Resolved settings for: {json.dumps(path)}",
+             f"Settings path: {json.dumps(config) if config else 'none (the defaults)'}"]
+    skipped = _walk_skips(path, settings)
+    if skipped:
+        lines.append(f"Note: a directory walk skips this file ({skipped}); named on the command line it is checked")
+    lines.append("")
+    lines.append("rules = [")
+    lines.extend(f"    {json.dumps(code)},  # {RULES[code].name}" for code in sorted(enabled))
+    lines.append("]")
+    dropped = sorted(settings.select - enabled)
+    if dropped:
+        lines.append(f"per-file-ignores-applied = {json.dumps(dropped)}")
+    lines += [
+        f"unresolved-workers = {json.dumps(settings.unresolved_workers)}",
+        f"target-platforms = {json.dumps(list(settings.target_platforms))}",
+        "target-version = " + (json.dumps(f"py3{settings.target_version[1]}") if settings.target_version
+                               else "none"),
+        f"exclude = {json.dumps(list(settings.exclude))}",
+        f"extend-exclude = {json.dumps(list(settings.extend_exclude))}",
+        "per-file-ignores = {" + ", ".join(f"{json.dumps(pattern)} = {json.dumps(sorted(codes))}"
+                                           for pattern, codes in settings.per_file_ignores) + "}",
+        f"respect-gitignore = {json.dumps(settings.respect_gitignore)}",
+        f"spawn-api = {json.dumps([api.names[0] for api in settings.extra_apis])}",
+        f"unpicklable = {json.dumps([name for name, _ in settings.extra_unpicklable])}",
+        f"unsafe-fixes = {json.dumps(settings.unsafe_fixes)}",
+        f"cache-dir = {json.dumps(_cache_dir(settings))}",
+    ]
+    out.write("\n".join(lines) + "\n")
+    return EXIT_CLEAN
+
+
+def _walk_skips(path: str, settings: Settings) -> Optional[str]:
+    """Why a directory walk would not check *path*, or None."""
+    from .io import gitignore
+
+    if settings.is_excluded(path):
+        return "it matches exclude or extend-exclude"
+    if settings.respect_gitignore:
+        repository = gitignore.find_repository(os.path.dirname(os.path.abspath(path)))
+        if repository is not None and repository.ignored_path(os.path.abspath(path)):
+            return "git ignores it"
+    return None
+
+
+def _cache_dir(settings: Settings) -> str:
+    from .io.cache import cache_directory
+
+    return cache_directory(settings)
+
+
+# -- --watch ------------------------------------------------------------------------------------------
+WATCH_POLL_SECONDS = 0.5
+
+
+def _watch(ns: argparse.Namespace, paths: list[str], settings: Settings, err) -> int:
+    """Check, then check again whenever a file the run checked, a directory it walked (a file added or
+    removed), a ``.gitignore`` there or the configuration file changes, until Ctrl-C.  Polls with ``os.stat``
+    (no dependency): the tree is walked once per check, and each poll stats what that walk found."""
+    import time
+
+    err.write("winspawn-lint: watching for changes (Ctrl-C to stop)\n")
+    while True:  # until Ctrl-C: every turn is one check and a poll of a fixed list of files
+        watched = _watched(paths, settings, ns)
+        before = _stamps(watched)
+        _run(ns, paths, settings, err)
+        sys.stdout.flush()
+        err.flush()
+        while _stamps(watched) == before:
+            time.sleep(WATCH_POLL_SECONDS)
+        err.write(f"winspawn-lint: {time.strftime('%H:%M:%S')} change detected, checking again\n")
+        try:
+            settings = load_settings(ns, paths)
+        except ConfigError as error:  # keep watching with the last good configuration
+            err.write(f"winspawn-lint: configuration error: {error}\n")
+
+
+def _watched(paths: list[str], settings: Settings, ns: argparse.Namespace) -> list[str]:
+    """What a check reads to decide what to check and what it finds: the files, the walked directories, their
+    ``.gitignore`` files, the configuration file."""
+    from .io.discover import discover
+
+    watched: list[str] = []
+    files = [path for path, _ in discover(paths, settings, watched=watched)]
+    try:
+        config = config_path(ns, paths)
+    except ConfigError:
+        config = None
+    return [*files, *watched, *([config] if config else [])]
+
+
+def _stamps(paths: list[str]) -> list[Optional[tuple[int, int]]]:
+    stamps: list[Optional[tuple[int, int]]] = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+            stamps.append((info.st_mtime_ns, info.st_size))
+        except OSError:
+            stamps.append(None)
+    return stamps
 
 
 def _write_diff(result: FileResult, out) -> None:

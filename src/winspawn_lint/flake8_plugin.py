@@ -44,6 +44,11 @@ class Plugin:
             "spawn-api (data, never imported)",
         )
         manager.add_option(
+            "--winspawn-unpicklable", default="", parse_from_config=True, comma_separated_list=False,
+            help="winspawn-lint: extra calls whose results cannot be pickled (a connection, a handle), qualified "
+            "names separated by commas or newlines (data, never imported)",
+        )
+        manager.add_option(
             "--winspawn-target-platforms", default="windows,macos,linux", parse_from_config=True,
             help="winspawn-lint: where the code runs (windows, macos, linux, comma-separated); findings that cannot "
             "break on any of them are dropped (default: %(default)s)",
@@ -59,6 +64,7 @@ class Plugin:
     def parse_options(options: Any) -> None:
         global _SETTINGS
         from .settings import UNRESOLVED_POLICIES, Settings, parse_platforms, parse_version
+        from .spawn_apis import unpicklable_from_config
 
         # flake8 checks `choices` on the command line but not in setup.cfg/tox.ini/.flake8.
         policy = getattr(options, "winspawn_unresolved_workers", "assume-workers")
@@ -67,6 +73,8 @@ class Plugin:
                           f"got {policy!r}")
         try:
             extra = _spawn_apis(str(getattr(options, "winspawn_spawn_apis", "") or ""))
+            names = str(getattr(options, "winspawn_unpicklable", "") or "").replace(",", "\n").split()
+            unpicklable = unpicklable_from_config(names, "winspawn-unpicklable")
         except ValueError as error:
             _config_error(str(error))
         try:
@@ -76,7 +84,7 @@ class Plugin:
         except ValueError as error:
             _config_error(f"winspawn-{error}")
         _SETTINGS = Settings(select=frozenset(RULES), unresolved_workers=policy, extra_apis=extra,
-                             target_platforms=platforms, target_version=version)
+                             extra_unpicklable=unpicklable, target_platforms=platforms, target_version=version)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         global _PROJECT
@@ -86,7 +94,7 @@ class Plugin:
 
         settings = _SETTINGS or Settings(select=frozenset(RULES))
         if _PROJECT is None:
-            _PROJECT = Project()
+            _PROJECT = Project(settings.registry)
         # flake8 selects codes and applies `# noqa` itself; the text is rejoined so that lines are split and
         # columns counted exactly as the CLI does.
         checked = check("".join(self._lines), self._filename, settings, project=_PROJECT, tree=self._tree,

@@ -46,20 +46,24 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     """
     from .analysis.prefilter import may_have_findings
 
+    from .analysis.project import Project
+
     settings = settings or Settings()
-    if prefilter and not may_have_findings(text, settings.registry):
+    if project is None:
+        project = Project(settings.registry)
+    # The text names no worker API, and the modules around it give it none to reach: nothing to find.
+    if prefilter and not may_have_findings(text, settings.registry) and not (
+            filename and filename != "-" and project.relevant(filename)):
         if parse_clean and tree is None:
             parse(Source(text, "utf-8", False), filename or "<unknown>")
         return Checked([], None)
     from . import analysis
     from .report import noqa as noqa_module
 
-    from .analysis.project import Project
-
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")
     lines = split_lines(text)
-    findings = analysis.run(tree, lines, settings, filename, project if project is not None else Project(), enabled)
+    findings = analysis.run(tree, lines, settings, filename, project, enabled)
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
     return Checked(findings, lines, tree)

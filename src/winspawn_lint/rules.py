@@ -78,8 +78,7 @@ WSP102 = Rule(
 WSP103 = Rule(
     "WSP103",
     "import-time-heavy-work",
-    "{what} runs at import time{chain} in a module that starts worker processes; every spawned worker "
-    "repeats it",
+    "{what} runs at import time{chain} {where}; every spawned worker repeats it",
     True,
     FixSafety.UNSAFE,
     "Model or data loading at import time in a module whose workers re-import it.",
@@ -131,7 +130,7 @@ WSP201 = Rule(
     "WSP201",
     "lambda-to-worker",
     "lambda passed as {role} to {api}, which pickles it for worker processes: "
-    "\"Can't pickle <lambda>\" under spawn; use a module-level function",
+    "\"Can't pickle <lambda>\" under spawn; {remedy}",
     True,
     FixSafety.SAFE,
     "A lambda reaches a worker that pickles with the standard pickler.",
@@ -142,7 +141,7 @@ WSP202 = Rule(
     "WSP202",
     "local-function-to-worker",
     "{what} passed as {role} to {api} is defined inside a function and cannot be pickled for worker "
-    "processes; define it at module level",
+    "processes; {remedy}",
     True,
     FixSafety.UNSAFE,
     "A function defined inside another function reaches a pickle-based worker.",
@@ -153,7 +152,7 @@ WSP203 = Rule(
     "WSP203",
     "local-class-to-worker",
     "instance of `{cls}`, a class defined inside a function, passed as {role} to {api}: it cannot be "
-    "pickled for worker processes; define the class at module level",
+    "pickled for worker processes; {remedy}",
     True,
     FixSafety.UNSAFE,
     "An instance of a class defined inside a function reaches a worker.",
@@ -163,7 +162,8 @@ WSP203 = Rule(
 WSP204 = Rule(
     "WSP204",
     "unpicklable-callable-attribute",
-    "{what} stored on `{owner}`, which is sent to worker processes by {api}; the object cannot be pickled",
+    "{what} stored on {owner}{chain}, which is sent to worker processes by {api}; the object cannot be pickled: "
+    "{remedy}",
     True,
     FixSafety.SAFE,
     "An object sent to workers keeps a lambda or local function in an attribute.",

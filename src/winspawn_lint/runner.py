@@ -1,11 +1,14 @@
 """The one per-file driver: read → check → grade the fixes → fix → write, for ``.py`` files and notebooks alike.
 
 Every way of running the linter on files goes through here: the command line (serially, or in a parallel run's
-workers), and the public ``fix_text`` for a text.  A run has one :class:`~.analysis.project.Project`, the reader
-of the project's files, made by whoever owns the run (a parallel run makes one per worker) and handed down.
+workers), the language server (an editor's unsaved text, :func:`check_buffer`), and the public ``fix_text`` for a
+text.  A run has one :class:`~.analysis.project.Project`, the reader of the project's files, made by whoever owns
+the run (a parallel run makes one per worker; the language server one per workspace folder, kept warm) and handed
+down.
 
-Checking and fixing never write: :func:`check_file` returns what the file's fix would be, and the run writes
-every fixed file when all files are checked (:func:`write`).  So each file is checked, and fixed, against the
+Checking and fixing never write: :func:`check_file` returns what the file's fix would be (with ``--add-noqa``,
+the file with the ``# noqa`` comments that silence its findings), and the run writes every such file when all
+files are checked (:func:`write`).  So each file is checked, and fixed, against the
 project as it stood when the run began, whatever order its files are checked in and however many workers share
 them: a fix that rewrites one module never changes what another file of the same run is told.
 """
@@ -16,7 +19,7 @@ import ast
 import gc
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from .finding import Finding
 from .rules import FixSafety
@@ -43,6 +46,11 @@ class Job:
     report_unparsable: bool = True
     #: fill FileResult.cache_entry (for the results cache, which the run's owner keeps)
     cache: bool = False
+    #: fix these findings only (equal by code and place to findings of the file; a notebook's are in their
+    #: cells), an editor's quick fix for one finding; None: every finding whose fix applies
+    only: Optional[frozenset[Finding]] = None
+    #: ``--add-noqa``: plan the ``# noqa`` comments that silence the file's findings (instead of a fix)
+    add_noqa: bool = False
 
     @property
     def fixing(self) -> bool:
@@ -64,16 +72,27 @@ class FileResult:
     fix_note: Optional[str] = None
     written: bool = False
     cache_entry: Optional[Any] = None  # a cache.Entry, when Job.cache asks for one and the check succeeded
-    #: what :func:`write` needs: the file as read (its encoding, BOM and bytes), the findings the fixed file
-    #: still has, and a new module to create beside it (a notebook's moved definitions)
+    #: (path, text) of a new module the fix creates beside the file (a notebook's moved definitions)
+    new_module: Optional[tuple[str, str]] = None
+    #: what :func:`write` needs: the file as read (its encoding, BOM and bytes), and the findings the fixed file
+    #: still has
     source: Optional["Source"] = None
     remaining: Optional[list[Finding]] = None
-    new_module: Optional[tuple[str, str]] = None
+    #: ``--add-noqa``: the lines given a ``# noqa`` (or more codes in theirs), and the findings none can silence
+    noqa_added: int = 0
+    noqa_missed: int = 0
+    #: a file that cannot be checked: where it stops being Python, as (cell or None, line, column), both
+    #: 1-based, when that is known
+    error_at: Optional[tuple[Optional[int], int, int]] = None
 
 
 def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
                display: Optional[str] = None) -> FileResult:
     """Check one file and plan its fix (``--fix``/``--diff``); never raises for a problem with the file itself."""
+    return _quietly(lambda: _check_file(path, job, project, stdin_data, display), project)
+
+
+def _quietly(check: Callable[[], FileResult], project: "Project") -> FileResult:
     with warnings.catch_warnings():
         # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
         # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
@@ -85,15 +104,19 @@ def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[byt
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return _check_file(path, job, project, stdin_data, display)
+            return check()
         finally:
             if collecting:
                 gc.enable()
-                if gc.get_count()[0] > _GC_PER_FILE:
+                if project.dropped >= _GC_DROPPED_MODULES:
+                    project.dropped = 0
+                    gc.collect()  # the dropped modules are old: a young collection never reaches them
+                elif gc.get_count()[0] > _GC_PER_FILE:
                     gc.collect(0)
 
 
 _GC_PER_FILE = 10_000  # a file that allocated fewer objects is left to the collector's thresholds
+_GC_DROPPED_MODULES = 32  # modules the project reader dropped (diffusers: 2.8 GB when never collected)
 
 
 @dataclass
@@ -108,30 +131,67 @@ class _Checked:
 
 def _check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes],
                 display: Optional[str]) -> FileResult:
-    from .io import cache, notebook, source as source_module
+    from .io import notebook, source as source_module
 
-    result = FileResult(display or path)
     from_stdin = stdin_data is not None
     # For stdin, --stdin-filename stands for the path (per-file-ignores, sibling modules), as in ruff.
     filename = path if not from_stdin else (display if display and display != "-" else None)
+
+    def read() -> "Source":
+        return source_module.decode(stdin_data) if from_stdin else source_module.read(path)
+
+    return _check_source(read, path, filename, notebook.is_notebook(display if from_stdin else path), from_stdin,
+                         job, project, FileResult(display or path))
+
+
+def check_buffer(path: Optional[str], text: str, job: Job, project: "Project", *, notebook: bool = False,
+                 dependencies: Optional[dict[str, Any]] = None) -> FileResult:
+    """:func:`check_file` for an editor's unsaved *text* of the file at *path* (``None``: a buffer not saved to
+    a file yet): the file itself is not read, the project's other files are (through *project*), and nothing
+    is written.  *notebook*: the text is a notebook's JSON (whatever the name says: an editor may hold a
+    notebook's cells as one Python text named ``x.ipynb``).  With ``job.diff`` the result
+    holds what the fix would make of the text (``fixed_text``, ``new_module``).  *dependencies* collects what
+    the findings depend on besides the text (see ``Project.reading``)."""
+    from .io import source as source_module
+
+    def read() -> "Source":
+        return source_module.Source(text, "utf-8", False)  # decoded already, whatever the file on disk says
+
+    return _quietly(lambda: _check_source(read, path or "-", path, notebook, path is None, job, project,
+                                          FileResult(path or "-"), dependencies), project)
+
+
+def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[str], is_notebook: bool,
+                  unnamed: bool, job: Job, project: "Project", result: FileResult,
+                  dependencies: Optional[dict[str, Any]] = None) -> FileResult:
+    """Check what *read* gives, the text of the file at *path* (shown as ``result.path``; *filename*: its name
+    for per-file-ignores and sibling modules, None when unknown; *unnamed*: stdin or an editor's untitled
+    buffer, whose fix is never written)."""
+    from .io import cache, source as source_module
+
     try:
         stamp = cache.stat_stamp(path) if job.cache else None  # before reading: a later change is then seen
-        src = source_module.decode(stdin_data) if from_stdin else source_module.read(path)
+        src = read()
         # What the findings and the fix depend on besides the file's own text is read through the project
-        # reader, which records it for the results cache.
-        with project.reading() as dependencies:
-            if notebook.is_notebook(display if from_stdin else path):
-                checked = _check_notebook(path, filename, src, job, project, result, from_stdin)
-            else:
-                checked = _check_script(filename, src, job, project, result, from_stdin)
-        if job.cache and not from_stdin:
-            entry = cache.new_entry(path, stamp, src.original, checked.parsed, checked.findings, dependencies)
+        # reader, which records it for the results cache (and the language server).
+        with project.reading() as reads:
+            try:
+                if is_notebook:
+                    checked = _check_notebook(path, filename, src, job, project, result, unnamed)
+                else:
+                    checked = _check_script(filename, src, job, project, result, unnamed)
+            finally:
+                if dependencies is not None:
+                    dependencies.update(reads.files)
+        if job.cache and not unnamed:
+            entry = cache.new_entry(path, stamp, src.original, checked.parsed, checked.findings, reads)
             if entry is not None and checked.fix is not None:
                 entry.fixes[checked.fix[0]] = cache.encode_fix(src.text, checked.fix[1])
             result.cache_entry = entry
     except source_module.SourceError as error:
         result.cache_entry = None
         result.error = str(error)
+        result.error_at = error.at
     except RecursionError:
         result.error = "too deeply nested to analyse (RecursionError)"
     except Exception as error:  # an internal error on one file must not stop the others
@@ -155,10 +215,13 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
         result.lines = checked.lines
     if not found:
         return record
+    if job.add_noqa:
+        _plan_noqa(src, result, found, from_stdin)
+        return record
     result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
     if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
         outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
-                       grade_note(result.findings, grade, job.unsafe_fixes))
+                       grade_note(result.findings, grade, job.unsafe_fixes), job.only)
         record.fix = (cache.fix_key(job.unsafe_fixes, result.findings), outcome)
         apply_outcome(filename, src, result, job, from_stdin, outcome, project)
     elif job.fixing:  # nothing to do for the fixer (and no libcst import): say why
@@ -179,11 +242,12 @@ def fix_source(text: str, filename: Optional[str], settings: Settings, unsafe: b
 
 
 def _fix(text: str, filename: Optional[str], settings: Settings, unsafe: bool, project: "Project",
-         findings: list[Finding], tree: Optional[ast.Module], note: Optional[str]) -> "FixOutcome":
+         findings: list[Finding], tree: Optional[ast.Module], note: Optional[str],
+         only: Optional[frozenset[Finding]] = None) -> "FixOutcome":
     from .fix import fix_text
 
     return fix_text(text, findings, _checker(filename, settings, project), filename=filename, unsafe=unsafe,
-                    tree=tree, line_length=project.line_length(filename), note=note)
+                    tree=tree, line_length=project.line_length(filename), note=note, only=only)
 
 
 def _checker(filename: Optional[str], settings: Settings, project: "Project"):
@@ -224,6 +288,24 @@ def apply_outcome(filename: Optional[str], src: "Source", result: FileResult, jo
         result.remaining = _declined(remaining, job)
 
 
+def _plan_noqa(src: "Source", result: FileResult, findings: list[Finding], from_stdin: bool) -> None:
+    """``--add-noqa`` for a script: the text with its comments, for :func:`write`."""
+    from .io.source import replace_lines
+    from .report.noqa import noqa_edits
+
+    edits, result.noqa_missed = noqa_edits(src.text, findings)
+    if edits and not from_stdin:  # stdin is not rewritten
+        _planned(src, result, replace_lines(src.text, edits), len(edits))
+
+
+def _planned(src: "Source", result: FileResult, text: str, added: int) -> None:
+    result.original_text = src.text
+    result.fixed_text = text
+    result.source = src
+    result.remaining = []
+    result.noqa_added = added
+
+
 def _declined(findings: list[Finding], job: Job) -> list[Finding]:
     """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
     return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
@@ -241,7 +323,7 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
 
     settings = job.settings
     book = notebook.loads(src.text, check_syntax=False)
-    if not may_have_findings(book.module, settings.registry):
+    if not may_have_findings(book.module, settings.registry) and not (filename and project.relevant(filename)):
         if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
             notebook.check_cells(book)
         return _Checked(job.report_unparsable, [])
@@ -250,21 +332,38 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
     result.findings = notebook.to_cells(book, findings)
     record = _Checked(True, result.findings)
+    if job.add_noqa and findings:
+        from .report.noqa import noqa_edits
+
+        edits, result.noqa_missed = noqa_edits(book.module, findings)
+        if edits and not from_stdin:
+            try:
+                raw = notebook.rewrite(book, notebook.cells_with_lines(book, edits))
+            except notebook.NotebookFixError as error:
+                result.fix_note = f"no noqa comments added: {error}"
+                result.noqa_missed = len(findings)
+            else:
+                _planned(src, result, raw, len(edits))
+        return record
     if job.keep_lines:
         result.lines = book.cell_lines()
     if job.fixing and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):
         from .fix.notebook import fix_notebook
 
+        # *only* names findings in their cells; the fixer sees the notebook's module
+        only = None if job.only is None else \
+            frozenset(f for f in findings if any(placed in job.only for placed in notebook.to_cells(book, [f])))
         fixed = fix_notebook(book, findings, path, result.path, _checker(name, settings, project),
                              unsafe=job.unsafe_fixes, line_length=project.line_length(name),
                              move_definitions=not from_stdin, exists=project.exists,
-                             enabled=settings.enabled_for(name))
+                             enabled=settings.enabled_for(name), only=only)
         result.fix_note = fixed.note
         if fixed.raw is not None:
             result.original_text = src.text
             result.fixed_text = fixed.raw
             result.diff_lines = fixed.diff_lines
             result.fixed_count = fixed.fixed_count
+            result.new_module = fixed.new_module
             if job.diff:
                 result.findings = fixed.remaining
             elif from_stdin:
@@ -272,7 +371,6 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
             elif job.fix:
                 result.source = src
                 result.remaining = fixed.remaining
-                result.new_module = fixed.new_module
     return record
 
 

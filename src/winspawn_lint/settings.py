@@ -1,13 +1,15 @@
-"""Settings shared by the CLI and the flake8 plugin: rule selection, policies, registry extensions.
+"""Settings shared by the front ends: rule selection, policies, registry extensions.
 
 The CLI reads ``[tool.winspawn-lint]`` from the nearest ``pyproject.toml``
-(walking up from the first checked path, as ruff does) and lets flags
-override it; the flake8 plugin gets the same keys from flake8's own config.
+(walking up from the first checked path, as ruff does: :func:`configured`) and lets flags
+override it; the language server reads it the same way for each file it checks; the flake8
+plugin gets the same keys from flake8's own config.
 Configuration is data: nothing in it is ever imported or executed.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 import re
@@ -18,7 +20,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from .rules import DEFAULT_SELECT, expand
-from .spawn_apis import BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, WINDOWS, Registry, SpawnAPI, from_config
+from .spawn_apis import (BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, UNPICKLABLE_CALLS, WINDOWS, Registry, SpawnAPI,
+                         Unpicklable, from_config, unpicklable_from_config)
 
 
 UNRESOLVED_POLICIES = ("assume-workers", "assume-none")
@@ -40,6 +43,8 @@ class Settings:
     #: "assume-workers": a worker count that cannot be resolved may be > 0
     unresolved_workers: str = "assume-workers"
     extra_apis: tuple[SpawnAPI, ...] = ()
+    #: (qualified name, what it makes): calls whose results cannot be pickled, besides the built-in ones
+    extra_unpicklable: tuple[tuple[str, str], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
@@ -50,6 +55,10 @@ class Settings:
     target_version: Optional[tuple[int, int]] = None
     #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
     cache_dir: Optional[str] = None
+    #: apply unsafe fixes too (``unsafe-fixes = true``, as in ruff; ``--unsafe-fixes``/``--no-unsafe-fixes`` win)
+    unsafe_fixes: bool = False
+    #: a directory walk skips what git ignores (.gitignore files, .git/info/exclude, the global excludes file)
+    respect_gitignore: bool = True
 
     def __getstate__(self) -> dict[str, Any]:
         # Only the fields travel (to a parallel run's workers): what the cached properties derive from them is
@@ -58,7 +67,8 @@ class Settings:
 
     @cached_property
     def registry(self) -> Registry:
-        return Registry((*self.extra_apis, *BUILTIN_APIS))
+        unpicklable = {**UNPICKLABLE_CALLS, **{name: Unpicklable(what, False) for name, what in self.extra_unpicklable}}
+        return Registry((*self.extra_apis, *BUILTIN_APIS), unpicklable)
 
     @cached_property
     def platforms(self) -> frozenset[str]:
@@ -151,17 +161,44 @@ def resolve_selection(select: Optional[Iterable[str]], extend_select: Iterable[s
 
 
 _KEYS = {"select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-         "unresolved-workers", "spawn-api", "target-platforms", "target-version", "cache-dir"}
+         "unresolved-workers", "spawn-api", "unpicklable", "target-platforms", "target-version", "cache-dir",
+         "unsafe-fixes", "respect-gitignore"}
 
 
-def find_config(start: str) -> Optional[Path]:
-    """The nearest ``pyproject.toml`` with a ``[tool.winspawn-lint]`` table, walking up from *start*."""
+def configured(start: str, config: Optional[str] = None, isolated: bool = False,
+               looked_at: Optional[list[Path]] = None) -> Settings:
+    """The settings the configuration gives a run that begins at *start* (a file or a directory): those of
+    *config* (a ``pyproject.toml``) when given, else of the nearest ``pyproject.toml`` with a
+    ``[tool.winspawn-lint]`` table above *start* (:func:`find_config`); the defaults with *isolated* or when
+    there is none.  *looked_at* collects the ``pyproject.toml`` paths examined, found or not.  Raises
+    :class:`ConfigError` naming the file and key."""
+    if isolated:
+        return Settings()
+    if config is None:
+        found = find_config(start if os.path.exists(start) else ".", looked_at)
+        config = str(found) if found else None
+    else:
+        config = os.path.abspath(config)
+        if looked_at is not None:
+            looked_at.append(Path(config))
+    if config is None:
+        return Settings()
+    if not os.path.isfile(config):
+        raise ConfigError(f"{config}: no such file")
+    return settings_from_mapping(load_config(config), root=os.path.dirname(config))
+
+
+def find_config(start: str, looked_at: Optional[list[Path]] = None) -> Optional[Path]:
+    """The nearest ``pyproject.toml`` with a ``[tool.winspawn-lint]`` table, walking up from *start* (each
+    candidate path, found or not, is added to *looked_at*)."""
     tomllib = _tomllib()
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
         candidate = directory / "pyproject.toml"
+        if looked_at is not None:
+            looked_at.append(candidate)
         if candidate.is_file():
             try:
                 with open(candidate, "rb") as handle:
@@ -201,7 +238,10 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     base = base or Settings()
     unknown = set(table) - _KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(_KEYS))})")
+        key = sorted(unknown)[0]
+        close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{where}: unknown key {key!r}{hint} (known: {', '.join(sorted(_KEYS))})")
 
     def codes(key: str) -> list[str]:
         value = table.get(key, [])
@@ -243,8 +283,15 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     cache_dir = table.get("cache-dir", base.cache_dir)
     if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
         raise ConfigError(f"{where}.cache-dir: expected a directory path, got {cache_dir!r}")
+    unsafe_fixes = table.get("unsafe-fixes", base.unsafe_fixes)
+    if not isinstance(unsafe_fixes, bool):
+        raise ConfigError(f"{where}.unsafe-fixes: expected true or false, got {unsafe_fixes!r}")
+    respect_gitignore = table.get("respect-gitignore", base.respect_gitignore)
+    if not isinstance(respect_gitignore, bool):
+        raise ConfigError(f"{where}.respect-gitignore: expected true or false, got {respect_gitignore!r}")
     try:
         extra = from_config(table.get("spawn-api", []), f"{where}.spawn-api")
+        unpicklable = unpicklable_from_config(table.get("unpicklable", []), f"{where}.unpicklable")
     except ValueError as error:
         raise ConfigError(str(error)) from None
     platforms = table.get("target-platforms", list(base.target_platforms))
@@ -256,9 +303,12 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
     return replace(
         base, select=selection, unresolved_workers=policy, target_platforms=target_platforms,
         target_version=target_version, extra_apis=(*base.extra_apis, *extra),
+        extra_unpicklable=(*base.extra_unpicklable, *unpicklable),
         exclude=patterns("exclude") if "exclude" in table else base.exclude,
         extend_exclude=(*base.extend_exclude, *patterns("extend-exclude")),
         per_file_ignores=(*base.per_file_ignores, *per_file_ignores), root=root or base.root, cache_dir=cache_dir,
+        unsafe_fixes=unsafe_fixes,
+        respect_gitignore=respect_gitignore,
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
 # -- the platform model: which start method a worker API uses where ---------------------------------------
 #: Platforms a finding can break on.  Linux is split by Python version: 3.14 made forkserver its default.
@@ -33,6 +33,9 @@ CONTEXTS: Mapping[str, Mapping[str, str]] = {
     "multiprocess": {WINDOWS: "spawn", MACOS: "fork", LINUX_314: "fork", LINUX_313: "fork"},
     # torch.multiprocessing.spawn, get_context("spawn"), datasets' save_to_disk/push_to_hub: spawn everywhere
     "spawn": {WINDOWS: "spawn", MACOS: "spawn", LINUX_314: "spawn", LINUX_313: "spawn"},
+    # mpire's default start method: fork wherever fork exists, spawn on Windows (mpire/context.py: measured in
+    # benchmarks/pools/, docs/pool-libraries.md)
+    "fork-unless-windows": {WINDOWS: "spawn", MACOS: "fork", LINUX_314: "fork", LINUX_313: "fork"},
 }
 
 #: When a hazard strikes, by start method (a rule's ``breaks``, or a finding's own)
@@ -195,8 +198,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "multiprocess.Pool",
-        ("multiprocess.Pool", "multiprocess.pool.Pool", "pathos.multiprocessing.Pool",
-         "pathos.multiprocessing.ProcessPool", "pathos.pools.ProcessPool"),
+        ("multiprocess.Pool", "multiprocess.pool.Pool", "pathos.multiprocessing.Pool"),
         "`multiprocess.Pool`",
         kind="call",
         count=WorkerCount("processes", 0),
@@ -240,7 +242,8 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
          "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes"),
         "`torch.multiprocessing.spawn`",
         kind="call",
-        count=WorkerCount("nprocs", 2),
+        # nprocs=0 starts nothing and returns at once (measured)
+        count=WorkerCount("nprocs", 2, no_workers=(0,)),
         payload=(Arg("fn", 0, kind="callable"), Arg("args", 1, kind="args")),
         context="spawn",
     ),
@@ -316,7 +319,9 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         ("trl.SFTTrainer", "trl.trainer.SFTTrainer"),
         "`SFTTrainer`",
         kind="call",  # it maps the dataset with `dataset_num_proc` workers in its constructor
-        count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None, 1), via=(Arg("args", 1), "dataset_num_proc")),
+        # dataset_num_proc=1 reaches Dataset.map(num_proc=1), which starts a one-worker pool (measured)
+        count=WorkerCount("dataset_num_proc", None, no_workers=(ABSENT, None),
+                          via=(Arg("args", 1), "dataset_num_proc")),
         pickler=DILL,
         context="multiprocess",
         returns="transformers.Trainer",
@@ -328,6 +333,101 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="object",
         start_methods=("fit", "validate", "test", "predict"),
         training=True,
+    ),
+    # -- process-pool libraries, each measured in benchmarks/pools/ (docs/pool-libraries.md) ----------------
+    SpawnAPI(
+        "pathos.ProcessPool",
+        # not multiprocess.Pool: its count is `nodes`, and its map(f, *iterables) family differs
+        ("pathos.pools.ProcessPool", "pathos.multiprocessing.ProcessPool", "pathos.pools._ProcessPool"),
+        "pathos `ProcessPool`",
+        kind="call",
+        count=WorkerCount("nodes", 0),
+        payload=(Arg("initializer", None, kind="callable"), Arg("initargs", None, kind="args")),
+        method_payload={method: (Arg("f", 0, kind="callable"), Arg(None, 1, kind="args", rest=True))
+                        for method in ("map", "imap", "uimap", "amap", "pipe", "apipe")},
+        pickler=DILL,
+        context="multiprocess",
+    ),
+    SpawnAPI(
+        "p_tqdm.p_map",
+        tuple(f"p_tqdm{module}.{name}" for module in ("", ".p_tqdm")
+              for name in ("p_map", "p_imap", "p_umap", "p_uimap")),
+        "`p_tqdm.p_map`",
+        kind="call",
+        count=WorkerCount("num_cpus", None),
+        payload=(Arg("function", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        pickler=DILL,
+        context="multiprocess",
+    ),
+    SpawnAPI(
+        "pebble.ProcessPool",
+        ("pebble.ProcessPool", "pebble.pool.ProcessPool", "pebble.pool.process.ProcessPool"),
+        "pebble `ProcessPool`",
+        kind="object",
+        start_methods=("schedule", "submit", "map"),
+        count=WorkerCount("max_workers", 0),
+        payload=(Arg("initializer", 2, kind="callable"), Arg("initargs", 3, kind="args")),
+        method_payload={
+            "schedule": (Arg("function", 0, kind="callable"), Arg("args", 1, kind="args"),
+                         Arg("kwargs", 2, kind="kwargs")),
+            "submit": (Arg("function", 0, kind="callable"), Arg(None, 2, rest=True)),
+            "map": (Arg("function", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        },
+    ),
+    SpawnAPI(
+        "mpire.WorkerPool",
+        ("mpire.WorkerPool", "mpire.pool.WorkerPool"),
+        "mpire `WorkerPool`",
+        kind="object",
+        start_methods=("map", "map_unordered", "imap", "imap_unordered", "apply", "apply_async"),
+        # n_jobs=None and 0 both mean cpu_count()
+        count=WorkerCount("n_jobs", 0),
+        payload=(Arg("shared_objects", 3),),
+        method_payload={
+            **{method: (Arg("func", 0, kind="callable"), Arg("iterable_of_args", 1, kind="args"),
+                        Arg("worker_init", None, kind="callable"), Arg("worker_exit", None, kind="callable"))
+               for method in ("map", "map_unordered", "imap", "imap_unordered")},
+            **{method: (Arg("func", 0, kind="callable"), Arg("args", 1, kind="args"), Arg("kwargs", 2, kind="kwargs"))
+               for method in ("apply", "apply_async")},
+        },
+        context="fork-unless-windows",
+    ),
+    SpawnAPI(
+        "tqdm.contrib.concurrent.process_map",
+        ("tqdm.contrib.concurrent.process_map",),
+        "`tqdm.contrib.concurrent.process_map`",
+        kind="call",
+        count=WorkerCount("max_workers", None),
+        payload=(Arg("fn", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        # a ProcessPoolExecutor underneath: the function goes with every task, under fork too
+        payload_with_tasks=True,
+    ),
+    SpawnAPI(
+        "loky.get_reusable_executor",
+        ("loky.get_reusable_executor", "loky.reusable_executor.get_reusable_executor", "loky.ProcessPoolExecutor",
+         "loky.process_executor.ProcessPoolExecutor", "joblib.externals.loky.get_reusable_executor"),
+        "loky executor",
+        kind="object",
+        start_methods=("submit", "map"),
+        count=WorkerCount("max_workers", 0),
+        payload=(Arg("initializer", None, kind="callable"), Arg("initargs", None, kind="args")),
+        method_payload={"submit": (Arg("fn", 0, kind="callable"), Arg(None, 1, rest=True)),
+                        "map": (Arg("fn", 0, kind="callable"), Arg(None, 1, kind="args", rest=True))},
+        pickler=CLOUDPICKLE,
+        reimports_main=False,
+        context="spawn",
+    ),
+    SpawnAPI(
+        "ray.util.multiprocessing.Pool",
+        ("ray.util.multiprocessing.Pool", "ray.util.multiprocessing.pool.Pool"),
+        "ray `Pool`",
+        kind="call",
+        count=WorkerCount("processes", 0),
+        payload=(Arg("initializer", 1, kind="callable"), Arg("initargs", 2, kind="args")),
+        method_payload=_POOL_METHODS,
+        pickler=CLOUDPICKLE,
+        reimports_main=False,
+        context="spawn",
     ),
     SpawnAPI(
         "ultralytics.YOLO",
@@ -346,6 +446,10 @@ CONTEXT_FACTORIES: Mapping[str, str] = {
     "torch.multiprocessing.get_context": "multiprocessing",
     "multiprocess.get_context": "multiprocess",
 }
+
+#: Keywords by which a worker API is given its start method or context (``DataLoader(multiprocessing_context=)``,
+#: ``ProcessPoolExecutor(mp_context=)``, pebble's ``ProcessPool(context=)``).
+CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context", "context"})
 
 #: Qualified-name prefixes that are the same module under another name.
 MODULE_ALIASES: Mapping[str, str] = {
@@ -452,9 +556,13 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
 HEAVY_METHODS = frozenset({"from_pretrained"})
-#: Calls that are heavy only with a keyword set to a true constant: (qualified name or prefix ending in ".",
-#: keyword).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import.
-HEAVY_WITH_KEYWORD: tuple[tuple[str, str], ...] = (("torchvision.datasets.", "download"),)
+#: Calls that are heavy only with a keyword set to a constant: (qualified name or prefix ending in ".", keyword,
+#: value).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import;
+#: ``h5py.File(path, driver="core")`` reads the whole file into memory.
+HEAVY_WITH_KEYWORD: tuple[tuple[str, str, object], ...] = (
+    ("torchvision.datasets.", "download", True),
+    ("h5py.File", "driver", "core"),
+)
 
 
 def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
@@ -468,18 +576,20 @@ def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()
         return HEAVY_CALLS[name]
     if name.startswith(HEAVY_PREFIXES):
         return ""
-    for pattern, keyword in HEAVY_WITH_KEYWORD:
+    for pattern, keyword, value in HEAVY_WITH_KEYWORD:
         if name == pattern or (pattern.endswith(".") and name.startswith(pattern)):
-            if any(k == keyword and v is True for k, v in keywords):
-                return f" (with `{keyword}=True`)"
+            if any(k == keyword and type(v) is type(value) and v == value for k, v in keywords):
+                return f" (with `{keyword}={value!r}`)"
     return None
 
 
 class Registry:
-    """Lookup tables built once from a sequence of :class:`SpawnAPI`."""
+    """Lookup tables built once from a sequence of :class:`SpawnAPI` (the sinks) and the calls whose results cannot
+    be pickled (sources: :data:`UNPICKLABLE_CALLS` and the configuration's ``unpicklable``)."""
 
-    def __init__(self, apis: Iterable[SpawnAPI]) -> None:
+    def __init__(self, apis: Iterable[SpawnAPI], unpicklable: Optional[Mapping[str, Unpicklable]] = None) -> None:
         self.apis = tuple(apis)
+        self.unpicklable: Mapping[str, Unpicklable] = UNPICKLABLE_CALLS if unpicklable is None else unpicklable
         self.by_name: dict[str, SpawnAPI] = {}
         self.by_key: dict[str, SpawnAPI] = {api.key: api for api in self.apis}
         self.by_method: dict[str, list[SpawnAPI]] = {}
@@ -498,8 +608,6 @@ class Registry:
                 tokens.add(api.required_keyword)
         return frozenset(tokens)
 
-
-DEFAULT_REGISTRY = Registry(BUILTIN_APIS)
 
 _CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-position", "no-workers",
                 "payload", "pickler", "method-payload", "context"}
@@ -567,6 +675,31 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
     return tuple(apis)
 
 
+def unpicklable_from_config(entries: Any, where: str = "unpicklable") -> tuple[tuple[str, str], ...]:
+    """(qualified name, what it makes) from ``unpicklable`` entries: a name, or a table ``{name, what}``; raises
+    ValueError naming the bad entry."""
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+        raise ValueError(f"{where}: expected an array, e.g. [\"mylab.db.connect\"] or "
+                         f"[{{name = \"mylab.db.connect\", what = \"a database connection\"}}]")
+    out = []
+    for index, entry in enumerate(entries):
+        place = f"{where}[{index}]"
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{place}: expected a qualified name or a table")
+        unknown = set(entry) - {"name", "what"}
+        if unknown:
+            raise ValueError(f"{place}: unknown key {sorted(unknown)[0]!r}")
+        name, what = entry.get("name"), entry.get("what")
+        if not isinstance(name, str) or not name.strip() or " " in name.strip():
+            raise ValueError(f"{place}.name: expected a qualified name, got {name!r}")
+        if what is not None and (not isinstance(what, str) or not what.strip()):
+            raise ValueError(f"{place}.what: expected a description such as 'a database connection', got {what!r}")
+        out.append((name.strip(), what.strip() if what else f"the result of `{name.strip()}(...)`"))
+    return tuple(out)
+
+
 def _arg_from_config(spec: Any, place: str) -> Arg:
     # "fn" (a keyword), "0" (a position), or "fn:0" (both); callables by default.
     if not isinstance(spec, (str, int)):
@@ -627,6 +760,22 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "logging.handlers.TimedRotatingFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
     "logging.handlers.WatchedFileHandler": Unpicklable("a logging handler (it holds a lock)", True),
     "threading.local": Unpicklable("a `threading.local`", False),
+    # Measured (pickle; dill where noted): "cannot pickle '_thread.lock'", "'_queue.SimpleQueue'"; a Manager's
+    # authentication key "is disallowed for security reasons" (its proxies, `Manager().dict()`, pickle fine).
+    "queue.Queue": Unpicklable("a `queue.Queue` (it holds a lock)", True),
+    "queue.LifoQueue": Unpicklable("a `queue.LifoQueue` (it holds a lock)", True),
+    "queue.PriorityQueue": Unpicklable("a `queue.PriorityQueue` (it holds a lock)", True),
+    "queue.SimpleQueue": Unpicklable("a `queue.SimpleQueue`", False),
+    "logging.handlers.QueueListener": Unpicklable("a logging `QueueListener` (it holds a lock and a thread)", False),
+    "logging.handlers.QueueHandler": Unpicklable("a logging handler (it holds a lock)", True),
+    "concurrent.futures.ThreadPoolExecutor": Unpicklable("a `ThreadPoolExecutor`", False),
+    "concurrent.futures.thread.ThreadPoolExecutor": Unpicklable("a `ThreadPoolExecutor`", False),
+    "multiprocessing.Manager": Unpicklable("a `multiprocessing.Manager` (its authentication key cannot be pickled)",
+                                           False),
+    "torch.multiprocessing.Manager": Unpicklable(
+        "a `multiprocessing.Manager` (its authentication key cannot be pickled)", False),
+    "multiprocessing.managers.SyncManager": Unpicklable(
+        "a `multiprocessing.Manager` (its authentication key cannot be pickled)", False),
     "mmap.mmap": Unpicklable("an `mmap.mmap`", False),
     "importlib.import_module": Unpicklable("a module object", True),
 }
@@ -668,3 +817,6 @@ def known_names() -> frozenset[str]:
         names |= set(table)
     names |= {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "functools.partial"}
     return frozenset(names)
+
+
+DEFAULT_REGISTRY = Registry(BUILTIN_APIS)

@@ -23,13 +23,17 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     *project*: the reader of the project's other files (see :mod:`.project`)."""
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
-    from .checks import import_time, notebook_definitions, pickling, reimport
+    import os
+
+    from .checks import import_time, pickling, reimport
     from .context import Context
     from .flow import Flow
     from .index import ModuleIndex
     from .inference import Inference
     from .names import Resolver
     from .positions import Positions
+    from .project import ProjectModule
+    from .taint import Engine, Unit
     from .values import Values
     from .workers import WorkerFinder
 
@@ -42,16 +46,17 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
     notebook = filename is not None and filename.lower().endswith(".ipynb")
+    path = os.path.abspath(filename) if filename else None
+    module = ProjectModule(path or "<text>", index, resolver)
+    engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook))
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
-                  project=project)
+                  project=project, engine=engine)
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
-    if notebook:
-        checks = (pickling, notebook_definitions)
-    else:
-        checks = (import_time, pickling, notebook_definitions, reimport)
-    for check in (module.check for module in checks):
-        check(ctx)
+    checks = (pickling,) if notebook else (import_time, pickling, reimport)
+    with project.checking(path, module):
+        for check in (module.check for module in checks):
+            check(ctx)
     targets = settings.platforms
     # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
     kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]

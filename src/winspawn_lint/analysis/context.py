@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..finding import Finding
 from ..rules import FixSafety, Rule
@@ -14,6 +14,9 @@ from .flow import Flow
 from .index import ModuleIndex
 from .names import Resolver
 from .project import Project
+
+if TYPE_CHECKING:
+    from .taint import Engine
 from .positions import Positions
 from .values import Values
 from .workers import WorkerFinder, WorkerModel
@@ -36,6 +39,8 @@ class Context:
     notebook: bool = False
     #: the reader of the project's other files (None: the module is not a file of a project)
     project: Optional[Project] = None
+    #: the project-wide taint analysis of this check (see :mod:`.taint`)
+    engine: Optional["Engine"] = None
     #: the worker API (and explicit start method, and whether it is a task) the findings being emitted are
     #: about; None: the module's worker starts as a whole.  Set by a check around its emits.
     worker: Optional[tuple[SpawnAPI, Optional[str], bool]] = None

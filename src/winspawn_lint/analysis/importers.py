@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..finding import Finding
 from .. import rules
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 WRAP_RULES = frozenset({rules.WSP101, rules.WSP103, rules.WSP104})
 MAX_FILES = 20_000
+MAX_SCANNED_BYTES = 4 << 20
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
@@ -58,7 +60,7 @@ def grade(path: Optional[str], text: str, project: "Project") -> Grade:
         return Grade(FixSafety.SAFE, f"`{os.path.basename(path)}` is not an importable module name")
     if text.startswith("#!"):
         return Grade(FixSafety.SAFE, "the file starts with a shebang (a script)")
-    root = project_root(path)
+    root = project.root(path)
     names = _imported_names(project.importers(root), os.path.abspath(path))
     if names is None:
         return Grade(FixSafety.UNSAFE, f"{root} has more than {MAX_FILES} Python files to search for importers")
@@ -69,7 +71,7 @@ def grade(path: Optional[str], text: str, project: "Project") -> Grade:
 
 def needs_grade(findings: Sequence[Finding]) -> bool:
     """Whether a finding's fix safety depends on the file (the main-guard wrap's does)."""
-    return any(f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE for f in findings)
+    return any(_graded(f) for f in findings)
 
 
 def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
@@ -79,11 +81,24 @@ def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
     if not needs_grade(findings):
         return list(findings), None
     found = grade(path, text, project)
-    return [replace(f, fix_safety=found.safety) if f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE
+    return [replace(f, fix_safety=found.safety) if _graded(f)
             else f for f in findings], found
 
 
+def _graded(finding: Finding) -> bool:
+    """A wrap finding whose safety the file decides (not one the check said has no fix)."""
+    return finding.rule in WRAP_RULES and finding.rule.fix_safety is FixSafety.UNSAFE \
+        and finding.fix_safety is not FixSafety.NONE
+
+
 def project_root(path: str) -> str:
+    """The nearest folder above *path* that holds a project marker (``pyproject.toml``, ``setup.py``,
+    ``setup.cfg``, ``.git``); the file's own folder when none does."""
+    return marker_root(path) or os.path.dirname(os.path.abspath(path))
+
+
+def marker_root(path: str) -> Optional[str]:
+    """The nearest folder above *path* that holds a project marker, or None."""
     here = os.path.dirname(os.path.abspath(path))
     directory = here
     for _ in range(here.count(os.sep) + 1):  # one step per level up to the filesystem root
@@ -93,47 +108,133 @@ def project_root(path: str) -> str:
         if parent == directory:
             break
         directory = parent
-    return here
+    return None
 
 
-def _imported_names(names: Optional[dict[str, list[str]]], own: str) -> Optional[dict[str, str]]:
-    """Every name that appears in an import of a project file other than ``own`` -> one such file (*names*:
+def walks_into(root: str, folder: str) -> bool:
+    """Whether the walk of :func:`scan` from *root* reaches *folder* (no hidden or skipped folder between)."""
+    relative = os.path.relpath(folder, root)
+    if relative == ".":
+        return True
+    return not relative.startswith("..") and not any(
+        part.startswith(".") or part in _SKIP_DIRS for part in relative.split(os.sep))
+
+
+def _imported_names(index: Optional["ProjectIndex"], own: str) -> Optional[dict[str, str]]:
+    """Every name that appears in an import of a project file other than ``own`` -> one such file (*index*:
     :func:`scan` of the project root); None when there were too many files to search."""
-    if names is None:
+    if index is None:
         return None
     out = {}
-    for name, paths in names.items():
+    for name, paths in index.mentions.items():
         other = next((p for p in paths if p != own), None)
         if other is not None:
             out[name] = other
     return out
 
 
-def scan(root: str) -> Optional[dict[str, list[str]]]:
-    """name -> up to two files whose imports mention it (two: a file's own imports do not count)."""
-    names: dict[str, list[str]] = {}
-    count = 0
+@dataclass
+class ProjectIndex:
+    """The imports of every script and notebook under a project root, read as text once per run: who may import
+    whom, and which files may hold a finding of their own (their text names a worker API)."""
+
+    #: word -> the files whose imports mention it (``import a.b``, ``from a import b``, ``import_module("a")``)
+    mentions: dict[str, list[str]]
+    #: module name -> the files of that name (``data`` for ``data.py``; a package's ``__init__.py`` by its folder)
+    stems: dict[str, list[str]]
+    #: the files whose own text passes the prefilter
+    sinks: set[str]
+    #: file -> the words its imports mention
+    imports: dict[str, set[str]]
+
+    def relevant(self, path: str) -> bool:
+        """Whether a file whose own text names no worker API may still hold a finding: it imports a module that
+        does (a helper its sources may reach), or a module that does imports it (directly, or through one more
+        module: its sources may be sent there, its import-time work repeated by spawned workers)."""
+        key = os.path.abspath(path)
+        if any(self.sinks.intersection(self.stems.get(word, ())) for word in self.imports.get(key, ())):
+            return True
+        importers = set(self.mentions.get(module_name(key), ())) - {key}
+        if self.sinks & importers:
+            return True
+        for importer in importers:
+            if self.sinks.intersection(self.mentions.get(module_name(importer), ())):
+                return True
+        return False
+
+
+def module_name(path: str) -> str:
+    """The name an import gives the module at *path* (its last part): ``data`` for ``data.py``, ``pkg`` for
+    ``pkg/__init__.py``."""
+    base = os.path.basename(path)
+    if base == "__init__.py":
+        return os.path.basename(os.path.dirname(path))
+    return os.path.splitext(base)[0]
+
+
+def scan(root: str, passes: Any = None) -> Optional[ProjectIndex]:
+    """The :class:`ProjectIndex` of *root* (*passes*: the text prefilter, ``passes(text) -> bool``); None when
+    there are more than MAX_FILES files to search (counted before any is read)."""
+    found: list[str] = []
     for directory, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
-        for name in files:
-            if not name.endswith(".py"):
-                continue
-            count += 1
-            if count > MAX_FILES:
-                return None
-            path = os.path.abspath(os.path.join(directory, name))
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            if "import" not in text:
-                continue
-            for word in _mentions(text):
-                paths = names.setdefault(word, [])
-                if len(paths) < 2:
-                    paths.append(path)
-    return names
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+        for name in sorted(files):
+            if name.endswith((".py", ".ipynb")):
+                found.append(os.path.abspath(os.path.join(directory, name)))
+                if len(found) > MAX_FILES:
+                    return None
+    index = ProjectIndex({}, {}, set(), {})
+    for path in found:
+        try:
+            if os.path.getsize(path) > MAX_SCANNED_BYTES:
+                continue  # a huge file is not a module
+        except OSError:
+            continue
+        text = _read_regular(path)
+        if text is None:
+            continue
+        index.stems.setdefault(module_name(path), []).append(path)
+        if path.endswith(".ipynb"):
+            text = _notebook_code(text)  # (not its outputs: images and tables, often most of the file)
+        if passes is not None and passes(text):
+            index.sinks.add(path)
+        if "import" not in text:
+            continue
+        words = _mentions(text)
+        index.imports[path] = words
+        for word in words:
+            index.mentions.setdefault(word, []).append(path)
+    return index
+
+
+def _notebook_code(text: str) -> str:
+    """The code cells of a notebook's JSON text, joined (nothing for a file that is not a notebook)."""
+    import json
+
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError, RecursionError):
+        return ""
+    parts = []
+    for cell in cells if isinstance(cells, list) else ():
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            parts.append("".join(source) if isinstance(source, list) else str(source))
+    return "\n".join(parts)
+
+
+def _read_regular(path: str) -> Optional[str]:
+    """The text of a regular file, or None: a FIFO named ``x.py`` (which a plain ``open`` waits on for a writer
+    forever) or a device is not read, nor is a file that cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        with open(fd, encoding="utf-8", errors="replace") as handle:
+            return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
 
 
 def _mentions(text: str) -> set[str]:

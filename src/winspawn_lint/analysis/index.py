@@ -114,6 +114,8 @@ class ModuleIndex:
         self.main_guards: list[ast.If] = []
         self.module_ifs: list[ast.If] = []  # every `if` directly at module level (candidates for WSP102)
         self.module_imports: list[tuple[ast.stmt, Site]] = []
+        #: every import statement, at any place of the module (what the project's import index follows)
+        self.imports: list[ast.stmt] = []
         self.classes: dict[ast.ClassDef, ClassInfo] = {}
         self.functions: dict[ast.AST, Scope] = {}  # def node -> its scope
         self.generator_functions: set[ast.AST] = set()
@@ -168,6 +170,7 @@ class ModuleIndex:
                 return
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self._bind_import(stmt, scope)
+            self.imports.append(stmt)
             if at_module:
                 self.module_imports.append((stmt, site))
             return

@@ -32,6 +32,7 @@ class Resolver:
         self.project = project
         # Every check asks for the name of the same calls: one answer per (expression, scope).
         self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
+        self._shadowed: dict[str, bool] = {}  # top-level module name -> a project file is what it imports
 
     def lookup(self, name: str, scope: Scope, line: Optional[int] = None) -> Optional[Binding]:
         """The binding a use of *name* in *scope* (at *line*) most likely sees."""
@@ -71,7 +72,7 @@ class Resolver:
                     return starred
                 return f"builtins.{expr.id}" if expr.id in _BUILTINS else None
             if binding.kind == "import":
-                return _canonical(binding.qualname)
+                return None if self._shadowed_import(binding.qualname) else _canonical(binding.qualname)
             if binding.kind == "assign" and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Call)):
                 return self._qualname(binding.value, binding.scope, depth + 1)
             if binding.kind in ("def", "class") and binding.scope.kind == "module":
@@ -92,6 +93,17 @@ class Resolver:
                 return CONTEXT_FACTORIES[func]
             return None
         return None
+
+    def _shadowed_import(self, qualname: str) -> bool:
+        """Whether an absolute import of *qualname* finds a project file rather than the library of that name
+        (a ``datasets.py`` beside the script is what ``from datasets import load_dataset`` imports when it runs):
+        then nothing the registry says of the library's names applies."""
+        if self.project is None or not self.filename or qualname.startswith("."):
+            return False
+        top = qualname.split(".", 1)[0]
+        if top not in self._shadowed:
+            self._shadowed[top] = self.project.imports.module_file(self.filename, top) is not None
+        return self._shadowed[top]
 
     def _star_imported(self, name: str, scope: Scope) -> Optional[str]:
         """``from torch.utils.data import *`` then ``DataLoader``: the name, when the registry knows it there.

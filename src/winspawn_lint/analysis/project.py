@@ -22,21 +22,41 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..io.cache import Stamp, stat_stamp
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
 from .index import ModuleIndex
 from .names import Resolver
 
+if TYPE_CHECKING:
+    from ..spawn_apis import Registry
+    from .importers import ProjectIndex
+
 #: Larger modules are not read (generated code, vendored bundles).
 MAX_MODULE_BYTES = 1 << 20
+#: Parsed modules kept between files, the most recently used: a syntax tree with its index takes tens of times
+#: its source's size, and a run over a large repository reads most of it (diffusers: 1.2 GB when all were kept).
+MAX_MODULES_KEPT = 128
+#: Files read per importer wanted: a module whose name many files mention (``utils``) is looked for among the
+#: first of them only, so its importers cost a bounded number of parses.
+_CANDIDATES_PER_IMPORTER = 2
 #: Packages climbed to find the directory that holds a file's top package.
 MAX_PACKAGE_DEPTH = 16
 #: Modules crossed when following a class's bases through the project.
 MAX_BASE_HOPS = 4
+
+
+@dataclass
+class Reads:
+    """What one file's check read besides its own text: files (path -> stamp) and derived facts (key -> digest)."""
+
+    files: dict
+    derived: dict
 
 
 @dataclass(eq=False)
@@ -57,29 +77,98 @@ class ProjectModule:
 class Project:
     """The reader of the project's files for one run (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: Optional["Registry"] = None) -> None:
+        #: the run's registry of worker APIs: which files' text may hold a finding (the project's prefilter)
+        self.registry = registry
         #: path -> ((size, mtime_ns) it was parsed at, the module or None)
-        self._modules: dict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = {}
+        #: modules dropped from the cache since the driver last collected the garbage they left (their indexes
+        #: hold reference cycles, which only a full collection frees)
+        self.dropped = 0
+        self._modules: OrderedDict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = OrderedDict()
         #: (path, attribute, (size, mtime_ns)) -> the value astroid inferred, or values.UNKNOWN
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
-        #: project root -> name -> up to two files whose imports mention it (None: too many files to search)
-        self._importers: dict[str, Optional[dict[str, list[str]]]] = {}
+        #: project root -> its imports, read as text (None: too many files to search)
+        self._importers: dict[str, Optional["ProjectIndex"]] = {}
         #: directory -> the line length configured for files there, and the configuration files looked at (each
         #: with its size and mtime then: a long-lived process sees an edited configuration)
         self._line_lengths: dict[str, tuple[int, tuple[tuple[str, Optional[tuple[int, int]]], ...]]] = {}
         self._reads: Optional[dict[str, Optional[Stamp]]] = None
+        #: derived facts the findings of the file being checked depend on: key -> digest (see :meth:`derived`)
+        self._derived: Optional[dict[str, str]] = None
+        #: the module being checked, from its text (its file on disk may differ: an editor's buffer, the fixer's
+        #: rewrite): other modules' analysis sees this version of it
+        self._checking: dict[str, ProjectModule] = {}
+        self._root_of: dict[str, str] = {}
+        #: key -> (a fact derived from files, the files it read with their stamps then) (see :meth:`memo`)
+        self._memo: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
+        #: memo keys whose files were seen unchanged during the current check
+        self._fresh: set = set()
+        self._computing: set = set()
+        from .imports import ImportSearch
+
+        self.imports = ImportSearch(self)
 
     # ---------------------------------------------------------------- what one file's findings depend on
 
     @contextmanager
-    def reading(self) -> Iterator[dict[str, Optional[Stamp]]]:
-        """Collect, inside the block, every file read or looked for: absolute path -> its stamp when first
-        named (``None``: it did not exist)."""
-        previous, self._reads = self._reads, {}
+    def reading(self) -> Iterator["Reads"]:
+        """Collect, inside the block, every file read or looked for (absolute path -> its stamp when first named,
+        ``None``: it did not exist), and the derived facts used (:meth:`derived`)."""
+        previous = self._reads, self._derived, self._fresh
+        reads = Reads({}, {})
+        self._reads, self._derived, self._fresh = reads.files, reads.derived, set()
         try:
-            yield self._reads
+            yield reads
         finally:
-            self._reads = previous
+            self._reads, self._derived, self._fresh = previous
+
+    @contextmanager
+    def checking(self, path: Optional[str], module: "ProjectModule") -> Iterator[None]:
+        """Inside the block, the module at *path* is *module* (the text being checked) for every reader."""
+        if path is None:
+            yield
+            return
+        key = os.path.abspath(path)
+        previous = self._checking.get(key)
+        self._checking[key] = module
+        try:
+            yield
+        finally:
+            if previous is None:
+                self._checking.pop(key, None)
+            else:
+                self._checking[key] = previous
+
+    def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None) -> Any:
+        """``compute()``, a fact derived from the project's files, kept while every file it read keeps its stamp
+        (checked once per checked file), and whose reads count as the checked file's reads on every use, as the
+        reads of a served module do.  A computation that needs its own result gets *cycle*.  The module being
+        checked is not a file here (its text may be an editor's buffer): facts that read it are not kept."""
+        if key in self._computing:
+            return cycle
+        kept = self._memo.get(key)
+        if kept is not None and (key in self._fresh or all(stat_stamp(path) == stamp
+                                                           for path, stamp in kept[1].items())):
+            self._fresh.add(key)
+            if self._reads is not None:
+                for path, stamp in kept[1].items():
+                    self._reads.setdefault(path, stamp)
+            return kept[0]
+        outer = self._reads
+        self._reads = {}
+        self._computing.add(key)
+        try:
+            value = compute()
+        finally:
+            self._computing.discard(key)
+            reads, self._reads = self._reads, outer
+        if outer is not None:
+            for path, stamp in reads.items():
+                outer.setdefault(path, stamp)
+        if not any(path in self._checking for path in reads):
+            self._memo[key] = (value, reads)
+            self._fresh.add(key)
+        return value
 
     def _record(self, path: str) -> str:
         key = os.path.abspath(path)
@@ -100,22 +189,34 @@ class Project:
     def module(self, path: str) -> Optional[ProjectModule]:
         """The parsed module at *path*, or None (missing, too large, not Python)."""
         key = self._record(path)
+        if key in self._checking:
+            return self._checking[key]
         stamp = _raw_stamp(key)
         if stamp is None:
             return None
         cached = self._modules.get(key)
         if cached is not None and cached[0] == stamp:
+            self._modules.move_to_end(key)
             return cached[1]
         module = None
         if stamp[0] <= MAX_MODULE_BYTES:
             try:
                 with open(key, "rb") as handle:
-                    tree = ast.parse(handle.read(), filename=key)
+                    data = handle.read()
+                if key.lower().endswith(".ipynb"):
+                    from ..io.notebook import loads
+
+                    data = loads(data.decode("utf-8"), check_syntax=False).module.encode("utf-8")
+                tree = ast.parse(data, filename=key)
                 index = ModuleIndex(tree)
-                module = ProjectModule(key, index, Resolver(index))
-            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+                module = ProjectModule(key, index, Resolver(index, key, self))
+            except Exception:  # unreadable, not Python, not a notebook, too deep: unknown, and the checks stay silent
                 module = None
         self._modules[key] = (stamp, module)
+        self._modules.move_to_end(key)
+        if len(self._modules) > MAX_MODULES_KEPT:
+            self._modules.popitem(last=False)  # (an engine checking a file keeps the modules it uses alive)
+            self.dropped += 1
         return module
 
     def constant(self, path: str, attribute: str) -> Any:
@@ -221,14 +322,122 @@ class Project:
 
     # ---------------------------------------------------------------- the project as a whole
 
-    def importers(self, root: str) -> Optional[dict[str, list[str]]]:
-        """Name -> up to two files under *root* whose imports mention it; None when there are too many files
-        to search.  Searched once per root and run (the fixes' safety grade, recomputed every run)."""
+    def root(self, path: str) -> str:
+        """The project's root folder for the file at *path*: the nearest folder above it that holds
+        ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``, unless a walk from there would not reach
+        the file (it is in a hidden or build folder of that project, or where libraries are installed); then, as
+        without a marker, the folder the run is in when the file is below it (what the user asked to check), else
+        the file's own folder."""
+        here = os.path.dirname(os.path.abspath(path))
+        if here not in self._root_of:
+            from .importers import marker_root, walks_into
+            from .imports import in_library_folder
+
+            found = marker_root(path)
+            # (a library checked where it is installed is its own project: not the checkout that holds Python)
+            if found is None or not walks_into(found, here) or in_library_folder(here):
+                cwd = os.getcwd()
+                found = cwd if here == cwd or here.startswith(os.path.join(cwd, "")) else here
+            self._root_of[here] = found
+        return self._root_of[here]
+
+    def relevant(self, path: str) -> bool:
+        """Whether a file whose own text names no worker API may still hold a finding through the modules it
+        imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check."""
+        return self.derived(_key("relevant", self.root(path), os.path.abspath(path))) == "1"
+
+    def importers_of(self, path: str, limit: int) -> list[str]:
+        """The first *limit* (in sorted order) of the project's modules and notebooks whose imports name the
+        module at *path* (resolved as Python would resolve them).  The answer depends on every file of the
+        project: the set of files whose imports mention the module is recorded as a derived fact
+        (:meth:`derived`); a popular module's other importers are not parsed."""
+        from .importers import module_name
+
+        key = os.path.abspath(path)
+        root = self.root(key)
+        index = self.importers(root)
+        stem = module_name(key)
+        candidates = sorted(p for p in (index.mentions.get(stem, ()) if index is not None else ()) if p != key)
+        self.derived(_key("importers", root, stem))
+        out: list[str] = []
+        for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
+            if len(out) >= limit:
+                break
+            module = self.module(candidate)
+            if module is not None and key in self.imported_files(module):
+                out.append(candidate)
+        return out
+
+    def imported_files(self, module: ProjectModule) -> set[str]:
+        """The project files the imports of *module* name (at any place of it), as the import search resolves
+        them."""
+        found = module.derived.get("imported_files")
+        if found is None:
+            found = set()
+            for node in module.index.imports:
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        parts = alias.name.split(".")
+                        for end in range(1, len(parts) + 1):
+                            target = self.imports.module_file(module.path, ".".join(parts[:end]))
+                            if target is not None:
+                                found.add(target)
+                elif isinstance(node, ast.ImportFrom):
+                    base = self.imports.module_file(module.path, node.module or "", node.level)
+                    if base is not None:
+                        found.add(base)
+                    for alias in node.names:
+                        dotted = f"{node.module}.{alias.name}" if node.module else alias.name
+                        target = self.imports.module_file(module.path, dotted, node.level)
+                        if target is not None:
+                            found.add(target)
+            module.derived["imported_files"] = found
+        return found
+
+    def derived(self, key: str) -> str:
+        """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the
+        files under a root whose imports mention a name) or ``relevant`` (whether a file may hold a finding through
+        the modules around it)."""
+        digest = self._derived_digest(key)
+        if self._derived is not None:
+            self._derived.setdefault(key, digest)
+        return digest
+
+    def _derived_digest(self, key: str) -> str:
+        kind, root, name = (key.split(_SEPARATOR) + ["", "", ""])[:3]
+        if kind == "importers":
+            stem = name
+            index = self.importers(root)
+            files = sorted(index.mentions.get(stem, ())) if index is not None else ["<too many files>"]
+            from ..io.cache import content_hash
+
+            return content_hash("\0".join(files).encode("utf-8", "surrogatepass"))
+        if kind == "relevant":
+            index = self.importers(root)
+            return "1" if index is not None and index.relevant(name) else "0"
+        return ""
+
+    def importers(self, root: str) -> Optional["ProjectIndex"]:
+        """The imports of the files under *root* (:class:`.importers.ProjectIndex`); None when there are too many
+        files to search.  Read once per root and run."""
         if root not in self._importers:
             from .importers import scan
+            from .prefilter import may_have_findings
 
-            self._importers[root] = scan(root)
+            registry = self.registry
+            if registry is None:
+                from ..spawn_apis import DEFAULT_REGISTRY
+
+                registry = DEFAULT_REGISTRY
+            self._importers[root] = scan(root, lambda text: may_have_findings(text, registry))
         return self._importers[root]
+
+    def files_changed(self) -> None:
+        """Files of the project were created, changed or deleted: forget what was searched across the project
+        (:meth:`importers`).  What was read file by file checks itself against the file's size and mtime.  A
+        long-lived owner (the language server) calls this when its client reports changed files."""
+        self._importers.clear()
+        self._root_of.clear()  # (a marker file created or deleted moves a project's root)
 
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,
@@ -245,9 +454,21 @@ class Project:
         return cached[0]
 
 
+#: between the parts of a derived fact's key (a character no path holds)
+_SEPARATOR = "\x1f"
+
+
+def _key(kind: str, root: str, name: str) -> str:
+    """A derived fact's key: what it is, the project root, and the module (name or path) it is about."""
+    return _SEPARATOR.join((kind, root, name))
+
+
 def _raw_stamp(path: str) -> Optional[tuple[int, int]]:
+    """(size, mtime_ns) of a regular file; None for anything else (a FIFO would block its reader forever)."""
     try:
-        stat = os.stat(path)
+        info = os.stat(path)
     except OSError:
         return None
-    return (stat.st_size, stat.st_mtime_ns)
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_size, info.st_mtime_ns)

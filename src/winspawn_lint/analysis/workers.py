@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional
 
-from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, Arg, Registry, SpawnAPI
+from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, CONTEXT_KEYWORDS, Arg, Registry, SpawnAPI
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
@@ -18,9 +18,8 @@ from .values import MAYBE, NONE, UNKNOWN, Values
 if TYPE_CHECKING:
     from .flow import Flow
 
-_ITERATING_BUILTINS = frozenset({"iter", "list", "next", "tuple", "enumerate", "sorted", "zip", "set", "sum", "any", "all"})
-#: keywords that choose the context of a worker API's processes (DataLoader, ProcessPoolExecutor)
-_CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context"})
+_ITERATING_BUILTINS = frozenset({"iter", "list", "next", "tuple", "enumerate", "sorted", "zip", "set", "sum", "any",
+                                 "all"})
 _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
 _ITER_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "reversed"})
 
@@ -223,7 +222,7 @@ class WorkerFinder:
     def explicit_method(self, call: ast.Call, scope: Scope) -> Optional[str]:
         """The start method a call names itself: ``get_context("spawn").Pool(...)``, ``ctx.Process(...)`` with
         ``ctx = get_context("spawn")``, ``DataLoader(multiprocessing_context="spawn")``; None for the default."""
-        contexts = [k.value for k in call.keywords if k.arg in _CONTEXT_KEYWORDS]
+        contexts = [k.value for k in call.keywords if k.arg in CONTEXT_KEYWORDS]
         if isinstance(call.func, ast.Attribute):
             contexts.append(call.func.value)
         for expr in contexts:

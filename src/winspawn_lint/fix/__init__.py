@@ -64,6 +64,23 @@ class FixOutcome:
             self.unfixed = self.remaining
 
 
+def title(finding: Finding) -> Optional[str]:
+    """What fixing ``finding`` does, as an editor's quick fix names it; None when no codemod here fixes it."""
+    codemod = _codemod_of(finding)
+    return codemod.title(finding) if codemod is not None else None
+
+
+def _codemod_of(finding: Finding):
+    return next((c for c in CODEMODS if finding.rule in c.FIXES and c.wants(finding)), None)
+
+
+def _unit(finding: Finding) -> object:
+    """What *finding* is fixed together with (see ``WinspawnCodemod.unit``), or None."""
+    codemod = _codemod_of(finding)
+    unit = codemod.unit(finding) if codemod is not None else None
+    return (codemod.__name__, unit) if unit is not None else None
+
+
 def _allowed(finding: Finding, unsafe: bool, safe_rules: frozenset = frozenset()) -> bool:
     """``safe_rules``: rules whose fix is graded SAFE for this file (re-checked findings do not carry it)."""
     return finding.rule in FIXABLE and (finding.rule in safe_rules or finding.safety.applies(unsafe))
@@ -76,16 +93,17 @@ Check = Callable[[str, Optional[ast.Module]], list[Finding]]
 
 def fix_text(text: str, findings: list[Finding], check: Check, *, filename: Optional[str] = None,
              unsafe: bool = False, tree: Optional[ast.Module] = None, line_length: int = DEFAULT_MAX_LINE_LENGTH,
-             note: Optional[str] = None) -> FixOutcome:
+             note: Optional[str] = None, only: Optional[frozenset[Finding]] = None) -> FixOutcome:
     """Apply every allowed fix to ``text``; never returns code that does not compile.
 
     ``findings``: the check's findings for ``text``, each with the fix safety it has in this file (see
     :mod:`..analysis.importers`); ``tree``: the ``ast`` they were found on (not parsed again); ``check``: how
     a rewritten text is checked; ``line_length``: the project's limit; ``note``: said first among the notes
-    (why the fixes have the safety they have here).
+    (why the fixes have the safety they have here); ``only``: fix these of ``findings`` (equal by code and
+    place) and leave the others, as an editor's quick fix for one finding does (``None``: every allowed one).
     """
     try:
-        return _fix_endings(text, findings, _Options(check, filename, unsafe, line_length, note), tree)
+        return _fix_endings(text, findings, _Options(check, filename, unsafe, line_length, note, only), tree)
     finally:
         # The trees, scope models and indexes of this text's versions serve no other text: kept, each later
         # collection of the cyclic garbage collector would traverse them (a tenth of a repository's fix run).
@@ -100,6 +118,7 @@ class _Options:
     unsafe: bool
     line_length: int
     note: Optional[str]
+    only: Optional[frozenset[Finding]] = None
 
 
 def _fix_endings(text: str, findings: list[Finding], options: _Options, tree) -> FixOutcome:
@@ -121,7 +140,7 @@ def _fix_endings(text: str, findings: list[Finding], options: _Options, tree) ->
 def _fix_text(text: str, original: list[Finding], options: _Options) -> FixOutcome:
     unsafe = options.unsafe
     safe_rules = frozenset(f.rule for f in original if f.fix_safety is FixSafety.SAFE)
-    if not any(_allowed(f, unsafe) for f in original):
+    if not any(_allowed(f, unsafe) and (options.only is None or f in options.only) for f in original):
         return FixOutcome(text, [], original, options.note)
 
     run = _Run(text, options, original, safe_rules)
@@ -164,15 +183,35 @@ class _Run:
         self.kept: set[tuple[str, str]] = set()  # (codemod, text) it left unchanged
         self.notes: list[str] = []
         self.declines: dict[tuple, str] = {}  # (original finding id, why) -> note, in first-seen order
+        #: the original findings to fix (by id), or None: every allowed one
+        self.only = None if options.only is None else {id(f) for f in original if f in options.only}
+        #: what the findings asked for are fixed together with (see WinspawnCodemod.unit)
+        self.units = {_unit(f) for f in original if id(f) in (self.only or ())} - {None}
+        self.chosen: dict[str, set[int]] = {}  # text -> ids of its findings that stand for one of self.only
         # A finding this run did not set out to fix must not vanish: a rewrite that hides a hazard from the
-        # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.
-        self.targeted = {f.code for f in original if _allowed(f, self.unsafe, safe_rules)}
+        # checker (say, a closure over a sqlite connection turned into a partial) has not fixed it.  Fixing
+        # some findings, what their codemods fix may go with them (statements moved under the main guard
+        # after the one asked for).
+        codemods = {_codemod_of(f) for f in original if id(f) in (self.only or ())}
+        self.targeted = {f.code for f in original if _allowed(f, self.unsafe, safe_rules)
+                         and (self.only is None or _codemod_of(f) in codemods)}
 
     def check(self, source: str) -> list:
         """The findings of ``source`` (a text that compiles), checked on the ``ast`` the codemods read."""
         if source not in self.checked:
             self.checked[source] = self.options.check(source, syntax_tree(source))
         return self.checked[source]
+
+    def wanted(self, finding: Finding, source: str) -> bool:
+        """Whether ``finding`` (of ``source``) is to be fixed: it stands for one of the findings asked for."""
+        if self.only is None:
+            return True
+        if source not in self.chosen:
+            found = self.check(source)
+            on_original = _on_original(found, self.original, self.text, source)
+            self.chosen[source] = {id(f) for f, at in zip(found, on_original)
+                                   if id(at) in self.only or _unit(f) in self.units}
+        return id(finding) in self.chosen[source]
 
     def parse(self, source: str):  # libcst trees are immutable, so one can be shared by codemods
         import libcst as cst
@@ -209,7 +248,7 @@ class _Run:
                     continue
                 targets = [f for f in self.check(current)
                            if f.rule in command_class.FIXES and _allowed(f, self.unsafe, self.safe_rules)
-                           and command_class.wants(f)]
+                           and command_class.wants(f) and self.wanted(f, current)]
                 # A codemod that left this text as it was (no change, failed, or refused) would again: its
                 # findings and notes for it are those of the text.
                 if not targets or (class_name, current) in self.kept:

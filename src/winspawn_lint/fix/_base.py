@@ -54,11 +54,24 @@ class WinspawnCodemod:
     #: the rules this codemod fixes, from the catalogue
     FIXES: ClassVar[tuple[Rule, ...]] = ()
     DESCRIPTION: ClassVar[str] = ""
+    #: what fixing one finding does, as an editor's quick fix names it
+    TITLE: ClassVar[str] = ""
 
     @staticmethod
     def wants(finding: Finding) -> bool:
         """Whether this codemod can act on ``finding`` at all (the driver skips it otherwise)."""
         return True
+
+    @classmethod
+    def title(cls, finding: Finding) -> str:
+        """What fixing ``finding`` does (an editor's quick fix)."""
+        return cls.TITLE
+
+    @staticmethod
+    def unit(finding: Finding) -> object:
+        """Findings with the same unit (not None) are fixed together: a fix of one alone would hide the others
+        from the check (methods written for a class cover only the files they name).  None: fixed alone."""
+        return None
 
     def __init__(self, filename: Optional[str], findings: Sequence[Finding], unsafe: bool = True,
                  line_length: int = DEFAULT_MAX_LINE_LENGTH) -> None:

@@ -38,8 +38,9 @@ def _command(codemod: type[WinspawnCodemod]) -> type[CodemodCommand]:
 
         def transform_module_impl(self, tree: cst.Module) -> cst.Module:
             filename = self.context.filename
-            project = Project()
-            findings = check(tree.code, filename, Settings(select=frozenset(RULES)), project=project).findings
+            settings = Settings(select=frozenset(RULES))
+            project = Project(settings.registry)
+            findings = check(tree.code, filename, settings, project=project).findings
             unsafe = not self.safe_only
             command = codemod(filename, [f for f in findings if f.safety.applies(unsafe)], unsafe=unsafe,
                               line_length=project.line_length(filename))

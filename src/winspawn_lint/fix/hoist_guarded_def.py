@@ -32,6 +32,7 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 class HoistGuardedDef(WinspawnCodemod):
     DESCRIPTION = "Move functions and classes that worker processes need out of the main guard."
+    TITLE = "Move the definition out of the main guard"
     FIXES = (rules.WSP106,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

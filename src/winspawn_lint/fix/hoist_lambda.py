@@ -44,6 +44,7 @@ class _Plan:
 
 class HoistLambda(WinspawnCodemod):
     DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
+    TITLE = "Replace the lambda with a module-level function"
     FIXES = (rules.WSP201, rules.WSP202, rules.WSP204, rules.WSP901)
 
     @staticmethod

@@ -59,6 +59,7 @@ class _Plan:
 
 class HoistLocalDef(WinspawnCodemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
+    TITLE = "Move the definition to module level"
     FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
 
     @staticmethod

@@ -42,15 +42,19 @@ class NotebookFix:
 
 def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display: str, check: Check, *,
                  unsafe: bool, line_length: int, move_definitions: bool, exists: Callable[[str], bool],
-                 enabled: frozenset[str]) -> NotebookFix:
+                 enabled: frozenset[str], only: Optional[frozenset[Finding]] = None) -> NotebookFix:
     """Fix *notebook* (read from *path*, shown as *display*), whose module has *findings* (at module lines).
 
     *check*: how a module text is checked; *move_definitions*: whether WSP206's definitions may move into a new
     module (not for stdin); *exists*: whether a path is taken (the new module is never written over a file);
-    *enabled*: the codes reported for this file.
+    *enabled*: the codes reported for this file; *only*: fix these of *findings* and leave the others (None:
+    every allowed one).
     """
     module_text, move, notes = notebook.module, None, []
-    if move_definitions and rules.WSP206.fix_safety.applies(unsafe):
+    # The move is one new module: asked for one of its definitions, it takes them all (a second move could
+    # not create the module again).
+    if move_definitions and rules.WSP206.fix_safety.applies(unsafe) and \
+            (only is None or any(f in only and f.rule is rules.WSP206 for f in findings)):
         move, why = plan_move(notebook, findings, path)
         sibling = os.path.join(os.path.dirname(path), f"{move.module_name}.py") if move else ""
         if move is not None and exists(sibling):
@@ -61,8 +65,9 @@ def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display
         elif why:
             notes.append(why)
     module_findings = findings if module_text == notebook.module else check(module_text, None)
+    # After a move, what *only* asked for was the move (no codemod fixes WSP206): nothing more is fixed.
     outcome: FixOutcome = fix_text(module_text, module_findings, check, filename=display, unsafe=unsafe,
-                                   line_length=line_length)
+                                   line_length=line_length, only=only if move is None else frozenset())
     notes += [outcome.note] if outcome.note else []
     result = NotebookFix(note="; ".join(notes) or None)
     if outcome.text == notebook.module:
@@ -97,6 +102,8 @@ def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display
 #: The rules this notebook-level fix repairs (the libcst codemods declare theirs the same way; the catalogue
 #: test reads both).
 FIXES = (rules.WSP206,)
+#: what it does, as an editor's quick fix names it (the codemods' TITLE)
+TITLE = "Move the definitions workers need into a module next to the notebook"
 
 
 @dataclass

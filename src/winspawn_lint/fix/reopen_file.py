@@ -80,11 +80,18 @@ class _File:
 
 class ReopenFile(WinspawnCodemod):
     DESCRIPTION = "Pickle files that objects keep open by name and position, and reopen them on unpickling."
+    TITLE = "Pickle the file by name and position, and reopen it in the worker"
     FIXES = (rules.WSP301,)
 
     @staticmethod
     def wants(finding) -> bool:
         return "open" in finding.fix_hint
+
+    @staticmethod
+    def unit(finding) -> object:
+        # One __getstate__/__setstate__ pair per class: with it the check says nothing more of the class's files.
+        where = finding.fix_hint.get("class")
+        return (where["line"], where["col"]) if where else None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         text, module, _ = self.prepare(tree)

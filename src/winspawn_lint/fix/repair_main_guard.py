@@ -25,6 +25,7 @@ from ._base import WinspawnCodemod, statement_groups
 
 class RepairMainGuard(WinspawnCodemod):
     DESCRIPTION = 'Repair `if` statements that mean to be `if __name__ == "__main__":` but are not.'
+    TITLE = "Repair the main guard"
     FIXES = (rules.WSP102,)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

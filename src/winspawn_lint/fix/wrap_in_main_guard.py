@@ -93,9 +93,14 @@ def _is_constant_config(unit: _Unit) -> bool:
 
 class WrapInMainGuard(WinspawnCodemod):
     DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
+    TITLE = 'Move import-time code under `if __name__ == "__main__":`'
     FIXES = (rules.WSP101, rules.WSP103, rules.WSP104, rules.WSP105)
 
     ON_TEXT = True
+
+    @classmethod
+    def title(cls, finding) -> str:
+        return "Call `freeze_support()` first in the main guard" if finding.rule is rules.WSP105 else cls.TITLE
 
     def transform_text_impl(self, text: str) -> str:
         if text and not text.endswith(("\n", "\r")):  # rows are whole rows: end the last one, and take it off again

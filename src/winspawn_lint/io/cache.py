@@ -11,7 +11,8 @@ the Python version (the parser).  Per file, an entry holds:
 - whether it was parsed (a file named on the command line must be, to report a syntax error);
 - its findings, and the files its findings and fixes depend on (every file the project reader,
   :class:`winspawn_lint.analysis.project.Project`, read or looked for while checking it), each with its own
-  size and mtime (``None`` for a file that did not exist): any change there is a miss;
+  size and mtime (``None`` for a file that did not exist): any change there is a miss; and the derived facts
+  it used (which files of the project import the module), each with its digest, recomputed when looked up;
 - what ``--fix``/``--diff`` made of it, per fix request (:func:`fix_key`: safe or unsafe, and the fixes' grade
   for this file, which depends on other files and is recomputed every run): the fixed text as line edits, the
   fixer's note and its findings.  A rerun of ``--diff``, or of ``--fix`` on a file whose fixes were declined,
@@ -44,9 +45,11 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 5  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells
-#: settings fields that never change a file's findings (which files are walked; where the cache is)
-_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "cache_dir"})
+FORMAT = 8  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+# 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too
+#: settings fields that never change a file's findings (which files are walked; where the cache is; whether
+#: unsafe fixes apply, which fix outcomes record in their own key)
+_NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cache_dir", "unsafe_fixes"})
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
 _RACY_NS = 2_000_000_000
 
@@ -142,17 +145,19 @@ class Entry:
     dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
     #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
     fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: derived fact -> its digest when the file was checked (Project.derived)
+    derived: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> list:
         stamp = list(self.stamp) if self.stamp else None
         return [stamp, self.digest, self.parsed, self.findings,
-                {path: list(s) if s else None for path, s in self.dependencies.items()}, self.fixes]
+                {path: list(s) if s else None for path, s in self.dependencies.items()}, self.fixes, self.derived]
 
     @classmethod
     def from_json(cls, data: Any) -> "Entry":
-        stamp, digest, parsed, findings, dependencies, fixes = data
+        stamp, digest, parsed, findings, dependencies, fixes, derived = data
         if not (isinstance(digest, str) and isinstance(parsed, bool) and isinstance(findings, list)
-                and isinstance(dependencies, dict) and isinstance(fixes, dict)):
+                and isinstance(dependencies, dict) and isinstance(fixes, dict) and isinstance(derived, dict)):
             raise ValueError("malformed entry")
         for row in findings:
             if not (isinstance(row, list) and len(row) == 9 and isinstance(row[0], str)
@@ -161,10 +166,13 @@ class Entry:
                     and (row[8] is None or isinstance(row[8], int))):
                 raise ValueError("malformed finding")
         return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
-                   fixes)
+                   fixes, {str(k): str(v) for k, v in derived.items()})
 
-    def dependencies_unchanged(self) -> bool:
-        return all(_same(recorded, stat_stamp(path)) for path, recorded in self.dependencies.items())
+    def dependencies_unchanged(self, derive: Any) -> bool:
+        """Whether every file it depends on keeps its stamp and every derived fact its digest (*derive*: a
+        function from a derived fact's key to its digest now)."""
+        return all(_same(recorded, stat_stamp(path)) for path, recorded in self.dependencies.items()) and \
+            all(derive(key) == digest for key, digest in self.derived.items())
 
 
 def _stamp(value: Any) -> Optional[Stamp]:
@@ -264,28 +272,33 @@ def decode_fix(original: str, record: Any) -> Optional[CachedFix]:
 
 
 def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: bool, findings: list,
-              dependencies: dict[str, Optional[Stamp]]) -> Optional[Entry]:
-    """The entry for a file just checked from *data*, read after *stamp* was taken; None if not storable."""
+              reads: Any) -> Optional[Entry]:
+    """The entry for a file just checked from *data*, read after *stamp* was taken, and what its check read
+    besides it (*reads*: files and derived facts); None if not storable."""
     if data is None:
         return None
+    files = reads.files
     return Entry(stamp, content_hash(data), parsed, encode_findings(findings),
-                 {dep: dependencies[dep] for dep in sorted(dependencies) if dep != os.path.abspath(path)})
+                 {dep: files[dep] for dep in sorted(files) if dep != os.path.abspath(path)}, {},
+                 dict(sorted(reads.derived.items())))
 
 
 class ResultsCache:
     """The entries of one settings digest, loaded once, saved once at the end of a run."""
 
-    def __init__(self, directory: str, digest: str) -> None:
+    def __init__(self, directory: str, digest: str, derive: Any = None) -> None:
         self.directory = directory
         self.digest = digest
+        #: a derived fact's digest now (Project.derived of the run's project)
+        self.derive = derive or (lambda key: None)
         self.path = os.path.join(directory, f"results-{FORMAT}-{digest[:24]}.json")
         self.entries = self._load()
         self.changed: dict[str, Entry] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
 
     @classmethod
-    def open(cls, settings: Any) -> "ResultsCache":
-        return cls(cache_directory(settings), settings_digest(settings))
+    def open(cls, settings: Any, derive: Any = None) -> "ResultsCache":
+        return cls(cache_directory(settings), settings_digest(settings), derive)
 
     def _load(self) -> dict[str, Any]:
         """Raw entries (decoded lazily); an unreadable, foreign or other-version file counts as empty."""
@@ -339,7 +352,7 @@ class ResultsCache:
                 return None
             entry.stamp = now  # taken before the read: the next run trusts it only if nothing changed since
             self.changed[key] = entry
-        if not entry.dependencies_unchanged():
+        if not entry.dependencies_unchanged(self.derive):
             return None
         self.entries[key] = self.valid[key] = entry
         return entry

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ..finding import Finding
-from .source import SourceError, split_lines, split_rows
+from .source import SourceError, replace_lines, split_lines, split_rows
 
 SUFFIX = ".ipynb"
 
@@ -142,7 +142,8 @@ def check_cells(notebook: Notebook) -> None:
             ast.parse(text)
         except SyntaxError as error:
             where = f"cell {number}" + (f", line {error.lineno}" if error.lineno else "")
-            raise SourceError(f"syntax error at {where}: {error.msg}") from None
+            at = (number, error.lineno, error.offset or 1) if error.lineno else None
+            raise SourceError(f"syntax error at {where}: {error.msg}", at) from None
         except (ValueError, MemoryError, RecursionError) as error:
             raise SourceError(f"cannot parse cell {number}: {type(error).__name__}") from None
         start = end
@@ -261,7 +262,7 @@ def to_cells(notebook: Notebook, findings: list[Finding]) -> list[Finding]:
         end_line, end_col = (end[1], finding.end_col) if end is not None and end[0] == start[0] \
             else (start[1], finding.col)
         args = finding.args
-        if "where" in args:  # WSP206: the worker call, which may be in another cell
+        if str(args.get("where", "")).isdigit():  # WSP206: the worker call, which may be in another cell
             where = notebook.position(int(args["where"]))
             args = {**args, "where": f"cell {where[0]}, line {where[1]}" if where else "in the notebook"}
         out.append(replace(finding, cell=start[0], line=start[1], end_line=end_line, end_col=end_col, args=args))
@@ -314,6 +315,18 @@ def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str]:
         if text != originals[number]:
             changed[number] = text
     return changed
+
+
+def cells_with_lines(notebook: Notebook, lines: dict[int, str]) -> dict[int, str]:
+    """Cell number -> new source text, for the module's lines *lines* (module line -> its new text) replaced in
+    the cells they come from (``--add-noqa``: a comment added at the end of a line)."""
+    per_cell: dict[int, dict[int, str]] = {}
+    for line, text in lines.items():
+        where = notebook.position(line)
+        if where is not None:
+            per_cell.setdefault(where[0], {})[where[1]] = text
+    return {number: replace_lines(_source_text(notebook.data["cells"][number - 1]), edits)
+            for number, edits in per_cell.items()}
 
 
 def split_fixed_plain(notebook: Notebook) -> dict[int, list[str]]:

@@ -18,7 +18,12 @@ MAX_BYTES = 50 * 1024 * 1024  # larger files are not Python source anyone checks
 
 
 class SourceError(Exception):
-    """A file that cannot be checked; ``str()`` is the one-line reason."""
+    """A file that cannot be checked; ``str()`` is the one-line reason, ``at`` where the text stops being
+    Python when that is known: (a notebook's cell or None, line, column), 1-based."""
+
+    def __init__(self, message: str, at: Optional[tuple[Optional[int], int, int]] = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 @dataclass
@@ -47,6 +52,16 @@ def split_rows(text: str) -> list[str]:
     """The lines of :func:`split_lines`, each with its line end (the last may have none): joined, they are
     ``text`` again."""
     return _ROW.findall(text)
+
+
+def replace_lines(text: str, lines: dict[int, str]) -> str:
+    """*text* with the lines numbered in *lines* (1-based, as :func:`split_lines` numbers them) replaced, each
+    keeping its own line end."""
+    rows = split_rows(text)
+    for number, line in lines.items():
+        row = rows[number - 1]
+        rows[number - 1] = line + row[len(row.rstrip("\r\n")):]
+    return "".join(rows)
 
 
 def decode(data: bytes) -> Source:
@@ -103,10 +118,11 @@ def parse(source: Source, filename: str = "<unknown>") -> ast.Module:
     except SyntaxError as error:
         newer = _needs_newer_python(source.text, error)
         where = f"line {error.lineno}" if error.lineno else "file"
+        at = (None, error.lineno, error.offset or 1) if error.lineno else None
         if newer:
-            raise SourceError(f"{where}: uses {newer}; run winspawn-lint under that Python to check this file") \
-                from None
-        raise SourceError(f"syntax error at {where}: {error.msg}") from None
+            raise SourceError(f"{where}: uses {newer}; run winspawn-lint under that Python to check this file",
+                              at) from None
+        raise SourceError(f"syntax error at {where}: {error.msg}", at) from None
     except (MemoryError, RecursionError) as error:
         # The parser's own stack or the AST builder's depth limit: expressions nested thousands deep.
         raise SourceError(f"too deeply nested to parse ({_short(error) or type(error).__name__})") from None

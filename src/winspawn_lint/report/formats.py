@@ -118,10 +118,16 @@ def _cells(text: str) -> int:
                for ch in text)
 
 
-def sarif(rows: Rows, out: TextIO, root: str | None = None, **_: object) -> None:
+def sarif(rows: Rows, out: TextIO, root: str | None = None, with_statistics: bool = False, unsafe: bool = False,
+          **_: object) -> None:
+    """SARIF 2.1.0; *with_statistics*: the per-code counts in the run's property bag (the document stays one
+    valid SARIF log)."""
     from . import sarif as sarif_module
 
-    json.dump(sarif_module.document(rows, root), out, indent=2, ensure_ascii=False)
+    document = sarif_module.document(rows, root)
+    if with_statistics:
+        document["runs"][0]["properties"] = {"statistics": statistics_entries(rows, unsafe)}
+    json.dump(document, out, indent=2, ensure_ascii=False)
     out.write("\n")
 
 
@@ -130,12 +136,26 @@ FORMATTERS: dict[str, Callable[..., None]] = {
 }
 
 
-def statistics(rows: Rows, out: TextIO) -> None:
-    counts: dict[str, int] = {}
+def statistics(rows: Rows, out: TextIO, **_: object) -> None:
+    """``--statistics`` as a table, after the findings: count, code, rule name."""
+    for entry in statistics_entries(rows):
+        out.write(f"{entry['count']:<6} {entry['code']} {entry['name']}\n")
+
+
+def statistics_entries(rows: Rows, unsafe: bool = False) -> list[dict]:
+    """Per code, as ruff's ``--statistics --output-format json`` has it: code, name, count, and whether
+    ``--fix`` (with ``--unsafe-fixes`` when *unsafe*) fixes any of them."""
+    counts: dict[str, list[Finding]] = {}
     for _, f in rows:
-        counts[f.code] = counts.get(f.code, 0) + 1
-    for code in sorted(counts):
-        out.write(f"{counts[code]:<6} {code} {RULES[code].name}\n")
+        counts.setdefault(f.code, []).append(f)
+    return [{"code": code, "name": RULES[code].name, "count": len(found),
+             "fixable": any(f.safety.applies(unsafe) for f in found)} for code, found in sorted(counts.items())]
+
+
+def statistics_json(rows: Rows, out: TextIO, unsafe: bool = False, **_: object) -> None:
+    """``--statistics`` in ``json``: the per-code list instead of the findings (one JSON document)."""
+    json.dump(statistics_entries(rows, unsafe), out, indent=2, ensure_ascii=False)
+    out.write("\n")
 
 
 def _plural(count: int, word: str, plural: str = "") -> str:

@@ -11,64 +11,20 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Callable, Optional
 
 from ... import rules
-from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, HEAVY_METHODS, SET_START_METHOD, heavy_call
+from ...rules import FixSafety
+from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
+from ..heavy import dotted, heavy_work
 from ..index import Site
-from ..project import Project, ProjectModule
 from ..workers import resolve_callee
-
-_CUDA_TEXT = ("cuda", "gpu")
 
 
 def _is_heavy(call: ast.Call, ctx: Context, site: Site) -> Optional[str]:
-    """A description of the heavy work this call does, or None."""
-    name = ctx.resolver.qualname(call.func, site.scope)
-    why = heavy_call(name, _constant_keywords(call))
-    if why is not None:
-        return f"`{_short(name)}(...)`{why}"
-    if isinstance(call.func, ast.Attribute):
-        method = call.func.attr
-        if method in HEAVY_METHODS:
-            return f"`{_dotted(call.func) or '.' + method}(...)`"
-        if method == "cuda" and not call.keywords and len(call.args) <= 1:
-            return "`.cuda()` (moving to the GPU)"
-        if method == "to" and call.args and _mentions_cuda(call.args[0]):
-            return "`.to(\"cuda\")` (moving to the GPU)"
-    return None
-
-
-def _constant_keywords(call: ast.Call) -> list[tuple[str | None, object]]:
-    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else None) for k in call.keywords]
-
-
-def _mentions_cuda(expr: ast.AST) -> bool:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return expr.value.split(":")[0] in _CUDA_TEXT
-    if isinstance(expr, ast.Call) and expr.args:  # torch.device("cuda")
-        return isinstance(expr.func, (ast.Attribute, ast.Name)) and _mentions_cuda(expr.args[0])
-    return False
-
-
-def _short(name: str) -> str:
-    for long, short in (("numpy.", "np."), ("pandas.", "pd.")):
-        if name.startswith(long):
-            return short + name[len(long):]
-    return name
-
-
-def _dotted(expr: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
+    return heavy_work(call, ctx.resolver, site.scope)
 
 
 def _is_set_start_method(call: ast.Call, ctx: Context, site: Site) -> bool:
@@ -141,18 +97,52 @@ class Effects:
 
 
 def _call_label(call: ast.Call) -> str:
-    return f"`{_dotted(call.func) or 'call'}()`"
+    return f"`{dotted(call.func) or 'call'}()`"
 
 
 def _chain_text(effect: Effect) -> str:
-    return " (" + " → ".join([*effect.chain, effect.what.strip("`")]) + ")"
+    return " (" + " → ".join([*effect.chain, _plain(effect.what)]) + ")"
+
+
+def _plain(what: str) -> str:
+    """*what* at the end of a chain: `torch.load(...)` reads plainly there; a description with more than one code
+    span (`.cuda()` (moving to the GPU)) keeps its backticks, or one would be left dangling."""
+    return what[1:-1] if what.count("`") == 2 and what[0] == what[-1] == "`" else what
+
+
+_OWN_STARTS = "in a module that starts worker processes"
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 
 def check(ctx: Context) -> None:
     index = ctx.index
     effects = Effects(ctx)
-    starts = ctx.starts_workers
+    engine = ctx.engine
+    starts = ctx.starts_workers or engine.starts_workers(engine.main)
+    where = _OWN_STARTS
+    if not starts and _does_heavy_work_at_import(ctx, effects):
+        # The reverse direction: a script that starts spawn workers imports this module when it is imported, so
+        # every worker it spawns imports this module again.
+        spawning = engine.spawning_importers(engine.main)
+        if spawning:
+            starts = True
+            where = _imported_by(ctx, spawning)
+    # In a module the scripts import, wrapping the heavy statements in `main()` would take away what the scripts
+    # use (`weights.WEIGHTS`): no fix is offered there.
+    safety = FixSafety.NONE if where != _OWN_STARTS else None
     start_nodes = {id(e.node) for e in ctx.model.starts}
+
+    # WSP103 in a module-level loop that starts workers at import time (WSP101) is reported once, on the first
+    # heavy call, with the count of the others: WSP101's fix moves the whole loop, and them with it.
+    start_loops = {id(event.site.top_stmt) for event in ctx.model.starts if event.site.import_time
+                   and event.api.reimports_main and isinstance(event.site.top_stmt, _LOOPS)}
+    in_loops: dict[int, list[tuple[ast.AST, bool, dict[str, str]]]] = {}
+
+    def heavy(node: ast.AST, site: Site, line_only: bool = False, **args: str) -> None:
+        if id(site.top_stmt) in start_loops:
+            in_loops.setdefault(id(site.top_stmt), []).append((node, line_only, args))
+        else:
+            ctx.emit(rules.WSP103, node, line_only=line_only, where=where, fix_safety=safety, **args)
 
     # WSP101: starts at import time.
     reported_lines: set[int] = set()
@@ -164,29 +154,44 @@ def check(ctx: Context) -> None:
             ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:
-                ctx.emit(rules.WSP103, event.site.stmt, line_only=True, what=f"training ({event.api.label})")
+                heavy(event.site.stmt, event.site, line_only=True, what=f"training ({event.api.label})")
     ctx.worker = None
+    _project_starts(ctx, reported_lines)
 
+    heavy_calls: set[int] = set()  # (ids of the calls reported WSP103)
     for call, site in index.calls:
         if not site.import_time:
             continue
         callee = resolve_callee(call, site, index, ctx.resolver)
         if callee is not None:
             for kind, rule in (("start", rules.WSP101), ("heavy", rules.WSP103), ("set_start", rules.WSP104)):
-                if rule is rules.WSP103 and not starts:
-                    continue
+                if rule is rules.WSP103 and (not starts or id(call) in heavy_calls):
+                    continue  # (a call that starts workers at import time: WSP101 says what to move)
                 effect = effects.of(callee, kind)
+                if effect is not None and rule is rules.WSP103:
+                    heavy(call, site, what=_call_label(call), chain=_chain_text(effect))
+                elif effect is not None:
+                    ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect), where=where)
                 if effect is not None:
-                    ctx.emit(rule, call, what=_call_label(call), chain=_chain_text(effect))
+                    heavy_calls.add(id(call))
         if starts and id(call) not in start_nodes:
-            heavy = _is_heavy(call, ctx, site)
-            if heavy:
-                ctx.emit(rules.WSP103, call, what=heavy)  # the call to move, on its own line in a long statement
+            work = _is_heavy(call, ctx, site)
+            if work:
+                heavy(call, site, what=work)  # the call to move, on its own line in a long statement
+                heavy_calls.add(id(call))
         if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
-            ctx.emit(rules.WSP104, call, what=_dotted(call.func) or "set_start_method")
+            ctx.emit(rules.WSP104, call, what=dotted(call.func) or "set_start_method")
+    if starts:
+        _project_heavy_calls(ctx, heavy_calls | start_nodes, reported_lines, heavy)
 
-    if starts and ctx.filename:
-        _check_sibling_imports(ctx)
+    for found in in_loops.values():
+        found.sort(key=lambda emit: (emit[0].lineno, emit[0].col_offset))
+        node, line_only, args = found[0]
+        more = len({(n.lineno, n.col_offset) for n, _, _ in found}) - 1
+        if more:
+            args = {**args, "chain": args.get("chain", "") + f" (as do {more} more heavy call{'s' if more > 1 else ''} "
+                    "in this loop)"}
+        ctx.emit(rules.WSP103, node, line_only=line_only, where=where, fix_safety=safety, **args)
 
     # WSP102: guards that are not.
     for node in index.module_ifs:
@@ -208,66 +213,74 @@ def check(ctx: Context) -> None:
                 ctx.emit(rules.WSP105, guard, line_only=True)
 
 
+def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
+    """Whether importing this module does heavy work (a heavy call at import time, or a call of a function of
+    it that does some): what a spawning script that imports it would make every worker repeat."""
+    for call, site in ctx.index.calls:
+        if not site.import_time:
+            continue
+        if _is_heavy(call, ctx, site):
+            return True
+        callee = resolve_callee(call, site, ctx.index, ctx.resolver)
+        if callee is not None and effects.of(callee, "heavy") is not None:
+            return True
+    return bool(ctx.engine.import_time_heavy_calls(ctx.engine.main))
+
+
+def _imported_by(ctx: Context, spawning: list) -> str:
+    """How a WSP103 message names the scripts that import this module and start spawn workers."""
+    here = os.path.dirname(os.path.abspath(ctx.filename)) if ctx.filename else ""
+    names = []
+    for script, between in spawning[:2]:
+        name = os.path.relpath(script.path, here) if here else script.path
+        if name.startswith(".."):
+            name = os.path.relpath(script.path, ctx.project.root(script.path))
+        names.append(f"`{name}`" + (f" (through `{os.path.basename(between[-1])}`)" if between else ""))
+    more = f" and {len(spawning) - 2} more" if len(spawning) > 2 else ""
+    return f"in a module that {' and '.join(names)}{more} import{'s' if len(spawning) == 1 else ''} when " \
+           f"{'it starts' if len(spawning) == 1 else 'they start'} worker processes"
+
+
+def _project_starts(ctx: Context, reported_lines: set) -> None:
+    """Starts at import time that the module's own worker model does not see: a module-level call of a function of
+    another module that starts workers (``engine.train(loader)``, ``nn_process.create()``), or a module-level
+    iteration of a loader a function of another module built."""
+    engine = ctx.engine
+    for start in engine.import_time_starts(engine.main):
+        hop = start.hops[0] if start.hops else None
+        node, site = (hop.call, hop.site) if hop is not None else (start.node, start.site)
+        if site is None or not site.import_time:
+            continue
+        line = getattr(node, "lineno", 0)
+        if line in reported_lines:
+            continue  # (the worker model of this module saw it: reported above)
+        reported_lines.add(line)
+        ctx.worker = (start.api, start.method, False)
+        chain = " (" + " → ".join([*(f"{h.name}()" for h in start.hops), start.api.label.strip("`")]) + ")" \
+            if start.hops else ""
+        what = f"`{dotted(node.func) or 'call'}()`" if isinstance(node, ast.Call) else start.api.label
+        ctx.emit(rules.WSP101, node, line_only=not isinstance(node, ast.expr), what=what, chain=chain)
+    ctx.worker = None
+
+
+def _project_heavy_calls(ctx: Context, reported: set, start_lines: set, heavy: Callable[..., None]) -> None:
+    """Heavy work at import time in module-level calls of another module's functions or classes
+    (``trainer = Trainer(config)`` whose ``__init__`` loads a checkpoint), which this module's own effects
+    cannot see; each goes to *heavy* (``heavy(node, site, **args)``), which groups those in a loop that starts
+    workers as the module's own are."""
+    engine = ctx.engine
+    for use in engine.import_time_heavy_calls(engine.main):
+        hop = use.hops[0]
+        call = hop.call
+        if id(call) in reported or getattr(call, "lineno", 0) in start_lines or not isinstance(call, ast.Call):
+            continue  # (reported already, as heavy work or as the start it is)
+        reported.add(id(call))
+        chain = " (" + " → ".join([*(f"{h.name}()" for h in use.hops[1:]), _plain(use.what)]) + ")"
+        heavy(call, hop.site, what=_call_label(call), chain=chain)
+
+
 def _is_freeze_support(stmt: Optional[ast.stmt], ctx: Context) -> bool:
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
     name = ctx.resolver.qualname(stmt.value.func, ctx.index.module_scope) or ""
     return name in FREEZE_SUPPORT or name.endswith(".freeze_support")
-
-
-# -- sibling modules that do heavy work at import time -----------------------------------------------
-def _check_sibling_imports(ctx: Context) -> None:
-    project = ctx.project
-    if project is None:
-        return
-    base = os.path.dirname(os.path.abspath(ctx.filename))
-    for stmt, site in ctx.index.module_imports:
-        if not site.import_time:
-            continue
-        for module in _imported_modules(stmt):
-            path = _sibling_path(project, base, module)
-            if path is None:
-                continue
-            heavy = _sibling_heavy(project.module(path))
-            if heavy:
-                ctx.emit(rules.WSP103, stmt, line_only=True,
-                         what=f"`import {module}`", chain=f" (it runs {heavy} when imported)")
-
-
-def _imported_modules(stmt: ast.stmt) -> Iterable[str]:
-    if isinstance(stmt, ast.Import):
-        return [alias.name for alias in stmt.names]
-    assert isinstance(stmt, ast.ImportFrom)
-    if stmt.level > 1:
-        return []
-    if stmt.module:
-        return [stmt.module]
-    return [alias.name for alias in stmt.names]  # from . import sibling
-
-
-def _sibling_path(project: Project, base: str, module: str) -> Optional[str]:
-    first = module.split(".")[0]
-    for candidate in (os.path.join(base, first + ".py"), os.path.join(base, first, "__init__.py")):
-        if project.is_file(candidate):
-            return candidate
-    return None
-
-
-def _sibling_heavy(module: Optional[ProjectModule]) -> Optional[str]:
-    """What heavy work a sibling module does at import time (parsed, never imported), once per module."""
-    if module is None:
-        return None
-    if "heavy" not in module.derived:
-        module.derived["heavy"] = _import_time_heavy(module)
-    return module.derived["heavy"]
-
-
-def _import_time_heavy(module: ProjectModule) -> Optional[str]:
-    for call, site in module.index.calls:
-        if site.import_time:
-            name = module.resolver.qualname(call.func, site.scope) or ""
-            method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-            why = heavy_call(name, _constant_keywords(call))
-            if why is not None or method in HEAVY_METHODS:
-                return f"`{_short(name) if name else '.' + method}(...)`{why or ''}"
-    return None

@@ -1,13 +1,12 @@
-"""Re-import hazards (WSP106, WSP107, WSP902): what a spawned worker's re-import of the main module does not give it.
+"""Re-import hazards (WSP107, WSP902): what a spawned worker's re-import of the main module does not give it.
 
 A spawned (or forkserver) worker imports the parent's script as ``__mp_main__``:
 the body of ``if __name__ == "__main__":`` does not run there, and neither does
-anything the guard calls.  So a function or class *defined* under the guard does
-not exist in the worker (WSP106: ``Can't get attribute 'work' on <module
-'__mp_main__'>``), and a global the guard (or a function it calls, through
+anything the guard calls.  So a global the guard (or a function it calls, through
 ``global``) *assigns* keeps its import-time value there (WSP107: ``None``, or a
-``NameError``).  Forked workers inherit the parent's memory and see both, which
-is why these scripts work on Linux up to 3.13.
+``NameError``).  Forked workers inherit the parent's memory and see it, which
+is why these scripts work on Linux up to 3.13.  (A function or class *defined*
+under the guard, WSP106, is a source of the taint analysis: see ``pickling.py``.)
 
 WSP902 (opt-in, performance): a ``DataLoader`` with workers but without
 ``persistent_workers=True`` starts new workers every time it is iterated; under
@@ -22,8 +21,7 @@ from typing import Iterator, Optional
 from ... import rules
 from ...spawn_apis import PICKLE, Arg
 from ..context import Context
-from ..positions import span
-from ..index import FUNCTION_NODES, Binding, ClassInfo, Scope
+from ..index import FUNCTION_NODES, Binding, Scope
 from ..names import MAX_DEPTH
 from ..values import MAYBE, NONE, UNKNOWN
 from ..workers import Payload, instance_class, resolve_callee
@@ -36,19 +34,14 @@ _ITER_WRAPPERS = frozenset({"enumerate", "iter", "tqdm", "reversed", "zip"})
 
 
 def check(ctx: Context) -> None:
-    wanted = {rule for rule in (rules.WSP106, rules.WSP107, rules.WSP902) if rule.code in ctx.enabled}
+    wanted = {rule for rule in (rules.WSP107, rules.WSP902) if rule.code in ctx.enabled}
     if rules.WSP902 in wanted:
         _per_epoch_workers(ctx)
-    if not (wanted & {rules.WSP106, rules.WSP107}) or not ctx.index.main_guards:
-        return  # both are about what only the guard (or what it calls) defines or assigns
+    if rules.WSP107 not in wanted or not ctx.index.main_guards:
+        return  # about what only the guard (or what it calls) assigns
     places = _Places(ctx)
     payloads = [p for p in ctx.model.payloads if p.api.pickler == PICKLE and p.api.reimports_main]
-    if rules.WSP106 in wanted and places.guarded:
-        for payload in payloads:
-            ctx.worker = (payload.api, payload.method, False)  # a spawned worker lacks the name; fork has it
-            _guarded_definitions(ctx, places, payload)
-        ctx.worker = None
-    if rules.WSP107 in wanted and places.assigned_at_run_time:
+    if places.assigned_at_run_time:
         _run_time_globals(ctx, places, payloads)
 
 
@@ -120,74 +113,6 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                     stack.append(child)
                 else:  # except handlers, match cases
                     stack.extend(getattr(child, "body", ()))
-
-
-# -- WSP106 -------------------------------------------------------------------------------------------
-def _guarded_definitions(ctx: Context, places: _Places, payload: Payload) -> None:
-    scope = payload.site.scope
-    if payload.arg.kind in ("args", "kwargs") or payload.arg.rest:
-        value, value_scope = ctx.resolver.value_of(payload.expr, scope)
-        if isinstance(value, (ast.Tuple, ast.List)):
-            items = [(e, e) for e in value.elts if not isinstance(e, ast.Starred)]
-        elif isinstance(value, ast.Dict):
-            items = [(v, v) for v in value.values]
-        else:
-            items = [(payload.expr, payload.expr)] if payload.arg.rest else []
-        candidates = [(item, value_scope if item is not payload.expr else scope, report) for item, report in items]
-    else:
-        candidates = [(payload.expr, scope, payload.expr)]
-    for expr, expr_scope, report in candidates:
-        found = _guarded_binding(ctx, places, expr, expr_scope, 0)
-        if found is not None:
-            binding, what = found
-            ctx.emit(rules.WSP106, report, what=what, name=binding.name, role=payload.role, api=payload.api.label,
-                     line=binding.line, fix_hint={"guarded_def": span(binding.node)})
-
-
-def _guarded_binding(ctx: Context, places: _Places, expr: ast.expr, scope: Scope,
-                     depth: int) -> Optional[tuple[Binding, str]]:
-    if depth > MAX_DEPTH:
-        return None
-    value, value_scope = ctx.resolver.value_of(expr, scope)
-    if isinstance(value, ast.Name):
-        binding = _only_guarded(ctx, places, ctx.resolver.definition(value, value_scope))
-        if binding is not None:
-            kind = "function" if binding.kind == "def" else "class"
-            return binding, f"{kind} `{binding.name}`"
-        return None
-    if isinstance(value, ast.Call):
-        if ctx.resolver.qualname(value.func, value_scope) == "functools.partial":
-            for arg in [*value.args, *(k.value for k in value.keywords)]:
-                found = _guarded_binding(ctx, places, arg, value_scope, depth + 1)
-                if found is not None:
-                    return found
-            return None
-        binding = _only_guarded(ctx, places, ctx.resolver.definition(value.func, value_scope))
-        if binding is not None and binding.kind == "class":
-            return binding, f"an instance of class `{binding.name}`"
-        return None
-    if isinstance(value, ast.Attribute):  # a bound method pickles its instance, and so its class
-        info = instance_class(value.value, value_scope, ctx.index, ctx.resolver)
-        if info is not None:
-            binding = _only_guarded(ctx, places, _class_binding(ctx, info))
-            if binding is not None:
-                return binding, f"a method of class `{binding.name}`"
-    return None
-
-
-def _class_binding(ctx: Context, info: ClassInfo) -> Optional[Binding]:
-    return next((b for b in info.scope.bindings.get(info.node.name, ()) if b.node is info.node), None)
-
-
-def _only_guarded(ctx: Context, places: _Places, binding: Optional[Binding]) -> Optional[Binding]:
-    """A module-level def/class made under the guard, and the name bound nowhere at import time."""
-    if binding is None or binding.kind not in ("def", "class") or binding.scope is not ctx.index.module_scope:
-        return None
-    if binding.node not in places.guarded:
-        return None
-    if any(b.node not in places.guarded for b in binding.scope.bindings.get(binding.name, ())):
-        return None
-    return binding
 
 
 # -- WSP107 -------------------------------------------------------------------------------------------

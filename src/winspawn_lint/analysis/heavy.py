@@ -1,0 +1,75 @@
+"""Heavy work: the calls that cost a spawned worker seconds or gigabytes when its import repeats them.
+
+Loading a checkpoint or a pretrained model, reading a dataset into memory, moving a model to the GPU: done at
+import time in a module that spawned workers import, each worker does it again (WSP103).  What counts is data in
+``spawn_apis`` (``HEAVY_CALLS``, ``HEAVY_METHODS``, ``HEAVY_WITH_KEYWORD``); this module reads a call against it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..spawn_apis import HEAVY_METHODS, heavy_call
+from .index import Scope
+from .names import Resolver
+
+_CUDA_TEXT = ("cuda", "gpu")
+
+
+def heavy_work(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
+    """A description of the heavy work this call does (for a message), or None."""
+    loading = heavy_loading(call, resolver, scope)
+    if loading is not None:
+        return loading
+    if isinstance(call.func, ast.Attribute):
+        method = call.func.attr
+        if method == "cuda" and not call.keywords and len(call.args) <= 1:
+            return "`.cuda()` (moving to the GPU)"
+        if method == "to" and call.args and _mentions_cuda(call.args[0]):
+            return "`.to(\"cuda\")` (moving to the GPU)"
+    return None
+
+
+def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
+    """Like :func:`heavy_work`, for loading only (checkpoints, models, data, joining a process group), not for
+    moving to the GPU: what a call into the project is judged by, as a model's ``__init__`` moving its own small
+    buffers to the GPU is not the cost WSP103 is about."""
+    name = resolver.qualname(call.func, scope)
+    why = heavy_call(name, _constant_keywords(call))
+    if why is not None:
+        return f"`{_short(name)}(...)`{why}"
+    if isinstance(call.func, ast.Attribute) and call.func.attr in HEAVY_METHODS:
+        return f"`{dotted(call.func) or '.' + call.func.attr}(...)`"
+    return None
+
+
+def dotted(expr: ast.AST) -> Optional[str]:
+    """The dotted name written at *expr* (``torch.utils.data.DataLoader``), or None for anything else."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _constant_keywords(call: ast.Call) -> list[tuple[Optional[str], object]]:
+    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else None) for k in call.keywords]
+
+
+def _mentions_cuda(expr: ast.AST) -> bool:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value.split(":")[0] in _CUDA_TEXT
+    if isinstance(expr, ast.Call) and expr.args:  # torch.device("cuda")
+        return isinstance(expr.func, (ast.Attribute, ast.Name)) and _mentions_cuda(expr.args[0])
+    return False
+
+
+def _short(name: str) -> str:
+    for long, short in (("numpy.", "np."), ("pandas.", "pd.")):
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name

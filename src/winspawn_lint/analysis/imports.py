@@ -1,0 +1,296 @@
+"""Where an import finds its module when the script runs: Python's module search, read statically.
+
+``python path/to/train.py`` puts the script's folder first on ``sys.path``; many repositories then add folders
+themselves -- ``sys.path.append("..")``, ``sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))``,
+often in a helper the script imports first (``import _init_paths``) -- and ``python -m pkg.train`` puts the current
+folder (the one holding the top package) there instead.  :class:`ImportSearch` finds, for a module of the
+project, the folders its imports are searched in, in Python's order, and which file of the project an import names:
+
+1. the module's own folder (``sys.path[0]`` when it is the script): for a module outside any package, or one with
+   a main guard (a package's other modules see their siblings only through relative imports);
+2. the folders that the module's own top-level ``sys.path`` edits add (evaluated statically: string constants,
+   ``__file__``, ``os.path.join/dirname/abspath/realpath/normpath/expanduser``, ``pathlib.Path(...).parent``,
+   ``.parents[n]``, ``.resolve()`` and ``/``; a relative path counts from the script's folder), and those of the
+   project modules it imports at top level that edit ``sys.path`` (the ``_init_paths.py`` idiom);
+3. the folder that holds the module's top package (``python -m pkg.mod`` from there; an installed package);
+4. the project root and its ``src/`` folder.
+
+The first folder that holds ``name.py`` or ``name/__init__.py`` wins, so a local ``datasets.py`` beside the script
+shadows the installed Hugging Face ``datasets``, as it does when the script runs.  A name found in no folder of
+the project is a library's, and so is one found in a folder where libraries are installed (the standard library,
+``site-packages``).  Nothing is imported or executed: files are parsed through the project reader, which
+records what it looked at.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from .project import Project, ProjectModule
+
+#: sys.path edits evaluated per module (a bound on pathological files)
+MAX_PATH_EDITS = 16
+#: project modules followed when collecting the sys.path edits of a module's top-level imports
+MAX_PATH_HELPERS = 8
+_PATH_METHODS = frozenset({"append", "insert", "extend"})
+#: Where libraries are installed: the standard library (``lib/python3.11``) and ``site-packages``.  What an import
+#: finds there is the library the registry describes, even when the checked file sits beside it (a library
+#: checked where it is installed), so these folders are never searched as the project's.
+_LIBRARY_FOLDER = re.compile(r"(?:^|[\\/])(?:site-packages|dist-packages|lib[\\/]python\d+(?:\.\d+)?t?)(?:[\\/]|$)")
+
+
+class ImportSearch:
+    """The module search of one project, as the scripts of its modules would see it."""
+
+    def __init__(self, project: "Project") -> None:
+        self.project = project
+
+    # ---------------------------------------------------------------- the search path
+
+    def folders(self, path: str) -> tuple[str, ...]:
+        """Where the imports of the module at *path* are searched, first match winning (see the docstring);
+        kept by the project while the files it read keep their stamps."""
+        key = os.path.abspath(path)
+        # (a cycle through path helpers sees no folders of its own)
+        return self.project.memo(("folders", key), lambda: self._folders(key), cycle=())
+
+    def _folders(self, key: str) -> tuple[str, ...]:
+        here = os.path.dirname(key)
+        module = self.project.module(key)
+        # A script's folder is first on the path; a module of a package (its folder has an __init__.py) is
+        # imported through the package, and its folder is on the path only when it is run as a script itself.
+        script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
+            module is not None and bool(module.index.main_guards))
+        found = [here] if script else []
+        if module is not None:
+            found += self._own_edits(module)
+            for helper in self._path_helpers(module, here):
+                found += self._own_edits(helper)
+        found.append(self._package_parent(here))
+        root = self.project.root(key)
+        found += [root, os.path.join(root, "src")]
+        return tuple(dict.fromkeys(os.path.normpath(f) for f in found if not in_library_folder(f)))
+
+    def _package_parent(self, folder: str) -> str:
+        current = folder
+        for _ in range(32):
+            if not self.project.is_file(os.path.join(current, "__init__.py")):
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        return current
+
+    def _path_helpers(self, module: "ProjectModule", here: str) -> list["ProjectModule"]:
+        """Project modules that *module* imports at top level (before its other imports: a path helper is
+        imported first) and that edit sys.path themselves."""
+        out = []
+        for stmt in module.index.tree.body[:64]:
+            if not isinstance(stmt, (ast.Import, ast.ImportFrom)) or getattr(stmt, "level", 0):
+                continue
+            names = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
+            for name in names:
+                if not name:
+                    continue
+                candidate = _module_file(self.project, here, name.split("."))
+                if candidate is None:
+                    continue
+                helper = self.project.module(candidate)
+                if helper is not None and helper is not module and self._own_edits(helper):
+                    out.append(helper)
+                    if len(out) >= MAX_PATH_HELPERS:
+                        return out
+        return out
+
+    def _own_edits(self, module: "ProjectModule") -> tuple[str, ...]:
+        """The folders a module's own top-level code adds to ``sys.path``: ``sys.path.append(x)`` /
+        ``insert(i, x)`` / ``extend([...])`` statements at module level (also inside ``if``/``try``), and calls at
+        module level of a function of the module that does it with one of its parameters (``add_path(lib)``)."""
+        return self.project.memo(("sys.path edits", module.path), lambda: self._edits(module), cycle=())
+
+    def _edits(self, module: "ProjectModule") -> tuple[str, ...]:
+        module = self.project.module(module.path) or module  # (read through the project: a dependency)
+        paths = _StaticPaths(module)
+        edits: list[str] = []
+        helpers = _path_helper_functions(module)
+        for stmt in _top_level_statements(module.index.tree):
+            if len(edits) >= MAX_PATH_EDITS:
+                break
+            call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+            if call is None:
+                continue
+            edited = _path_edit(call)
+            if edited is not None:
+                edits += [p for p in (paths.folder(value) for value in edited) if p is not None]
+                continue
+            if isinstance(call.func, ast.Name) and call.func.id in helpers:
+                position, name = helpers[call.func.id]
+                argument = call.args[position] if position < len(call.args) else next(
+                    (k.value for k in call.keywords if k.arg == name), None)
+                folder = paths.folder(argument) if argument is not None else None
+                if folder is not None:
+                    edits.append(folder)
+        return tuple(edits)
+
+    # ---------------------------------------------------------------- resolving
+
+    def module_file(self, importer: str, dotted: str, level: int = 0) -> Optional[str]:
+        """The project file that ``import dotted`` (or ``from .dotted`` with *level* dots) names in the module at
+        *importer*, or None when it is a library's (or not found)."""
+        parts = [p for p in dotted.split(".") if p] if dotted else []
+        if level:
+            base = os.path.dirname(os.path.abspath(importer))
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            return _module_file(self.project, base, parts) if parts else _package_file(self.project, base)
+        if not parts:
+            return None
+        for folder in self.folders(importer):
+            found = _module_file(self.project, folder, parts)
+            if found is not None:
+                return found
+        return None
+
+
+def in_library_folder(folder: str) -> bool:
+    """Whether *folder* is where libraries are installed (the standard library, ``site-packages``) or in it."""
+    return _LIBRARY_FOLDER.search(folder) is not None
+
+
+def _module_file(project: "Project", folder: str, parts: list[str]) -> Optional[str]:
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    stem = os.path.join(folder, *parts)
+    for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+        if project.is_file(candidate):
+            return candidate
+    return None
+
+
+def _package_file(project: "Project", folder: str) -> Optional[str]:
+    candidate = os.path.join(folder, "__init__.py")
+    return candidate if project.is_file(candidate) else None
+
+
+def _top_level_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The statements that run when the module is imported: its body, and the blocks of its top-level ``if``,
+    ``try`` and ``with`` statements (not function or class bodies)."""
+    out, stack = [], list(reversed(tree.body))
+    while stack and len(out) < 4096:
+        stmt = stack.pop()
+        out.append(stmt)
+        if isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
+            children = [*getattr(stmt, "body", []), *getattr(stmt, "orelse", []), *getattr(stmt, "finalbody", [])]
+            for handler in getattr(stmt, "handlers", []):
+                children += handler.body
+            stack.extend(reversed(children))
+    return out
+
+
+def _path_edit(call: ast.Call) -> Optional[list[ast.expr]]:
+    """The values ``sys.path.append(x)``/``insert(i, x)``/``extend([...])`` adds, or None for another call."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in _PATH_METHODS and isinstance(func.value, ast.Attribute)
+            and func.value.attr == "path" and isinstance(func.value.value, ast.Name)
+            and func.value.value.id == "sys"):
+        return None
+    args = call.args[1:] if func.attr == "insert" else call.args
+    if not args:
+        return []
+    if func.attr == "extend":
+        return list(args[0].elts) if isinstance(args[0], (ast.List, ast.Tuple)) else []
+    return [args[0]]
+
+
+def _path_helper_functions(module: "ProjectModule") -> dict[str, tuple[int, str]]:
+    """Functions of the module that add one of their parameters to ``sys.path`` (``def add_path(path):
+    sys.path.insert(0, path)``): name -> (the parameter's position, its name)."""
+    out = {}
+    for stmt in module.index.tree.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in [*stmt.args.posonlyargs, *stmt.args.args]]
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                edited = _path_edit(node)
+                for value in edited or ():
+                    if isinstance(value, ast.Name) and value.id in params:
+                        out[stmt.name] = (params.index(value.id), value.id)
+    return out
+
+
+class _StaticPaths:
+    """The folder a path expression of a module names, when it can be told without running anything: string
+    constants, ``__file__``, the module's own top-level assignments, ``os.path`` functions (under any alias),
+    ``pathlib.Path`` and its ``parent``/``parents[n]``/``resolve()``/``/``.  A relative path counts from the
+    module's folder (the folder a script is usually run from)."""
+
+    def __init__(self, module: "ProjectModule") -> None:
+        self.module = module
+        self.file = module.path
+        self.here = os.path.dirname(module.path)
+
+    def folder(self, expr: ast.expr) -> Optional[str]:
+        value = self.value(expr, 0)
+        if value is None:
+            return None
+        return os.path.normpath(value if os.path.isabs(value) else os.path.join(self.here, value))
+
+    def value(self, expr: Optional[ast.expr], depth: int) -> Optional[str]:
+        if expr is None or depth > 12:
+            return None
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return expr.value
+        if isinstance(expr, ast.Name):
+            if expr.id == "__file__":
+                return self.file
+            bindings = self.module.index.module_scope.bindings.get(expr.id, ())
+            if len(bindings) == 1 and bindings[0].kind == "assign":
+                return self.value(bindings[0].value, depth + 1)
+            return None
+        if isinstance(expr, ast.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, ast.Attribute) and expr.attr == "parent":
+            base = self.value(expr.value, depth + 1)
+            return os.path.dirname(base) if base is not None else None
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "parents" \
+                and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, int):
+            base = self.value(expr.value.value, depth + 1)
+            if base is None:
+                return None
+            for _ in range(expr.slice.value + 1):
+                base = os.path.dirname(base)
+            return base
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.Add)):
+            left, right = self.value(expr.left, depth + 1), self.value(expr.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return os.path.join(left, right) if isinstance(expr.op, ast.Div) else left + right
+        return None
+
+    def _call(self, call: ast.Call, depth: int) -> Optional[str]:
+        if call.keywords:
+            return None
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("resolve", "absolute", "expanduser") and not call.args:
+            return self.value(func.value, depth + 1)
+        args = [self.value(a, depth + 1) for a in call.args]
+        if any(a is None for a in args):
+            return None
+        if isinstance(func, ast.Attribute) and func.attr == "joinpath":
+            base = self.value(func.value, depth + 1)
+            return os.path.join(base, *args) if base is not None else None
+        name = self.module.resolver.qualname(func, self.module.index.module_scope) or ""
+        if name in ("os.path.join", "posixpath.join") and args:
+            return os.path.join(*args)
+        if name in ("os.path.dirname", "posixpath.dirname") and len(args) == 1:
+            return os.path.dirname(args[0])
+        if name in ("os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.expanduser",
+                    "builtins.str", "os.fspath", "pathlib.Path", "pathlib.PurePath") and len(args) == 1:
+            return args[0]
+        return None

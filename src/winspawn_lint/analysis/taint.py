@@ -1,0 +1,2376 @@
+"""What reaches worker processes, across the project: one taint analysis every pickling check consumes.
+
+The analysis follows values the way pickle does.  An expression's value is a set of abstract objects
+(:class:`Obj`), each made at one place of the project: a lambda, a function, a class, an instance of a class of
+the project (with the arguments its constructor got), an object of a library (with what it keeps of its
+arguments), a container, a ``functools.partial``, an unpicklable resource, a constant.  Objects hold objects
+(an instance's attributes, a container's items, a partial's function and arguments): pickling one pickles what
+it holds, so a hazard is a *source* object reachable from a *sink*.
+
+* **Sources**: lambdas; functions and classes defined inside functions; a notebook's top-level definitions (its
+  kernel's ``__main__`` cannot be imported by a spawned worker); definitions made only under the main guard;
+  unpicklable resources (open files, locks, lmdb/h5py handles, connections, generators); classes a decorator
+  replaced.  They are data in :mod:`..spawn_apis` where they are library calls.
+* **Sinks**: the payload slots of every worker API of the registry (a ``DataLoader``'s dataset and
+  ``collate_fn``, ``Pool.map``'s function and iterable, a ``Process``'s target and arguments...), found where the
+  API is called, on the objects it returns (``pool.map``), and in subclasses (``super().__init__``).
+* **Summaries**: per function, computed once and reused by every caller in the project: what it returns, which
+  sinks its parameters (or values made inside) reach and with which worker count, where it starts workers, and
+  what it stores on the objects it is given (``self.x = ...``).  A parameter is a symbol (:data:`PARAM`) in a
+  summary; a call substitutes the caller's arguments, so a lambda given to a helper in another module that
+  passes it on to ``DataLoader(num_workers=4)`` reaches that sink, and a worker count that arrives through
+  ``**kwargs`` is resolved where the call gives it.
+
+A check of one module looks at the flows (:class:`Flow`) whose source is in that module; their sinks may be in
+the module, in a function of another module it calls, or in a module that imports it (the project reader
+finds those).  Everything is bounded -- the size of a value, the depth of nested objects, the number of
+evaluation steps of a check (:data:`BUDGET`) -- and what is past a bound, or cannot be resolved, is unknown:
+unknown values carry no source, so the checks stay silent rather than guess.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
+
+from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
+                          DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
+                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE,
+                          Arg, Registry, SpawnAPI, Unpicklable, keeper)
+from .guards import is_main_guard, never_runs
+from .heavy import heavy_loading
+from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site
+
+if TYPE_CHECKING:
+    from .project import Project, ProjectModule
+
+#: Objects in one value; a larger value is cut (its sources may then be missed, never invented).
+MAX_OBJECTS = 48
+#: Objects nested in one another (an attribute of an item of a partial's argument ...).
+MAX_NESTING = 10
+#: Evaluation steps of one check (all units it looks at); past it every further value is unknown.
+BUDGET = 60_000
+#: Evaluations nested in one another (an expression inside an expression, a call's summary inside another's):
+#: deeper is unknown, so a pathological file cannot exhaust the interpreter's stack.
+MAX_EVAL_DEPTH = 60
+#: Summaries computed inside one another (a callee's inside its caller's): a chain of calls deeper than this
+#: is not followed.
+MAX_CALL_DEPTH = 10
+#: Calls of a function followed per function when a sink waits for its arguments.
+MAX_CALLERS = 24
+#: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
+MAX_IMPORTERS = 48
+IMPORTER_DEPTH = 2
+#: Modules one file's analysis reads (their trees stay alive while it runs: this bounds its memory).
+MAX_UNITS = 96
+
+# Kinds of object.
+LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER, CONST = (
+    "lambda", "func", "class", "inst", "ext", "extref", "extmod", "res", "sync", "seq", "dict", "partial", "bound",
+    "worker", "const")
+#: symbols of a summary: a parameter, an attribute of one, a keyword looked up in a ``**kwargs`` parameter, an
+#: instance of the class a parameter holds (``cls(rows)`` in a classmethod)
+PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
+#: a known library method called on a parameter (``ds.with_transform(f)`` of a parameter ``ds``): applied to what
+#: a caller gives
+MCALL = "mcall"
+_SYMBOLS = (PARAM, FIELD, KWGET, NEW, MCALL)
+
+_OPEN_CALLS = frozenset({"builtins.open", "io.open"})
+_STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
+_TORCH_DATASET_BASES = frozenset({
+    "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
+    "torch.utils.data.dataset.IterableDataset", "torchvision.datasets.VisionDataset",
+    "torchvision.datasets.vision.VisionDataset",
+})
+#: Methods that return their receiver (``torch.Generator().manual_seed(0)`` is the generator).
+_RETURNS_SELF = frozenset({"manual_seed", "set_", "seed"})
+#: HF `datasets` methods whose result keeps the receiver's format and transform.
+_DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sort", "rename_column",
+                                      "rename_columns", "remove_columns", "select_columns", "cast", "cast_column",
+                                      "flatten", "with_format", "set_format", "flatten_indices", "shard", "take",
+                                      "skip", "add_column", "class_encode_column", "train_test_split"})
+_TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
+_DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
+_ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
+                                 "builtins.enumerate", "builtins.sorted", "builtins.zip", "builtins.set",
+                                 "builtins.sum", "builtins.any", "builtins.all"})
+# (`from itertools import izip as zip` in a `try:` is Python 2 compatibility: under Python 3 it is the builtin)
+_ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
+                            "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "itertools.izip", "six.moves.zip",
+                            "itertools.islice", "itertools.chain"})
+_START_METHODS = frozenset({"spawn", "forkserver", "fork"})
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+
+
+# ============================================================================ values
+
+
+@dataclass(frozen=True, eq=False)
+class Obj:
+    """An abstract object: made at *node* of the module at *unit* (a path; None for a library's or a constant).
+
+    *data* says more by kind (a constant's value, a library name, a parameter's name, an API key, what makes a
+    resource unpicklable); *parts* are the objects it holds, by name (``(".transform", value)``, ``("[]", ...)``).
+    """
+
+    kind: str
+    unit: Optional[str]
+    node: Any = None
+    data: Any = None
+    parts: tuple = ()
+
+    def _key(self) -> tuple:
+        return (self.kind, self.unit, id(self.node) if self.node is not None else None, self.data, self.parts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Obj) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def part(self, name: str) -> "SVal":
+        for key, value in self.parts:
+            if key == name:
+                return value
+        return EMPTY
+
+    def has_part(self, name: str) -> bool:
+        """Whether it holds something under *name* (known or not: an unknown value is an empty set)."""
+        return any(key == name for key, _ in self.parts)
+
+
+SVal = frozenset  # frozenset[Obj]
+EMPTY: frozenset = frozenset()
+
+
+def _const(value: Any) -> Obj:
+    return Obj(CONST, None, None, ("const", type(value).__name__, value) if _hashable(value) else ("const", "?", None))
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def const_value(obj: Obj) -> Any:
+    return obj.data[2] if obj.kind == CONST else None
+
+
+ABSENT_OBJ = Obj(CONST, None, None, ("absent", "", None))
+
+
+def _cut(objects: Iterable[Obj]) -> frozenset:
+    out = frozenset(objects)
+    if len(out) > MAX_OBJECTS:
+        out = frozenset(sorted(out, key=_order)[:MAX_OBJECTS])
+    return out
+
+
+def _order(obj: Obj) -> tuple:
+    node = obj.node
+    return (obj.kind, obj.unit or "", getattr(node, "lineno", 0), getattr(node, "col_offset", 0), repr(obj.data))
+
+
+# ============================================================================ units
+
+
+@dataclass(eq=False)
+class Unit:
+    """A module of the project as the analysis sees it (the checked text, or a file read by the project reader)."""
+
+    path: Optional[str]
+    module: "ProjectModule"
+    notebook: bool = False
+    _guarded: Optional[set] = None
+
+    @property
+    def index(self):
+        return self.module.index
+
+    @property
+    def resolver(self):
+        return self.module.resolver
+
+    @property
+    def key(self) -> Optional[str]:
+        return self.path
+
+    def guarded(self) -> set:
+        """The module-level statements that run only under ``if __name__ == "__main__":``."""
+        if self._guarded is None:
+            found: set = set()
+            for guard in self.index.main_guards:
+                stack = list(guard.body)
+                while stack:
+                    stmt = stack.pop()
+                    found.add(stmt)
+                    if not isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
+                        for name in ("body", "orelse", "finalbody", "handlers"):
+                            for child in getattr(stmt, name, ()) or ():
+                                stack.extend([child] if isinstance(child, ast.stmt) else getattr(child, "body", ()))
+            self._guarded = found
+        return self._guarded
+
+
+@dataclass(frozen=True, eq=False)
+class Hop:
+    """A call a value went through on its way to a sink: `name()` at *line* of the module at *unit*."""
+
+    name: str
+    unit: Optional[str]
+    line: int
+    call: Optional[ast.AST] = None
+    site: Optional[Site] = None
+
+
+@dataclass(frozen=True, eq=False)
+class SinkUse:
+    """A worker API call that pickles *value* (its *arg*), in summaries symbolic in the function's parameters."""
+
+    api: SpawnAPI
+    unit: Optional[str]
+    call: ast.AST  # the call that sends it (the worker API's call, or the method call of a task)
+    site: Site
+    arg: Arg
+    value: frozenset
+    count: frozenset  # the worker count's value (ABSENT_OBJ when not given); EMPTY: unknown
+    task: bool = False
+    method: Optional[str] = None  # an explicit start method (get_context("spawn"))
+    hops: tuple = ()
+    #: how to read a count that travels as a constructor's keyword (Trainer(args=TrainingArguments(...)))
+    via: Optional[tuple[frozenset, str]] = None
+
+
+@dataclass(frozen=True, eq=False)
+class StartUse:
+    """A place that starts worker processes (in a summary: possibly only when a parameter is a worker object)."""
+
+    api: SpawnAPI
+    unit: Optional[str]
+    node: ast.AST
+    site: Site
+    count: frozenset
+    method: Optional[str] = None
+    hops: tuple = ()
+    #: the iterated value when the start is an iteration of something that may be a worker object
+    iterated: Optional[frozenset] = None
+    via: Optional[tuple[frozenset, str]] = None
+
+
+@dataclass(frozen=True, eq=False)
+class Store:
+    """``target.attr = value`` (``self.x = ...``): what a function stores on an object it was given."""
+
+    target: frozenset
+    attr: str
+    value: frozenset
+    stmt: ast.stmt
+    unit: Optional[str]
+    method: str  # the method whose code stores it (`__init__`, or a helper it calls)
+
+
+@dataclass
+class Summary:
+    returns: frozenset = EMPTY
+    sinks: list = field(default_factory=list)
+    starts: list = field(default_factory=list)
+    stores: list = field(default_factory=list)
+    heavy: list = field(default_factory=list)  # HeavyUses: each call of the body that loads something heavy
+
+
+@dataclass(frozen=True, eq=False)
+class HeavyUse:
+    """Heavy loading (``analysis.heavy``) a call leads to: *what* it is, and the project calls on the way."""
+
+    what: str
+    hops: tuple = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """One step from a sink's value to a source: how the source is held."""
+
+    how: str  # "attr", "item", "partial", "closure", "kept", "self"
+    name: str = ""
+    owner: Optional[Obj] = None  # the object that holds it
+    stmt: Optional[ast.stmt] = None  # the statement that stored it (``self.x = ...``)
+    unit: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class Flow:
+    """A source reaching a sink: the source object, how it is held, and the sink."""
+
+    source: Obj
+    path: tuple  # Steps, outermost first
+    sink: SinkUse
+
+
+# ============================================================================ the engine
+
+
+class Engine:
+    """The taint analysis of one check: the checked unit, the project's other modules, their summaries."""
+
+    def __init__(self, project: "Project", registry: Registry, assume_workers: bool, main: Unit) -> None:
+        self.project = project
+        self.registry = registry
+        self.assume_workers = assume_workers
+        self.main = main
+        self.units: dict[str, Unit] = {}
+        if main.path is not None:
+            self.units[main.path] = main
+        self.steps = 0
+        self._depth = 0
+        self._call_depth = 0
+        self._values: dict[int, frozenset] = {}
+        self._globals: dict[tuple, frozenset] = {}
+        self._fields: dict[Obj, list] = {}
+        self._fielding: set[Obj] = set()
+        self._resolving: set[tuple] = set()
+        self._evaluating: set[int] = set()
+        self._summaries: dict[int, Summary] = {}
+        self._summarizing: set[int] = set()
+        self._class_fields: dict[int, list] = {}
+        self._unit_of_node: dict[int, Unit] = {}
+        self._callers: Optional[dict[int, list]] = None
+        self._flows: dict[str, list[Flow]] = {}
+        #: statements that stored on an object after it was made (``ds.transform = f``), by id
+        #: a store made on an object after it was built, by its part's key (``+.attr#key``): (the statement, its
+        #: module, whether it always runs when its scope does: then it replaces what the attribute held)
+        self._stores_by_key: dict[str, tuple[ast.stmt, Optional[str], bool]] = {}
+        #: scope node -> statement -> the block (statement list) that holds it
+        self._blocks: dict[ast.AST, dict[ast.AST, int]] = {}
+        self._object_methods = frozenset(method for api in registry.apis
+                                         for method in (*api.start_methods, *api.method_payload))
+        self._object_words = tuple({name.rsplit(".", 1)[-1] for api in registry.apis if api.kind == "object"
+                                    for name in api.names})
+
+    # ------------------------------------------------------------------ units
+
+    def unit(self, path: Optional[str]) -> Optional[Unit]:
+        if path is None:
+            return None
+        key = os.path.abspath(path)
+        if self.main.path is not None and key == os.path.abspath(self.main.path):
+            return self.main
+        found = self.units.get(key)
+        if found is None:
+            if len(self.units) >= MAX_UNITS:
+                return None  # (past the bound, another module is unknown: the engine keeps each one it reads alive)
+            module = self.project.module(key)
+            if module is None:
+                return None
+            found = self.units[key] = Unit(key, module, notebook=key.lower().endswith(".ipynb"))
+        return found
+
+    def _tick(self) -> bool:
+        self.steps += 1
+        return self.steps <= BUDGET
+
+    # ------------------------------------------------------------------ evaluation
+
+    def eval(self, expr: Optional[ast.AST], unit: Unit, scope: Scope) -> frozenset:
+        """The objects *expr* (in *scope* of *unit*) may evaluate to; EMPTY when unknown."""
+        if expr is None or not self._tick():
+            return EMPTY
+        key = id(expr)
+        cached = self._values.get(key)
+        if cached is not None:
+            return cached
+        if key in self._evaluating or self._depth > MAX_EVAL_DEPTH:
+            return EMPTY  # a value defined through itself, or nested past the bound: unknown
+        self._evaluating.add(key)
+        self._depth += 1
+        try:
+            value = _cut(self._eval(expr, unit, scope))
+        finally:
+            self._evaluating.discard(key)
+            self._depth -= 1
+        self._values[key] = value
+        return value
+
+    def _eval(self, expr: ast.AST, unit: Unit, scope: Scope) -> Iterable[Obj]:
+        kind = type(expr)
+        if kind is ast.Constant:
+            return {_const(expr.value)}
+        if kind is ast.Name:
+            return self._name(expr, unit, scope)
+        if kind is ast.Lambda:
+            return {Obj(LAMBDA, unit.path, expr)}
+        if kind is ast.Attribute:
+            return self._attribute(expr, unit, scope)
+        if kind is ast.Call:
+            return self._call(expr, unit, scope)
+        if kind in (ast.List, ast.Tuple, ast.Set):
+            items = []
+            for index, element in enumerate(expr.elts):
+                if isinstance(element, ast.Starred):
+                    items.append(("[]", self._items(self.eval(element.value, unit, scope))))
+                else:
+                    items.append((f"[{index}]" if kind is not ast.Set else "[]", self.eval(element, unit, scope)))
+            return {Obj(SEQ, unit.path, expr, None, _merge_parts(items))}
+        if kind is ast.Dict:
+            items = []
+            for key_node, value in zip(expr.keys, expr.values):
+                if key_node is None:
+                    for obj in self.eval(value, unit, scope):
+                        if obj.kind == DICT:
+                            items.extend(obj.parts)
+                        else:
+                            items.append(("**", frozenset({obj})))
+                elif isinstance(key_node, ast.Constant) and isinstance(key_node.value, str):
+                    items.append((f"['{key_node.value}']", self.eval(value, unit, scope)))
+                else:
+                    items.append(("[]", self.eval(value, unit, scope)))
+            return {Obj(DICT, unit.path, expr, None, _merge_parts(items))}
+        if kind in (ast.ListComp, ast.SetComp):
+            inner = unit.index.scope_of.get(expr, scope)
+            return {Obj(SEQ, unit.path, expr, None, (("[]", self.eval(expr.elt, unit, inner)),))}
+        if kind is ast.DictComp:
+            inner = unit.index.scope_of.get(expr, scope)
+            return {Obj(DICT, unit.path, expr, None, (("[]", self.eval(expr.value, unit, inner)),))}
+        if kind is ast.GeneratorExp:
+            return {Obj(RES, unit.path, expr, GENERATOR)}
+        if kind is ast.IfExp:
+            return self.eval(expr.body, unit, scope) | self.eval(expr.orelse, unit, scope)
+        if kind is ast.BoolOp:
+            out: set = set()
+            for value in expr.values:
+                out |= self.eval(value, unit, scope)
+            return out
+        if kind is ast.NamedExpr:
+            return self.eval(expr.value, unit, scope)
+        if kind is ast.Starred:
+            return self.eval(expr.value, unit, scope)
+        if kind is ast.Subscript:
+            return self._subscript(expr, unit, scope)
+        if kind is ast.UnaryOp and isinstance(expr.op, ast.USub):
+            values = self.eval(expr.operand, unit, scope)
+            return {_const(-const_value(o)) for o in values if _number(const_value(o))}
+        if kind is ast.BinOp and type(expr.op) in _BINOPS:
+            left, right = self.eval(expr.left, unit, scope), self.eval(expr.right, unit, scope)
+            out = set()
+            for a in left:
+                for b in right:
+                    if _number(const_value(a)) and _number(const_value(b)):
+                        try:
+                            out.add(_const(_BINOPS[type(expr.op)](const_value(a), const_value(b))))
+                        except ArithmeticError:
+                            pass
+            return out
+        return EMPTY
+
+    def _items(self, value: frozenset) -> frozenset:
+        out: set = set()
+        for obj in value:
+            for name, part in obj.parts:
+                if obj.kind in (SEQ, DICT) and name.startswith("["):
+                    out |= part
+        return frozenset(out)
+
+    def _subscript(self, expr: ast.Subscript, unit: Unit, scope: Scope) -> frozenset:
+        base = self.eval(expr.value, unit, scope)
+        index = expr.slice
+        out: set = set()
+        for obj in base:
+            if obj.kind == EXT and _is_hf_dataset(obj) and isinstance(index, ast.Constant) \
+                    and isinstance(index.value, str):
+                out.add(obj)  # a split of a `DatasetDict` (`ds["train"]`): the same kind of dataset
+                continue
+            if obj.kind not in (SEQ, DICT):
+                continue
+            if isinstance(index, ast.Constant) and isinstance(index.value, int) and obj.part(f"[{index.value}]"):
+                out |= obj.part(f"[{index.value}]")
+            elif isinstance(index, ast.Constant) and isinstance(index.value, str) and obj.part(f"['{index.value}']"):
+                out |= obj.part(f"['{index.value}']")
+            else:
+                out |= self._items(frozenset({obj}))
+        return frozenset(out)
+
+    # -- names
+
+    def _name(self, expr: ast.Name, unit: Unit, scope: Scope) -> frozenset:
+        resolver = unit.resolver
+        binding = _before_own_value(resolver.lookup(expr.id, scope, getattr(expr, "lineno", None)), expr)
+        if binding is None:
+            if unit.index.module_scope.star_imports:
+                found = self._star_imported(expr.id, unit)
+                if found:
+                    return found
+            name = resolver.qualname(expr, scope)  # a builtin
+            return frozenset({Obj(EXTREF, None, None, name)}) if name else EMPTY
+        out = set(self._binding(binding, unit))
+        for other in self._alternatives(binding, expr, unit):
+            out |= self._binding(other, unit)
+        changes = self._mutations(expr, binding, unit)
+        if changes:
+            out = {self._mutated(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
+        items = self._item_mutations(expr, binding, unit)
+        if items:
+            out = {self._with_parts(obj, [("[+]", items)]) if obj.kind in (SEQ, DICT) else obj for obj in out}
+        if any(obj.kind == DICT for obj in out):
+            keys = self._key_mutations(expr, binding, unit)
+            if keys:
+                out = {self._with_parts(obj, keys) if obj.kind == DICT else obj for obj in out}
+        return frozenset(out)
+
+    def _key_mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
+        """The keys the name's scope sets on its dict before this use (``d["k"] = v``, ``d.update(other)``,
+        ``d.update(k=v)``), as parts; one set in a branch may also be absent, and a key that cannot be told
+        makes the dict incomplete (``**``)."""
+        line = getattr(expr, "lineno", None)
+        scope = binding.scope
+        if line is None or binding.kind not in ("assign", "other", "param"):
+            return []
+        out: list[tuple[str, frozenset]] = []
+
+        def add(key: Optional[str], value: frozenset, stmt: ast.AST) -> None:
+            if key is None:
+                out.append(("**", EMPTY))
+            else:
+                always = self._same_block(binding.node, stmt, scope.node)
+                out.append((f"['{key}']", value if always else value | {ABSENT_OBJ}))
+
+        for stmt, target, value in _scope_item_stores(unit, scope):
+            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
+                index = next((t.slice for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Subscript)
+                              and isinstance(t.value, ast.Name) and t.value.id == expr.id), None)
+                key = index.value if isinstance(index, ast.Constant) and isinstance(index.value, str) else None
+                add(key, self.eval(value, unit, scope), stmt)
+        for call, site in unit.index.method_calls.get("update", ()):
+            receiver = call.func.value
+            if not (isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope
+                    and binding.line <= call.lineno < line):
+                continue
+            stmt = site.stmt if site.stmt is not None else call
+            for arg in call.args:
+                for other in self.eval(arg, unit, scope) or {None}:
+                    if other is None or other.kind != DICT or other.has_part("**"):
+                        add(None, EMPTY, stmt)
+                        continue
+                    for name, part in other.parts:
+                        if name.startswith("['"):
+                            add(name[2:-2], part, stmt)
+            for keyword in call.keywords:
+                add(keyword.arg, self.eval(keyword.value, unit, scope), stmt)
+        return out
+
+    def _item_mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> frozenset:
+        """What the name's scope adds to its list or dict before this use: ``xs.append(x)``, ``xs.extend(ys)``,
+        ``xs.insert(i, x)``, ``d[k] = v``."""
+        line = getattr(expr, "lineno", None)
+        scope = binding.scope
+        if line is None or binding.kind not in ("assign", "other", "param"):
+            return EMPTY
+        out: set = set()
+        for method in ("append", "extend", "insert"):
+            for call, site in unit.index.method_calls.get(method, ()):
+                receiver = call.func.value
+                if not (isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope
+                        and binding.line <= call.lineno < line and call.args):
+                    continue
+                value = self.eval(call.args[-1], unit, scope)
+                out |= self._items(value) if method == "extend" else value
+        for stmt, target, value in _scope_item_stores(unit, scope):
+            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
+                out |= self.eval(value, unit, scope)
+        return frozenset(out)
+
+    def _mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
+        """What statements of the name's scope store on its object before this use: ``ds.transform = f``,
+        ``setattr(ds, "transform", f)``, ``ds.set_transform(f)`` (parts to add to the object)."""
+        line = getattr(expr, "lineno", None)
+        scope = binding.scope
+        if line is None or binding.kind not in ("assign", "with", "other", "param"):
+            return []
+        out = []
+        for stmt, target, attr, value in _scope_stores(unit, scope):
+            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
+                key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
+                self._stores_by_key[key] = (stmt, unit.path, self._same_block(binding.node, stmt, scope.node))
+                out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
+        for call, site in unit.index.method_calls.get("set_transform", ()):
+            receiver = call.func.value
+            if isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope \
+                    and binding.line <= call.lineno < line and call.args:
+                out.append((".transform()", self.eval(call.args[0], unit, scope)))
+        return out
+
+    def _with_parts(self, obj: Obj, parts: list[tuple[str, frozenset]]) -> Obj:
+        return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts([*obj.parts, *parts]))
+
+    def _mutated(self, obj: Obj, changes: list[tuple[str, frozenset]]) -> Obj:
+        """*obj* after the stores *changes* (in statement order): a store that always runs replaces what earlier
+        stores after construction put in that attribute (``config.num_workers = 0`` after the factory's
+        ``C.num_workers = 4``); one in a branch adds a possibility."""
+        parts = list(obj.parts)
+        for name, value in changes:
+            attr, _, key = name[2:].partition("#") if name.startswith("+.") else ("", "", "")
+            if attr and self._replaces(key):
+                parts = [part for part in parts if not part[0].startswith(f"+.{attr}#")]
+            parts.append((name, value))
+        return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts(parts))
+
+    def _same_block(self, first: ast.AST, second: ast.stmt, root: ast.AST) -> bool:
+        """Whether two statements are in the same block of *root* (straight-line code: when the first runs, so
+        does the second, barring an exception or a jump)."""
+        where = self._blocks.get(root)
+        if where is None:
+            where = self._blocks[root] = {}
+            for node in ast.walk(root):
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(node, name, None)
+                    if isinstance(block, list):
+                        for stmt in block:
+                            where[stmt] = id(block)
+        return first in where and where.get(first) == where.get(second)
+
+    def _replaces(self, key: str) -> bool:
+        """Whether the store after construction with this key always runs when its scope does."""
+        return self._stores_by_key.get(key, (None, None, False))[2]
+
+    def _alternatives(self, chosen: Binding, expr: ast.Name, unit: Unit) -> list:
+        """Bindings made in other branches of an ``if`` than *chosen* (``ds = A()`` / ``else: ds = B()``)."""
+        if chosen.kind != "assign":
+            return []
+        line = getattr(expr, "lineno", None)
+        others = [b for b in chosen.scope.bindings.get(chosen.name, ()) if b is not chosen and b.kind == "assign"
+                  and b.value is not None and (line is None or b.line <= line)]
+        if not others:
+            return []
+        paths = _branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
+        mine = paths.get(chosen.node)
+        return [b for b in others if mine is not None and b.node in paths and _exclusive(mine, paths[b.node])]
+
+    def _binding(self, binding: Binding, unit: Unit) -> frozenset:
+        kind = binding.kind
+        if kind in ("assign", "with"):
+            return self.eval(binding.value, unit, binding.scope)
+        if kind == "param":
+            function = binding.scope.node
+            return frozenset({Obj(PARAM, unit.path, function, binding.name)})
+        if kind == "def":
+            return frozenset({self._definition(binding, unit)})
+        if kind == "class":
+            return self._class_value(binding, unit)
+        if kind == "import":
+            return self._imported(binding, unit)
+        if kind == "other":
+            return self._unpacked(binding, unit)
+        return EMPTY
+
+    def _definition(self, binding: Binding, unit: Unit) -> Obj:
+        return Obj(FUNC, unit.path, binding.node)
+
+    def _class_value(self, binding: Binding, unit: Unit) -> frozenset:
+        node = binding.node
+        replaced = self._replacing_decorator(node, unit, binding.scope)
+        if replaced is not None:
+            # the name holds what the decorator returned; its instances still pickle as the class's
+            return frozenset({Obj(CLASS, unit.path, node, ("replaced", replaced))})
+        return frozenset({Obj(CLASS, unit.path, node)})
+
+    def _replacing_decorator(self, node: ast.ClassDef, unit: Unit, scope: Scope) -> Optional[ast.AST]:
+        """The decorator that replaces class *node* with a function or wrapper, if one does."""
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = unit.resolver.qualname(target, scope)
+            if name in CLASS_REPLACING_DECORATORS:
+                return decorator
+            for obj in self.eval(decorator, unit, scope):
+                if obj.kind != FUNC:
+                    continue
+                owner = self._unit_for(obj)
+                if owner is None:
+                    continue
+                returned = self.summary(obj.node, owner).returns
+                if returned and all(r.kind in (FUNC, LAMBDA) for r in returned) and \
+                        not any(r.kind == PARAM for r in returned):
+                    return decorator
+        return None
+
+    def _imported(self, binding: Binding, unit: Unit) -> frozenset:
+        """What an import binding names: a value of a project module, or a library's name."""
+        qualname = binding.qualname or ""
+        found = self._project_target(binding, unit)
+        if found is not None:
+            target_unit, name = found
+            if name is None:
+                return frozenset({Obj(MODULE, target_unit.path, None, "project")})
+            return self._global(target_unit, name)
+        name = unit.resolver.qualname(ast.Name(id=binding.name, lineno=binding.line), binding.scope)
+        # `import numpy as np` binds a module; `from x import y` may bind anything
+        kind = EXTMOD if isinstance(binding.node, ast.Import) else EXTREF
+        return frozenset({Obj(kind, None, None, name or qualname.lstrip("."))})
+
+    def _project_target(self, binding: Binding, unit: Unit) -> Optional[tuple[Unit, Optional[str]]]:
+        """For an import binding: (the project module, the name in it, or None for the module itself)."""
+        if unit.path is None:
+            return None
+        search = self.project.imports
+        node = binding.node
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if bound != binding.name:
+                    continue
+                dotted = alias.name if alias.asname else alias.name.split(".")[0]
+                path = search.module_file(unit.path, dotted)
+                target = self.unit(path) if path else None
+                return (target, None) if target is not None else None
+            return None
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) != binding.name:
+                    continue
+                # `from pkg import mod` may name a module of the package, or a name its __init__ defines
+                path = search.module_file(unit.path, node.module or "", node.level) if (node.module or node.level) \
+                    else None
+                if path is None:
+                    return None
+                sub = search.module_file(unit.path, f"{node.module}.{alias.name}" if node.module else alias.name,
+                                         node.level)
+                owner = self.unit(path)
+                if owner is not None and alias.name in owner.index.module_scope.bindings:
+                    return owner, alias.name
+                if sub is not None:
+                    target = self.unit(sub)
+                    return (target, None) if target is not None else None
+                return (owner, alias.name) if owner is not None else None
+        return None
+
+    def _global(self, unit: Unit, name: str) -> frozenset:
+        """A module-level name of a project module (its last binding at import time); names re-exported in a
+        circle, or through more modules than MAX_EVAL_DEPTH, are unknown."""
+        key = (unit.path, name)
+        found = self._globals.get(key)
+        if found is not None:
+            return found
+        if key in self._resolving or self._depth > MAX_EVAL_DEPTH or not self._tick():
+            return EMPTY
+        self._resolving.add(key)
+        self._depth += 1
+        try:
+            bindings = unit.index.module_scope.bindings.get(name, ())
+            if not bindings:
+                value = self._star_imported(name, unit) if unit.index.module_scope.star_imports else EMPTY
+            else:
+                value = self._binding(bindings[-1], unit)
+        finally:
+            self._resolving.discard(key)
+            self._depth -= 1
+        self._globals[key] = value
+        return value
+
+    def _star_imported(self, name: str, unit: Unit) -> frozenset:
+        for module in reversed(unit.index.module_scope.star_imports):
+            level = len(module) - len(module.lstrip("."))
+            path = self.project.imports.module_file(unit.path, module.lstrip("."), level) if unit.path else None
+            target = self.unit(path) if path else None
+            if target is not None and target is not unit and name in target.index.module_scope.bindings:
+                return self._global(target, name)
+        qualname = unit.resolver.qualname(ast.Name(id=name), unit.index.module_scope)
+        return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
+
+    def _unpacked(self, binding: Binding, unit: Unit) -> frozenset:
+        """``a, b = value``: the item of *value* at the name's position."""
+        stmt = binding.node
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return EMPTY
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if not isinstance(target, (ast.Tuple, ast.List)):
+                continue
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Name) and element.id == binding.name:
+                    value = self.eval(stmt.value, unit, binding.scope)
+                    out: set = set()
+                    for obj in value:
+                        if obj.kind == SEQ and obj.part(f"[{index}]"):
+                            out |= obj.part(f"[{index}]")
+                        elif obj.kind == SEQ:
+                            out |= obj.part("[]")
+                        elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
+                            out.add(obj)  # each split keeps the dataset
+                    return frozenset(out)
+        return EMPTY
+
+    # -- attributes
+
+    def _attribute(self, expr: ast.Attribute, unit: Unit, scope: Scope) -> frozenset:
+        base = self.eval(expr.value, unit, scope)
+        out: set = set()
+        for obj in base:
+            out |= self.attribute(obj, expr.attr, unit)
+        if not out:
+            name = unit.resolver.qualname(expr, scope)
+            if name and not any(o.kind in (INST, PARAM, FIELD, MODULE, CLASS) for o in base):
+                out.add(Obj(EXTREF, None, None, name))
+        return frozenset(out)
+
+    def attribute(self, obj: Obj, attr: str, unit: Optional[Unit] = None) -> frozenset:
+        kind = obj.kind
+        if kind == MODULE:
+            target = self.unit(obj.unit)
+            if target is None:
+                return EMPTY
+            if attr in target.index.module_scope.bindings:
+                return self._global(target, attr)
+            if target.index.module_scope.star_imports:  # `from .transforms import *` in a package's __init__
+                found = self._star_imported(attr, target)
+                if found:
+                    return found
+            sub = self.project.imports.module_file(target.path, attr, 1) if target.path and \
+                os.path.basename(target.path) == "__init__.py" else None
+            sub_unit = self.unit(sub) if sub else None
+            return frozenset({Obj(MODULE, sub_unit.path, None, "project")}) if sub_unit else EMPTY
+        if kind in (EXTREF, EXTMOD):
+            return frozenset({Obj(EXTREF, None, None, f"{obj.data}.{attr}")}) if obj.data else EMPTY
+        if kind in (INST, CLASS):
+            owner = self._unit_for(obj)
+            if owner is None:
+                return EMPTY
+            info = owner.index.classes.get(obj.node)
+            if info is None:
+                return EMPTY
+            for current, current_unit in self._class_chain(info, owner):
+                method = current.methods.get(attr)
+                if method is not None:
+                    return frozenset({Obj(BOUND, current_unit.path, method, attr, (("self", frozenset({obj})),))})
+            if kind == INST:
+                return self.fields(obj).get(attr, EMPTY)
+            return EMPTY
+        if kind in (PARAM, FIELD):
+            method = self._own_method(obj, attr) if kind == PARAM else None
+            if method is not None:  # `self._open()` in a method: the class's own method, with this `self`
+                node, owner = method
+                return frozenset({Obj(BOUND, owner.path, node, attr, (("self", frozenset({obj})),))})
+            return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))})
+        if kind == EXT:
+            out = set(obj.part(f".{attr}"))
+            for name, value in obj.parts:
+                if name.startswith(f"+.{attr}#"):
+                    out |= value
+            return frozenset(out)
+        return EMPTY
+
+    def _own_method(self, param: Obj, attr: str) -> Optional[tuple[ast.AST, Unit]]:
+        """For the first parameter of a method of a project class: the method *attr* of that class (or of a
+        base of it), or None."""
+        function = param.node
+        owner = self._unit_for(param)
+        if owner is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                _is_static(function) or param.data != _first_param(function):
+            return None
+        scope = owner.index.scope_of.get(function)
+        cls = scope.parent if scope is not None else None
+        if cls is None or cls.kind != "class":
+            return None
+        info = owner.index.classes.get(cls.node)
+        return self._method(info, owner, attr) if info is not None else None
+
+    def _unit_for(self, obj: Obj) -> Optional[Unit]:
+        return self.unit(obj.unit) if obj.unit is not None else (self.main if self.main.path is None else None)
+
+    # -- calls
+
+    def _call(self, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receivers = self.eval(func.value, unit, scope)
+            out = self._method_call(call, method, receivers, unit, scope)
+            if out is not None:
+                return out
+        callees = self.eval(func, unit, scope)
+        out: set = set()
+        for callee in callees:
+            if callee.kind == PARAM:
+                out.add(Obj(NEW, unit.path, call, None, (("class", frozenset({callee})),)))
+            else:
+                out |= self.apply(callee, call, unit, scope)
+        if not callees and any(k.arg in DATASET_TRANSFORM_KEYWORDS for k in call.keywords):
+            # A callee that cannot be told (``datasets.__dict__[name](root, transform=t)``): by convention what
+            # is given a transform is a dataset, and keeps it.
+            parts = [(".transform" if k.arg == "transforms" else f".{k.arg}", self.eval(k.value, unit, scope))
+                     for k in call.keywords if k.arg in DATASET_TRANSFORM_KEYWORDS]
+            out.add(Obj(EXT, unit.path, call, "dataset", _merge_parts(parts)))
+        return frozenset(out)
+
+    def _method_call(self, call: ast.Call, method: str, receivers: frozenset, unit: Unit,
+                     scope: Scope) -> Optional[frozenset]:
+        """Methods of library objects the analysis knows (None: an ordinary call of the attribute)."""
+        out: set = set()
+        known = False
+        for obj in receivers:
+            if obj.kind in (EXT, RES) and method in _RETURNS_SELF:
+                out.add(obj)
+                known = True
+            elif obj.kind == EXT and method in _TRANSFORM_SETTERS:
+                args = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "transform")]
+                added = frozenset().union(*(self.eval(a, unit, scope) for a in args)) if args else EMPTY
+                out.add(Obj(EXT, obj.unit, call, obj.data, _merge_parts([*obj.parts, (".transform()", added)])))
+                known = True
+            elif obj.kind == EXT and method in PIPELINE_METHODS and obj.data in PIPELINE_ROOTS:
+                values = [self.eval(a, unit, scope) for a in [*call.args, *(k.value for k in call.keywords)]]
+                stage = frozenset().union(*values) if values else EMPTY
+                out.add(Obj(EXT, obj.unit, call, obj.data, _merge_parts([*obj.parts, (f"stage:.{method}()", stage)])))
+                known = True
+            elif obj.kind == EXT and method in _DERIVED_DATASET_METHODS and not _passes_keyword(call, "num_proc"):
+                out.add(obj)
+                known = True
+        symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD, MCALL))
+        if symbolic and method in _DEFERRED_METHODS and all(o.kind in (PARAM, FIELD, MCALL, EXT, RES)
+                                                            for o in receivers):
+            out.add(Obj(MCALL, unit.path, call, method, (("base", symbolic),)))
+            known = True
+        return frozenset(out) if known else None
+
+    def apply(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
+        """The value of calling *callee* at *call*."""
+        kind = callee.kind
+        if kind == FUNC:
+            owner = self._unit_for(callee)
+            if owner is None:
+                return EMPTY
+            if callee.node in owner.index.generator_functions:
+                return frozenset({Obj(RES, unit.path, call, GENERATOR)})
+            summary = self.summary(callee.node, owner)
+            return self.substitute(summary.returns, self.bind(callee.node, owner, call, unit, scope))
+        if kind == CLASS:
+            owner = self._unit_for(callee)
+            if owner is None:
+                return EMPTY
+            info = owner.index.classes.get(callee.node)
+            init = self._method(info, owner, "__init__") if info is not None else None
+            binding = self.bind(init[0], init[1], call, unit, scope, skip_self=True) if init else {}
+            parts = tuple(sorted(((f"@{name}", value) for name, value in binding.items()), key=lambda p: p[0]))
+            return frozenset({Obj(INST, owner.path, callee.node, callee.data, parts)})
+        if kind == BOUND:
+            owner = self._unit_for(callee)
+            if owner is None:
+                return EMPTY
+            binding = self.bind(callee.node, owner, call, unit, scope, skip_self=True)
+            binding[_first_param(callee.node)] = callee.part("self")
+            return self.substitute(self.summary(callee.node, owner).returns, binding)
+        if kind == EXTREF:
+            return self._library_call(callee.data, call, unit, scope)
+        return EMPTY
+
+    def _library_call(self, name: Optional[str], call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
+        if not name:
+            return EMPTY
+        api = self.registry.by_name.get(name)
+        if api is not None:
+            if api.kind == "object" or api.method_payload:
+                return frozenset({Obj(WORKER, unit.path, call, api.key, self._keyword_parts(call, unit, scope))})
+            if api.returns in self.registry.by_key:
+                return frozenset({Obj(WORKER, unit.path, call, api.returns, self._keyword_parts(call, unit, scope))})
+            return frozenset({Obj(EXT, unit.path, call, name, ())})  # what a worker API returns (a dataset...)
+        if name in CONTEXT_FACTORIES:
+            method = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "method"), None)
+            if isinstance(method, ast.Constant) and method.value == "fork":
+                # An explicit fork context never pickles for its children nor re-imports the main module (and
+                # does not exist on Windows, which is a different failure): nothing of ours applies.
+                return EMPTY
+            return frozenset({Obj(EXTREF, None, None, CONTEXT_FACTORIES[name])})
+        if name == "functools.partial":
+            if not call.args:
+                return EMPTY
+            func = self.eval(call.args[0], unit, scope)
+            rest = [self.eval(a, unit, scope) for a in [*call.args[1:], *(k.value for k in call.keywords)]]
+            return frozenset({Obj(PARTIAL, unit.path, call, None,
+                                  (("func", func), ("args", frozenset().union(*rest) if rest else EMPTY)))})
+        if name in self.registry.unpicklable:
+            return frozenset({Obj(RES, unit.path, call, self.registry.unpicklable[name])})
+        if name in TORCH_SHARED_STATE:
+            return frozenset({Obj(RES, unit.path, call, TORCH_SHARED_STATE[name])})
+        if name in MP_SYNC_PRIMITIVES:
+            return frozenset({Obj(SYNC, unit.path, call, name)})
+        if name in EAGER_HANDLE_CLASSES:
+            return frozenset({Obj(RES, unit.path, call,
+                                  Unpicklable(f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
+                                              + EAGER_HANDLE_CLASSES[name], False))})
+        if name == "numpy.load" and call.args and isinstance(call.args[0], ast.Constant) \
+                and str(call.args[0].value).endswith(".npz"):
+            return frozenset({Obj(RES, unit.path, call,
+                                  Unpicklable("an open `.npz` archive (`np.load` keeps the zip file open)", False))})
+        if name == "importlib.import_module":
+            return frozenset({Obj(RES, unit.path, call, MODULE_OBJECT)})
+        kept = keeper(name)
+        if kept is not None:
+            arguments = []
+            if kept.every:
+                arguments = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + \
+                    [k.value for k in call.keywords]
+            else:
+                arguments = [k.value for k in call.keywords if k.arg in kept.keywords]
+                for position in kept.positions:
+                    if position < len(call.args) and not any(isinstance(a, ast.Starred)
+                                                             for a in call.args[:position + 1]):
+                        arguments.append(call.args[position])
+            held = frozenset().union(*(self.eval(a, unit, scope) for a in arguments)) if arguments else EMPTY
+            step = "kept" if kept.transparent else "held"
+            return frozenset({Obj(EXT, unit.path, call, name, ((step, held),))})
+        if name == "builtins.dict" and not call.args and all(k.arg for k in call.keywords):
+            items = [(f"['{k.arg}']", self.eval(k.value, unit, scope)) for k in call.keywords]
+            return frozenset({Obj(DICT, unit.path, call, None, _merge_parts(items))})
+        if name in ("builtins.list", "builtins.tuple") and len(call.args) == 1 and not call.keywords:
+            return frozenset({Obj(SEQ, unit.path, call, None, (("[]", self._items(self.eval(
+                call.args[0], unit, scope))),))})
+        if name.startswith("builtins."):
+            return EMPTY
+        # A library object: by convention a dataset keeps its transforms; what else it keeps is unknown.
+        parts = [(".transform" if k.arg == "transforms" else f".{k.arg}", self.eval(k.value, unit, scope))
+                 for k in call.keywords if k.arg in DATASET_TRANSFORM_KEYWORDS] if _class_like(name) else []
+        parts += self._keyword_parts(call, unit, scope, constants_only=True)
+        return frozenset({Obj(EXT, unit.path, call, name, _merge_parts(parts))})
+
+    def _keyword_parts(self, call: ast.Call, unit: Unit, scope: Scope, constants_only: bool = False) -> tuple:
+        """Keyword arguments kept on a library object as ``kw:name`` parts (the worker count a constructor like
+        ``TrainingArguments(dataloader_num_workers=2)`` carries for a ``Trainer``)."""
+        parts = []
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                continue
+            value = self.eval(keyword.value, unit, scope)
+            if constants_only:
+                value = frozenset(o for o in value if o.kind in (CONST, PARAM, FIELD))
+            if value:
+                parts.append((f"kw:{keyword.arg}", value))
+        return tuple(parts)
+
+    # -- arguments and substitution
+
+    def bind(self, function: ast.AST, owner: Unit, call: ast.Call, unit: Unit, scope: Scope,
+             skip_self: bool = False) -> dict[str, frozenset]:
+        """Parameter name -> the value the call gives it (defaults for those it does not give)."""
+        args = function.args
+        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+        if skip_self and positional:
+            positional = positional[1:]
+        binding: dict[str, frozenset] = {}
+        starred = False
+        extra_positional: list[frozenset] = []
+        for index, value in enumerate(call.args):
+            if isinstance(value, ast.Starred):
+                starred = True
+                break
+            if index < len(positional):
+                binding[positional[index]] = self.eval(value, unit, scope)
+            else:
+                extra_positional.append(self.eval(value, unit, scope))
+        names = set(positional) | {a.arg for a in args.kwonlyargs}
+        extra: list[tuple[str, frozenset]] = []
+        complete = not starred
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                spread = self.eval(keyword.value, unit, scope)
+                dicts = [o for o in spread if o.kind == DICT]
+                if not dicts or len(dicts) != len(spread):
+                    complete = False
+                for obj in dicts:
+                    for key, value in obj.parts:
+                        if key.startswith("['"):
+                            name = key[2:-2]
+                            if name in names:
+                                binding[name] = binding.get(name, EMPTY) | value
+                            else:
+                                extra.append((key, value))
+                        else:
+                            complete = False
+                continue
+            value = self.eval(keyword.value, unit, scope)
+            if keyword.arg in names:
+                binding[keyword.arg] = value
+            else:
+                extra.append((f"['{keyword.arg}']", value))
+        # Defaults, evaluated where the function is defined.
+        defaults = list(args.defaults)
+        for name, default in zip(positional[len(positional) - len(defaults):] if defaults else [], defaults):
+            if name not in binding and not starred:
+                binding[name] = self.eval(default, owner, self._defining_scope(function, owner))
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            if arg.arg not in binding and default is not None:
+                binding[arg.arg] = self.eval(default, owner, self._defining_scope(function, owner))
+        if args.vararg is not None:
+            binding[args.vararg.arg] = frozenset({Obj(SEQ, unit.path, call, None, (("[]", frozenset().union(
+                *extra_positional)) if extra_positional else ("[]", EMPTY),))})
+        if args.kwarg is not None:
+            parts = list(extra) if complete else [*extra, ("**", EMPTY)]
+            binding[args.kwarg.arg] = frozenset({Obj(DICT, unit.path, call, "complete" if complete else None,
+                                                     _merge_parts(parts))})
+        elif not complete:
+            for name in names - set(binding):
+                binding[name] = EMPTY
+        return binding
+
+    def _defining_scope(self, function: ast.AST, owner: Unit) -> Scope:
+        own = owner.index.scope_of.get(function)
+        return own.parent if own is not None and own.parent is not None else owner.index.module_scope
+
+    def substitute(self, value: frozenset, binding: dict[str, frozenset], depth: int = 0) -> frozenset:
+        """*value* with each parameter symbol replaced by what *binding* gives it (and fields of those read)."""
+        if not value or depth > MAX_NESTING:
+            return value if depth <= MAX_NESTING else EMPTY
+        out: set = set()
+        for obj in value:
+            if obj.kind == PARAM:
+                if obj.data in binding:
+                    out |= binding[obj.data]
+                else:
+                    out.add(obj)
+            elif obj.kind == FIELD:
+                bases = self.substitute(obj.part("base"), binding, depth + 1)
+                for base in bases:
+                    out |= self.attribute(base, obj.data)
+            elif obj.kind == KWGET:
+                out |= self._kwget(self.substitute(obj.part("dict"), binding, depth + 1), obj.data, obj)
+            elif obj.kind == MCALL:
+                out |= self._deferred_method(obj, self.substitute(obj.part("base"), binding, depth + 1), binding,
+                                             depth)
+            elif obj.kind == NEW:
+                for cls in self.substitute(obj.part("class"), binding, depth + 1):
+                    if cls.kind == CLASS:  # (what its __init__ was given is not followed)
+                        out.add(Obj(INST, cls.unit, cls.node, cls.data))
+                    elif cls.kind in _SYMBOLS:
+                        out.add(Obj(NEW, obj.unit, obj.node, None, (("class", frozenset({cls})),)))
+            elif obj.parts and _symbolic(obj):
+                parts = tuple((name, self.substitute(part, binding, depth + 1)) for name, part in obj.parts)
+                out.add(Obj(obj.kind, obj.unit, obj.node, obj.data, parts))
+            else:
+                out.add(obj)
+        return _cut(out)
+
+    def _deferred_method(self, obj: Obj, bases: frozenset, binding: dict, depth: int) -> frozenset:
+        """An ``MCALL`` once its receiver is known: the library method applied to what the caller gave."""
+        owner = self._unit_for(obj)
+        scope = self._scope_of_call(obj.node, owner) if owner is not None else None
+        if scope is None:
+            return EMPTY
+        out: set = set()
+        concrete = frozenset(b for b in bases if b.kind not in _SYMBOLS)
+        still = frozenset(b for b in bases if b.kind in _SYMBOLS)
+        if concrete:
+            out |= self.substitute(self._method_call(obj.node, obj.data, concrete, owner, scope) or EMPTY, binding,
+                                   depth + 1)
+        if still:
+            out.add(Obj(MCALL, obj.unit, obj.node, obj.data, (("base", still),)))
+        return frozenset(out)
+
+    # ------------------------------------------------------------------ summaries
+
+    def summary(self, function: ast.AST, unit: Unit) -> Summary:
+        """What calling *function* (a def or lambda of *unit*, or a module's body) does, in its parameters."""
+        key = id(function)
+        found = self._summaries.get(key)
+        if found is not None:
+            return found
+        if key in self._summarizing or not self._tick() or self._call_depth >= MAX_CALL_DEPTH:
+            return Summary()  # recursion, or a chain past the bound: what it adds is not known
+        self._summarizing.add(key)
+        self._call_depth += 1
+        try:
+            summary = self._summarize(function, unit)
+        finally:
+            self._summarizing.discard(key)
+            self._call_depth -= 1
+        self._summaries[key] = summary
+        return summary
+
+    def _summarize(self, function: ast.AST, unit: Unit) -> Summary:
+        index = unit.index
+        scope = index.scope_of.get(function)
+        summary = Summary()
+        if scope is None:
+            return summary
+        if isinstance(function, ast.Lambda):
+            summary.returns = self.eval(function.body, unit, scope)
+            return summary
+        if function is index.tree:
+            returns = []
+        else:
+            returns = function_returns(function)
+        summary.returns = _cut(frozenset().union(*(self.eval(r, unit, scope) for r in returns))) if returns else EMPTY
+        for call, site in _calls_of(unit, function):
+            self._effects_of_call(call, site, unit, summary)
+            what = heavy_loading(call, unit.resolver, site.scope)
+            if what is not None:
+                summary.heavy.append(HeavyUse(what))
+        for iterable, report, site in _iterations_of(unit, function):
+            self._iteration(iterable, report, site, unit, summary)
+        for stmt, target, attr, value in _attribute_stores(unit, function):
+            summary.stores.append(Store(self.eval(target, unit, scope), attr, self.eval(value, unit, scope), stmt,
+                                        unit.path, getattr(function, "name", "<module>")))
+        return summary
+
+    def _effects_of_call(self, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
+        """The sinks and starts of one call, and those of the project functions it calls."""
+        scope = site.scope
+        resolver = unit.resolver
+        name = resolver.qualname(call.func, scope)
+        api = self.registry.by_name.get(name) if name else None
+        if api is not None and not self._shadowed(call.func, unit, scope):
+            method = self._explicit_method(call, unit, scope)
+            count = self._count(api, call, unit, scope)
+            if api.kind == "call":
+                summary.starts.append(StartUse(api, unit.path, call, site, count, method,
+                                               via=self._via(api, call, unit, scope)))
+            elif _never_used(call, site):
+                return
+            for arg, value in self._payloads(api, api.payload, call, unit, scope):
+                summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count, False, method,
+                                             via=self._via(api, call, unit, scope)))
+            return
+        func = call.func
+        if isinstance(func, ast.Call) and self._joblib_multiprocessing(func, unit, scope):
+            for task in _joblib_tasks(call, unit, scope):
+                function, arguments = task
+                summary.sinks.append(SinkUse(JOBLIB_MULTIPROCESSING, unit.path, call, site,
+                                             Arg("function", 0, kind="callable"), self.eval(function, unit, scope),
+                                             frozenset({_const(2)}), True))
+                for argument in arguments:
+                    summary.sinks.append(SinkUse(JOBLIB_MULTIPROCESSING, unit.path, call, site,
+                                                 Arg(None, None, kind="object", rest=True),
+                                                 self.eval(argument, unit, scope), frozenset({_const(2)}), True))
+            return
+        if isinstance(func, ast.Attribute):
+            method_name = func.attr
+            if _is_super(func.value):
+                api = self._base_api(site, unit) if method_name == "__init__" else None
+                if api is not None and api.kind == "object":
+                    count = self._count(api, call, unit, scope)
+                    for arg, value in self._payloads(api, api.payload, call, unit, scope):
+                        summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count))
+                    return
+                # `super().__init__(...)` of a project base class: what it stores on `self`, and its sinks
+                found = self._super_method(site, unit, method_name)
+                if found is not None:
+                    method, owner = found
+                    self_value = self.eval(ast.Name(id=_first_param(site.scope.function_scope().node),
+                                                    ctx=ast.Load(), lineno=call.lineno), unit, scope)
+                    bound = Obj(BOUND, owner.path, method, method_name, (("self", self_value),))
+                    self._propagate(bound, call, site, unit, summary)
+                return
+            # `.map(..., num_proc=4)` is taken for the library's method by its name, unless the receiver is
+            # known to be an object of the project's own (its method is followed below instead)
+            candidates = self.registry.by_method.get(method_name, ())
+            if candidates and _project_objects(self.eval(func.value, unit, scope)):
+                candidates = ()
+            for candidate in candidates:
+                if _passes_keyword(call, candidate.required_keyword) or self._dict_passes(
+                        call, candidate.required_keyword, unit, scope):
+                    count = self._count(candidate, call, unit, scope)
+                    summary.starts.append(StartUse(candidate, unit.path, call, site, count))
+                    for arg, value in self._payloads(candidate, candidate.payload, call, unit, scope):
+                        summary.sinks.append(SinkUse(candidate, unit.path, call, site, arg, value, count))
+                    return
+            if method_name in self._object_methods:
+                receivers = self.eval(func.value, unit, scope)
+                for worker in (o for o in receivers if o.kind == WORKER):
+                    obj_api = self.registry.by_key.get(worker.data)
+                    if obj_api is None:
+                        continue
+                    explicit = self._explicit_method_of(worker)
+                    count = self._worker_count(obj_api, worker)
+                    via = self._via_of(obj_api, worker)
+                    if method_name in obj_api.start_methods:
+                        summary.starts.append(StartUse(obj_api, unit.path, call, site, count, explicit, via=via))
+                    if method_name in obj_api.method_payload:
+                        for arg, value in self._payloads(obj_api, obj_api.method_payload[method_name], call, unit,
+                                                         scope):
+                            summary.sinks.append(SinkUse(obj_api, unit.path, call, site, arg, value, count, True,
+                                                         explicit, via=via))
+                # a worker object that is a parameter: the start happens where a caller gives one
+                symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD))
+                if symbolic:
+                    summary.starts.append(StartUse(_SYMBOLIC_API, unit.path, call, site, EMPTY, iterated=symbolic,
+                                                   via=None, method=method_name))
+        if name in _ITERATING_BUILTINS:
+            for arg in call.args:
+                self._iteration(arg, call, site, unit, summary)
+        # A call into the project: its callee's sinks and starts, with this call's arguments.
+        callees = self.eval(func, unit, scope) if not (name or "").startswith("builtins.") else EMPTY
+        for callee in callees:
+            self._propagate(callee, call, site, unit, summary)
+
+    def _propagate(self, callee: Obj, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
+        scope = site.scope
+        if callee.kind == FUNC:
+            owner = self._unit_for(callee)
+            if owner is None:
+                return
+            inner = self.summary(callee.node, owner)
+            needs_binding = inner.sinks or inner.starts or inner.stores
+            binding = self.bind(callee.node, owner, call, unit, scope) if needs_binding else {}
+            name = getattr(callee.node, "name", "<lambda>")
+        elif callee.kind == CLASS:
+            owner = self._unit_for(callee)
+            info = owner.index.classes.get(callee.node) if owner is not None else None
+            found = self._method(info, owner, "__init__") if info is not None else None
+            if found is None:
+                return
+            init, owner = found
+            inner = self.summary(init, owner)
+            if not (inner.sinks or inner.starts or inner.heavy):
+                return
+            binding = self.bind(init, owner, call, unit, scope, skip_self=True)
+            binding[_first_param(init)] = self.eval(call, unit, scope)
+            name = callee.node.name
+        elif callee.kind == BOUND:
+            owner = self._unit_for(callee)
+            if owner is None:
+                return
+            inner = self.summary(callee.node, owner)
+            if not (inner.sinks or inner.starts or inner.stores or inner.heavy):
+                return
+            binding = self.bind(callee.node, owner, call, unit, scope, skip_self=True)
+            binding[_first_param(callee.node)] = callee.part("self")
+            name = callee.data
+        else:
+            return
+        hop = Hop(name, unit.path, getattr(call, "lineno", 0), call, site)
+        for sink in inner.sinks:
+            summary.sinks.append(self._bound_sink(sink, binding, hop))
+        for start in inner.starts:
+            bound = self._bound_start(start, binding, hop)
+            if bound is not None:
+                summary.starts.append(bound)
+        for store in inner.stores:
+            summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
+                                        self.substitute(store.value, binding), store.stmt, store.unit, store.method))
+        if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
+            summary.heavy.append(HeavyUse(inner.heavy[0].what, (hop, *inner.heavy[0].hops)))
+
+    def _bound_sink(self, sink: SinkUse, binding: dict, hop: Hop) -> SinkUse:
+        via = (self.substitute(sink.via[0], binding), sink.via[1]) if sink.via is not None else None
+        return SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, self.substitute(sink.value, binding),
+                       self.substitute(sink.count, binding), sink.task, sink.method, (hop, *sink.hops), via)
+
+    def _bound_start(self, start: StartUse, binding: dict, hop: Hop) -> Optional[StartUse]:
+        via = (self.substitute(start.via[0], binding), start.via[1]) if start.via is not None else None
+        if start.iterated is None:
+            return StartUse(start.api, start.unit, start.node, start.site, self.substitute(start.count, binding),
+                            start.method, (hop, *start.hops), None, via)
+        iterated = self.substitute(start.iterated, binding)
+        workers = [o for o in iterated if o.kind == WORKER]
+        symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
+        for worker in workers:
+            api = self.registry.by_key.get(worker.data)
+            wanted = "__iter__" if start.api is _ITER_API else start.method
+            if api is not None and wanted in api.start_methods:
+                return StartUse(api, start.unit, start.node, start.site, self._worker_count(api, worker),
+                                self._explicit_method_of(worker), (hop, *start.hops), None,
+                                self._via_of(api, worker))
+        if symbolic:
+            return StartUse(start.api, start.unit, start.node, start.site, EMPTY, start.method, (hop, *start.hops),
+                            symbolic)
+        return None
+
+    def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, unit: Unit, summary: Summary) -> None:
+        scope = site.scope
+        # `enumerate(loader)`, `tqdm(loader)`: the wrapped loader is what gets iterated.
+        if isinstance(iterable, ast.Call) and iterable.args:
+            wrapper = unit.resolver.qualname(iterable.func, scope) or ""
+            if wrapper in _ITER_WRAPPERS or wrapper.endswith(".tqdm"):
+                for arg in iterable.args:
+                    self._iteration(arg, report, site, unit, summary)
+                return
+        value = self.eval(iterable, unit, scope)
+        for worker in (o for o in value if o.kind == WORKER):
+            api = self.registry.by_key.get(worker.data)
+            if api is not None and "__iter__" in api.start_methods:
+                summary.starts.append(StartUse(api, unit.path, report, site, self._worker_count(api, worker),
+                                               self._explicit_method_of(worker), via=self._via_of(api, worker)))
+        symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
+        if symbolic:
+            summary.starts.append(StartUse(_ITER_API, unit.path, report, site, EMPTY, iterated=symbolic))
+
+    # -- payloads and worker counts
+
+    def _payloads(self, api: SpawnAPI, args: tuple, call: ast.Call, unit: Unit,
+                  scope: Scope) -> Iterator[tuple[Arg, frozenset]]:
+        for arg in args:
+            if arg.rest and arg.position is not None:
+                for value in call.args[arg.position:]:
+                    if not isinstance(value, ast.Starred):
+                        yield Arg(None, None, kind="object", rest=True), self.eval(value, unit, scope)
+                continue
+            expr = _argument(call, arg)
+            if expr is _UNKNOWN_ARG:
+                continue
+            if expr is None:
+                spread = self._spread_keyword(call, arg.keyword, unit, scope)
+                if spread:
+                    yield arg, spread
+                continue
+            yield arg, self.eval(expr, unit, scope)
+
+    def _spread_keyword(self, call: ast.Call, keyword: Optional[str], unit: Unit, scope: Scope) -> frozenset:
+        if not keyword:
+            return EMPTY
+        out: set = set()
+        for given in call.keywords:
+            if given.arg is None:
+                for obj in self.eval(given.value, unit, scope):
+                    if obj.kind == DICT:
+                        out |= obj.part(f"['{keyword}']")
+        return frozenset(out)
+
+    def _count(self, api: SpawnAPI, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
+        """The value of a call's worker count: ABSENT_OBJ when not given; EMPTY when unknown."""
+        count = api.count
+        if count is None:
+            return frozenset({_const(1)})
+        if count.via is not None:
+            return EMPTY  # read from the object `via` names (see _via)
+        return self._argument_value(call, Arg(count.keyword, count.position), unit, scope)
+
+    def _via(self, api: SpawnAPI, call: ast.Call, unit: Unit, scope: Scope) -> Optional[tuple[frozenset, str]]:
+        if api.count is None or api.count.via is None:
+            return None
+        via_arg, keyword = api.count.via
+        return self._argument_value(call, via_arg, unit, scope), keyword
+
+    def _argument_value(self, call: ast.Call, arg: Arg, unit: Unit, scope: Scope) -> frozenset:
+        """The value a call gives for *arg*: written out, or a key of a ``**`` dict (a literal, or a ``**kwargs``
+        parameter whose callers decide: symbolic until then); ABSENT_OBJ when it gives none."""
+        expr = _argument(call, arg)
+        if expr is not None and expr is not _UNKNOWN_ARG:
+            return self.eval(expr, unit, scope)
+        spreads = [k.value for k in call.keywords if k.arg is None]
+        if expr is _UNKNOWN_ARG and not (spreads and arg.keyword):
+            return EMPTY  # `*args` before the position: cannot be told
+        if not spreads:
+            return frozenset({ABSENT_OBJ})
+        if not arg.keyword:
+            return EMPTY
+        out: set = set()
+        for spread in spreads:
+            out |= self._kwget(self.eval(spread, unit, scope), arg.keyword, None)
+        return frozenset(out)
+
+    def _kwget(self, dicts: frozenset, key: str, symbol: Optional[Obj]) -> frozenset:
+        """``d[key]`` of the dicts a ``**d`` spreads: the value, ABSENT_OBJ when a complete dict lacks it, a
+        symbol while the dict is a parameter, EMPTY when it cannot be told."""
+        out: set = set()
+        unknown = False
+        for obj in dicts:
+            if obj.kind == DICT:
+                if obj.has_part(f"['{key}']"):
+                    part = obj.part(f"['{key}']")
+                    out |= part
+                    unknown = unknown or not part
+                elif obj.data == "complete" or (isinstance(obj.node, ast.Dict) and not obj.has_part("**")):
+                    out.add(ABSENT_OBJ)
+                else:
+                    unknown = True
+            elif obj.kind in _SYMBOLS:
+                out.add(symbol if symbol is not None
+                        else Obj(KWGET, obj.unit, obj.node, key, (("dict", frozenset({obj})),)))
+            else:
+                unknown = True
+        # A key given an unknown value, or a dict that cannot be read: the count is unknown (EMPTY), not absent.
+        return EMPTY if unknown or not dicts else frozenset(out)
+
+    def _worker_count(self, api: SpawnAPI, worker: Obj) -> frozenset:
+        if api.count is None:
+            return frozenset({_const(1)})
+        if api.count.via is not None:
+            return EMPTY
+        keyword = api.count.keyword
+        value = worker.part(f"kw:{keyword}")
+        if value:
+            return value
+        call = worker.node
+        if isinstance(call, ast.Call):
+            if any(k.arg == keyword for k in call.keywords):
+                return EMPTY  # given, as a value not known here (`num_workers=n` of a caller's unknown `n`)
+            if api.count.position is not None and api.count.position < len(call.args):
+                owner = self._unit_for(worker)
+                return self._position_value(call, api.count.position, owner)
+            if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+                owner = self._unit_for(worker)
+                if owner is not None:
+                    site_scope = self._scope_of_call(call, owner)
+                    if site_scope is not None:
+                        return self._argument_value(call, Arg(keyword, api.count.position), owner, site_scope)
+                return EMPTY
+        return frozenset({ABSENT_OBJ})
+
+    def _position_value(self, call: ast.Call, position: int, owner: Optional[Unit]) -> frozenset:
+        if owner is None:
+            return EMPTY
+        scope = self._scope_of_call(call, owner)
+        if scope is None or any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            return EMPTY
+        return self.eval(call.args[position], owner, scope)
+
+    def _scope_of_call(self, call: ast.Call, unit: Unit) -> Optional[Scope]:
+        sites = unit.module.derived.get("call_scopes")
+        if sites is None:
+            sites = unit.module.derived["call_scopes"] = {id(c): s.scope for c, s in unit.index.calls}
+        return sites.get(id(call))
+
+    def _via_of(self, api: SpawnAPI, worker: Obj) -> Optional[tuple[frozenset, str]]:
+        if api.count is None or api.count.via is None:
+            return None
+        via_arg, keyword = api.count.via
+        call = worker.node
+        owner = self._unit_for(worker)
+        if not isinstance(call, ast.Call) or owner is None:
+            return None
+        scope = self._scope_of_call(call, owner)
+        if scope is None:
+            return None
+        return self._argument_value(call, via_arg, owner, scope), keyword
+
+    def workers(self, api: SpawnAPI, count: frozenset, via: Optional[tuple[frozenset, str]] = None) -> str:
+        """NONE (provably no worker), SOME, or MAYBE for a worker count's value."""
+        from .values import MAYBE, NONE, SOME
+
+        spec = api.count
+        if spec is None:
+            return SOME
+        if spec.via is not None:
+            if via is None:
+                return MAYBE
+            sources, keyword = via
+            if sources == frozenset({ABSENT_OBJ}):
+                return NONE if ABSENT in spec.no_workers else MAYBE
+            values: set = set()
+            for obj in sources:
+                if obj.kind == EXT and obj.part(f"kw:{keyword}"):
+                    values |= obj.part(f"kw:{keyword}")
+                elif obj.kind == EXT:
+                    values.add(ABSENT_OBJ)
+                else:
+                    return MAYBE
+            count = frozenset(values)
+        if not count:
+            return MAYBE
+        states = set()
+        for obj in count:
+            if obj is ABSENT_OBJ or obj == ABSENT_OBJ:
+                states.add(NONE if ABSENT in spec.no_workers else SOME)
+            elif obj.kind == CONST:
+                value = const_value(obj)
+                if any(no is not ABSENT and type(no) is type(value) and no == value for no in spec.no_workers) or (
+                        value is None and None in spec.no_workers):
+                    states.add(NONE)
+                else:
+                    states.add(SOME)
+            else:
+                states.add(MAYBE)
+        if states == {NONE}:
+            return NONE
+        if SOME in states and MAYBE not in states:
+            return SOME
+        return MAYBE if MAYBE in states else SOME
+
+    def active(self, api: SpawnAPI, count: frozenset, via=None) -> bool:
+        from .values import MAYBE, NONE
+
+        state = self.workers(api, count, via)
+        return state != NONE and (state != MAYBE or self.assume_workers)
+
+    def _explicit_method(self, call: ast.Call, unit: Unit, scope: Scope) -> Optional[str]:
+        """The start method a call names itself (``get_context("spawn").Pool``, ``DataLoader(
+        multiprocessing_context="spawn")``), or None for the default."""
+        contexts = [k.value for k in call.keywords if k.arg in CONTEXT_KEYWORDS]
+        if isinstance(call.func, ast.Attribute):
+            contexts.append(call.func.value)
+        for expr in contexts:
+            value, value_scope = unit.resolver.value_of(expr, scope)
+            if isinstance(value, ast.Call) and unit.resolver.qualname(value.func, value_scope) in CONTEXT_FACTORIES:
+                value = value.args[0] if value.args else next(
+                    (k.value for k in value.keywords if k.arg == "method"), None)
+            if isinstance(value, ast.Constant) and value.value in _START_METHODS:
+                return value.value
+        return None
+
+    def _explicit_method_of(self, worker: Obj) -> Optional[str]:
+        owner = self._unit_for(worker)
+        call = worker.node
+        if owner is None or not isinstance(call, ast.Call):
+            return None
+        scope = self._scope_of_call(call, owner)
+        return self._explicit_method(call, owner, scope) if scope is not None else None
+
+    def _joblib_multiprocessing(self, parallel: ast.Call, unit: Unit, scope: Scope) -> bool:
+        """``Parallel(n_jobs=2, backend="multiprocessing")``: joblib's multiprocessing backend pickles the tasks
+        with the standard pickler (measured: a notebook function hangs it under spawn); its default backend, loky,
+        ships them with cloudpickle."""
+        if unit.resolver.qualname(parallel.func, scope) not in ("joblib.Parallel", "joblib.parallel.Parallel"):
+            return False
+        backend = next((k.value for k in parallel.keywords if k.arg == "backend"), None)
+        if not (isinstance(backend, ast.Constant) and backend.value == "multiprocessing"):
+            return False
+        n_jobs = parallel.args[0] if parallel.args else next(
+            (k.value for k in parallel.keywords if k.arg == "n_jobs"), None)
+        return n_jobs is not None and not (isinstance(n_jobs, ast.Constant) and n_jobs.value in (1, None))
+
+    def _dict_passes(self, call: ast.Call, keyword: Optional[str], unit: Unit, scope: Scope) -> bool:
+        if not keyword:
+            return False
+        for given in call.keywords:
+            if given.arg is None:
+                if any(o.kind == DICT and o.part(f"['{keyword}']") for o in self.eval(given.value, unit, scope)):
+                    return True
+                if isinstance(given.value, ast.Name) and keyword in _keys_set_in_place(given.value.id, scope):
+                    return True
+        return False
+
+    def _shadowed(self, func: ast.expr, unit: Unit, scope: Scope) -> bool:
+        """Whether the registry name of *func* comes through an import that a project module shadows."""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or unit.path is None:
+            return False
+        binding = unit.resolver.lookup(root.id, scope, getattr(root, "lineno", None))
+        if binding is None or binding.kind != "import":
+            return False
+        return self._project_target(binding, unit) is not None
+
+    def _super_method(self, site: Site, unit: Unit, name: str) -> Optional[tuple[ast.AST, Unit]]:
+        """The method *name* that ``super()`` finds from a method of a project class (its first base that has
+        it), or None."""
+        function = site.scope.function_scope()
+        owner = function.parent if function is not None else None
+        if owner is None or owner.kind != "class":
+            return None
+        info = unit.index.classes.get(owner.node)
+        if info is None:
+            return None
+        for current, current_unit in self._class_chain(info, unit)[1:]:
+            if name in current.methods:
+                return current.methods[name], current_unit
+        return None
+
+    def _base_api(self, site: Site, unit: Unit) -> Optional[SpawnAPI]:
+        """The worker API the class of a method derives from (directly, or through project classes)."""
+        function = site.scope.function_scope()
+        owner = function.parent if function is not None else None
+        if owner is None or owner.kind != "class":
+            return None
+        info = unit.index.classes.get(owner.node)
+        if info is None:
+            return None
+        for current, current_unit in self._class_chain(info, unit):
+            for base in current.node.bases:
+                name = current_unit.resolver.qualname(base, current.scope) or ""
+                if name in self.registry.by_name:
+                    return self.registry.by_name[name]
+        return None
+
+    # ------------------------------------------------------------------ classes
+
+    def _method(self, info: Optional[ClassInfo], unit: Unit, name: str) -> Optional[tuple[ast.AST, Unit]]:
+        if info is None:
+            return None
+        for current, current_unit in self._class_chain(info, unit):
+            if name in current.methods:
+                return current.methods[name], current_unit
+        return None
+
+    def _class_chain(self, info: ClassInfo, unit: Unit) -> list[tuple[ClassInfo, Unit]]:
+        """The class and its bases of the project, most derived first (bounded)."""
+        chain, todo, seen = [], [(info, unit)], set()
+        while todo and len(chain) < 12:
+            current, current_unit = todo.pop(0)
+            if id(current.node) in seen:
+                continue
+            seen.add(id(current.node))
+            chain.append((current, current_unit))
+            for base in current.node.bases:
+                for obj in self.eval(base, current_unit, current.scope):
+                    if obj.kind == CLASS:
+                        base_unit = self._unit_for(obj)
+                        base_info = base_unit.index.classes.get(obj.node) if base_unit is not None else None
+                        if base_info is not None:
+                            todo.append((base_info, base_unit))
+        return chain
+
+    def has_state_hook(self, obj: Obj) -> bool:
+        owner = self._unit_for(obj)
+        info = owner.index.classes.get(obj.node) if owner is not None else None
+        return info is not None and any(_STATE_HOOKS & set(c.methods) for c, _ in self._class_chain(info, owner))
+
+    def is_torch_dataset(self, info: ClassInfo, unit: Unit) -> bool:
+        for current, current_unit in self._class_chain(info, unit):
+            for base in current.node.bases:
+                name = current_unit.resolver.qualname(base, current.scope) or ""
+                if name in _TORCH_DATASET_BASES:
+                    return True
+                if any(o.kind == EXTREF and o.data in _TORCH_DATASET_BASES
+                       for o in self.eval(base, current_unit, current.scope)):
+                    return True
+        return False
+
+    def fields(self, obj: Obj) -> dict[str, frozenset]:
+        """The attributes an instance holds once constructed: what ``__init__`` (and the methods it calls on
+        ``self``) stores, with the constructor's arguments."""
+        out: dict[str, frozenset] = {}
+        for attr, value, _ in self.field_stores(obj):
+            out[attr] = out.get(attr, EMPTY) | value
+        return out
+
+    def field_stores(self, obj: Obj) -> list[tuple[str, frozenset, Store]]:
+        """(attribute, value, the store) for what an instance holds: its class's ``__init__`` stores (with the
+        constructor's arguments), then what was stored on it after it was made.  An attribute read while the
+        instance's own attributes are being worked out (``self.b = self.a``) is unknown."""
+        if obj in self._fields:
+            return self._fields[obj]
+        if obj in self._fielding or self._depth > MAX_EVAL_DEPTH or not self._tick():
+            return []
+        self._fielding.add(obj)
+        self._depth += 1
+        try:
+            found = self._field_stores(obj)
+        finally:
+            self._fielding.discard(obj)
+            self._depth -= 1
+        self._fields[obj] = found
+        return found
+
+    def _field_stores(self, obj: Obj) -> list[tuple[str, frozenset, Store]]:
+        out = []
+        owner = self._unit_for(obj)
+        info = owner.index.classes.get(obj.node) if owner is not None else None
+        found = self._method(info, owner, "__init__") if info is not None else None
+        if found is not None:
+            init, init_unit = found
+            summary = self.summary(init, init_unit)
+            self_param = _first_param(init)
+            binding = {name[1:]: value for name, value in obj.parts if name.startswith("@")}
+            binding[self_param] = frozenset({obj})
+            merged: dict[str, tuple[frozenset, Store]] = {}
+            for store in summary.stores:
+                if not any(t.kind == PARAM and t.data == self_param and t.node is init for t in store.target):
+                    continue
+                value = self._npz(self.substitute(store.value, binding), store, info, owner)
+                previous = merged.get(store.attr)
+                merged[store.attr] = ((previous[0] | value) if previous else value, previous[1] if previous else store)
+            out = [(attr, value, store) for attr, (value, store) in merged.items()]
+        later = []
+        for name, value in obj.parts:
+            if name.startswith("+."):
+                attr, _, key = name[2:].partition("#")
+                stmt, stmt_unit, replaces = self._stores_by_key.get(key, (None, None, False))
+                if replaces:  # (what __init__ stored there is gone)
+                    out = [entry for entry in out if entry[0] != attr]
+                later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
+        return out + later
+
+    def _npz(self, value: frozenset, store: Store, info: ClassInfo, unit: Unit) -> frozenset:
+        """``self.a = np.load(path)`` in a class that reads ``self.a["key"]``: an NpzFile holding an open zip."""
+        stmt = store.stmt
+        call = getattr(stmt, "value", None)
+        if not isinstance(call, ast.Call):
+            return value
+        owner = self.unit(store.unit) or unit
+        scope = self._scope_of_call(call, owner)
+        if scope is None or owner.resolver.qualname(call.func, scope) != "numpy.load":
+            return value
+        for method in info.methods.values():
+            for node in ast.walk(method):
+                if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                        and node.value.attr == store.attr and isinstance(node.slice, ast.Constant)
+                        and isinstance(node.slice.value, str)):
+                    return value | {Obj(RES, owner.path, call, Unpicklable(
+                        "an open `.npz` archive (`np.load` of an `.npz` keeps the zip file open)", False))}
+        return value
+
+    def closure(self, obj: Obj) -> list[tuple[str, frozenset]]:
+        """What a local function (or lambda) reads from the functions around it: its captured values."""
+        owner = self._unit_for(obj)
+        if owner is None:
+            return []
+        own = owner.index.scope_of.get(obj.node)
+        if own is None:
+            return []
+        out, seen = [], set()
+        roots = [obj.node.body] if isinstance(obj.node, ast.Lambda) else list(obj.node.body)
+        for root in roots:
+            for node in ast.walk(root):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+                    seen.add(node.id)
+                    binding = owner.resolver.lookup(node.id, own)
+                    if binding is not None and binding.scope is not own and binding.scope.is_function:
+                        if binding.kind == "def":
+                            out.append((node.id, frozenset({Obj(FUNC, owner.path, binding.node)})))
+                        elif binding.kind in ("assign", "with") and binding.value is not None:
+                            out.append((node.id, self.eval(binding.value, owner, binding.scope)))
+        return out
+
+    # ------------------------------------------------------------------ flows
+
+    def root_sinks(self, unit: Unit) -> list[SinkUse]:
+        """Every sink of *unit* with its arguments as the module's code gives them: the module's own code, and
+        each function and method on its own (a method with ``self`` an instance of its class as constructed
+        anywhere; a parameter that no caller of the analysed modules gives, unknown)."""
+        out: list[SinkUse] = []
+        index = unit.index
+        out.extend(self.summary(index.tree, unit).sinks)
+        for function in index.functions:
+            summary = self.summary(function, unit)
+            if not summary.sinks:
+                continue
+            owner = index.scope_of[function].parent
+            binding: dict[str, frozenset] = {}
+            if owner is not None and owner.kind == "class" and not _is_static(function):
+                binding[_first_param(function)] = frozenset({Obj(INST, unit.path, owner.node, None, ())})
+            for sink in summary.sinks:
+                bound = self._bound_sink(sink, binding, None) if binding else sink
+                if self._waits_for_callers(bound, function, unit):
+                    continue
+                out.append(bound)
+        return out
+
+    def _waits_for_callers(self, sink: SinkUse, function: ast.AST, unit: Unit) -> bool:
+        """Whether a sink's worker count is the function's callers' to say: it comes from a parameter, and the
+        analysed modules call the function (each call is a flow of its own), or it comes through ``**kwargs``
+        (a subclass passing its arguments on: most are built with the defaults)."""
+        if not (depends_on_parameters(sink.count) or (sink.via is not None and depends_on_parameters(sink.via[0]))):
+            return False
+        if any(obj.kind == KWGET for obj in sink.count):
+            return True
+        return bool(self.callers(function, unit))
+
+    def callers(self, function: ast.AST, unit: Unit) -> list[tuple[ast.Call, Unit]]:
+        """The calls of *function* (a constructor call for ``__init__``) in the checked module and the modules that
+        import it."""
+        if self._callers is None:
+            self._callers = {}
+            units = [self.main, *(self.importers(self.main) if self.main.path is not None else [])]
+            for current in units:
+                for call, site in current.index.calls:
+                    for callee in self.eval(call.func, current, site.scope):
+                        target = callee.node
+                        if callee.kind == CLASS:
+                            owner = self._unit_for(callee)
+                            info = owner.index.classes.get(callee.node) if owner is not None else None
+                            found = self._method(info, owner, "__init__") if info is not None else None
+                            target = found[0] if found else None
+                        elif callee.kind not in (FUNC, BOUND):
+                            continue
+                        if target is not None:
+                            self._callers.setdefault(id(target), []).append((call, current))
+        return self._callers.get(id(function), [])
+
+    def flows(self, unit: Unit) -> list[Flow]:
+        """The flows (source -> sink) of the sinks of *unit* whose value holds a source."""
+        key = unit.path or "<text>"
+        if key in self._flows:
+            return self._flows[key]
+        self._flows[key] = []
+        out: list[Flow] = []
+        seen: set = set()
+        # The most direct sinks first: a flow found from the function that holds the sink is named without the
+        # calls that lead to it.
+        for sink in sorted(self.root_sinks(unit), key=lambda s: len(s.hops)):
+            if not self.active(sink.api, sink.count, sink.via):
+                continue
+            for source, path in self.sources(sink.value, sink):
+                marker = (id(source.node), source.kind, id(sink.call), sink.arg, tuple(
+                    (s.how, s.name) for s in path))
+                if marker in seen:
+                    continue
+                seen.add(marker)
+                out.append(Flow(source, path, sink))
+        self._flows[key] = out
+        return out
+
+    def sources(self, value: frozenset, sink: SinkUse) -> Iterator[tuple[Obj, tuple]]:
+        """(source, path) for every source reachable from *value* as *sink*'s pickler would pickle it."""
+        seen: set = set()
+        stack: list[tuple[Obj, tuple, int]] = [(obj, (), 0) for obj in sorted(value, key=_order)]
+        from ..spawn_apis import DILL, PICKLE
+
+        pickler = sink.api.pickler
+        while stack:
+            obj, path, depth = stack.pop(0)
+            if depth > MAX_NESTING or (id(obj), obj.kind, obj.data if obj.kind != INST else None) in seen:
+                continue
+            if obj.kind not in (SEQ, DICT):
+                seen.add((id(obj), obj.kind, obj.data if obj.kind != INST else None))
+            kind = obj.kind
+            if kind == LAMBDA:
+                yield obj, path
+                if pickler == DILL:
+                    stack.extend(self._captured(obj, path, depth))
+                continue
+            if kind == FUNC:
+                if self.is_source_definition(obj):
+                    yield obj, path
+                    stack.extend(self._captured(obj, path, depth))
+                continue
+            if kind == CLASS:
+                if self.is_source_definition(obj):
+                    yield obj, path
+                continue
+            if kind in (RES, SYNC):
+                yield obj, path
+                continue
+            if kind in (EXTMOD, MODULE):
+                # (a library's module has no place of its own: the sink's module is where it is passed on)
+                yield Obj(RES, obj.unit or sink.unit, obj.node, MODULE_OBJECT), path
+                continue
+            if kind == INST:
+                if self.is_source_definition(obj) or (obj.data and obj.data[0] == "replaced"):
+                    yield obj, path
+                    continue
+                if self.has_state_hook(obj) or pickler not in (PICKLE, DILL):
+                    continue
+                for attr, held, store in self.field_stores(obj):
+                    step = Step("attr", attr, obj, store.stmt, store.unit)
+                    stack.extend((o, (*path, step), depth + 1) for o in sorted(held, key=_order))
+                continue
+            if kind == PARTIAL:
+                stack.extend((o, (*path, Step("partial", "func", obj)), depth + 1)
+                             for o in sorted(obj.part("func"), key=_order))
+                stack.extend((o, (*path, Step("partial", "args", obj)), depth + 1)
+                             for o in sorted(obj.part("args"), key=_order))
+                continue
+            if kind == BOUND:
+                stack.extend((o, (*path, Step("self", obj.data, obj)), depth + 1)
+                             for o in sorted(obj.part("self"), key=_order))
+                continue
+            if kind in (SEQ, DICT, EXT):
+                for name, held in obj.parts:
+                    if name.startswith("kw:") or name == "**":
+                        continue
+                    if kind in (SEQ, DICT):
+                        how = "item"
+                    elif name in ("kept", "held"):
+                        how = name
+                    elif name.endswith("()"):
+                        how = "callable"  # given to a method that runs it in the worker (`.with_transform(f)`)
+                    else:
+                        how = "attr"
+                    step = Step(how, name, obj)
+                    stack.extend((o, (*path, step), depth + 1) for o in sorted(held, key=_order))
+                continue
+
+    def _captured(self, obj: Obj, path: tuple, depth: int) -> list:
+        """What a local function's closure holds (once it is made picklable by binding those values, as ``--fix``
+        does, they travel with it); the local functions it calls are followed for theirs, not reported: the fix
+        moves them with it."""
+        out: list = []
+        if depth > MAX_NESTING:
+            return out
+        for name, value in self.closure(obj):
+            step = Step("closure", name, obj)
+            for inner in sorted(value, key=_order):
+                if inner.kind == FUNC and self.definition_kind(inner) == "local" and \
+                        self._closure_def(obj, name):
+                    out.extend(self._captured(inner, (*path, step), depth + 1))
+                else:
+                    out.append((inner, (*path, step), depth + 1))
+        return out
+
+    def _closure_def(self, obj: Obj, name: str) -> bool:
+        """Whether *name* in the closure of *obj* is a ``def`` (not a variable holding a function)."""
+        owner = self._unit_for(obj)
+        own = owner.index.scope_of.get(obj.node) if owner is not None else None
+        binding = owner.resolver.lookup(name, own) if own is not None else None
+        return binding is not None and binding.kind == "def"
+
+    def is_source_definition(self, obj: Obj) -> bool:
+        """A function or class that pickle cannot find by reference: defined in a function, at a notebook's top
+        level, or only under the main guard of a script."""
+        return self.definition_kind(obj) is not None
+
+    def definition_kind(self, obj: Obj) -> Optional[str]:
+        owner = self._unit_for(obj)
+        if owner is None or obj.node is None:
+            return None
+        scope = owner.index.scope_of.get(obj.node)
+        parent = scope.parent if scope is not None else None
+        if parent is None:
+            return None
+        current = parent
+        while current is not None:
+            if current.is_function:
+                return "local"
+            current = current.parent
+        if parent.kind == "module":
+            if owner.notebook:
+                return "notebook"
+            if obj.node in owner.guarded():
+                bindings = parent.bindings.get(obj.node.name, ())
+                if all(b.node in owner.guarded() for b in bindings):
+                    return "guard"
+        return None
+
+    # ------------------------------------------------------------------ the project around a module
+
+    def import_time_starts(self, unit: Unit) -> list[StartUse]:
+        """The worker starts that running *unit*'s module body leads to (the calls of its guard included), with
+        their worker counts as the calls give them; only those that may start workers."""
+        return [s for s in self.summary(unit.index.tree, unit).starts
+                if s.api.reimports_main and s.api.key not in (_ITER_API.key, _SYMBOLIC_API.key)
+                and self.active(s.api, s.count, s.via)]
+
+    def import_time_heavy_calls(self, unit: Unit) -> list[HeavyUse]:
+        """Calls of *unit*'s module body, at import time, into project functions or classes that do heavy work
+        (the first hop is the call in *unit*)."""
+        return [h for h in self.summary(unit.index.tree, unit).heavy
+                if h.hops and h.hops[0].site is not None and h.hops[0].site.import_time]
+
+    def starts_workers(self, unit: Unit) -> bool:
+        """Whether running the module starts worker processes that re-import the main module."""
+        return bool(self.import_time_starts(unit))
+
+    def spawning_importers(self, unit: Unit) -> list[tuple[Unit, tuple[str, ...]]]:
+        """Scripts of the project that start spawn workers and import *unit* when they are imported (directly,
+        or through a module they import so): every worker they spawn imports it again.  (script, the modules
+        between), bounded by IMPORTER_DEPTH."""
+        if unit.path is None:
+            return []
+        out: list[tuple[Unit, tuple[str, ...]]] = []
+        index = self.project.importers(self.project.root(unit.path))
+        if index is None:
+            return out
+        seen = {unit.path}
+        frontier: list[tuple[Unit, tuple[str, ...]]] = [(unit, ())]
+        for _ in range(IMPORTER_DEPTH):
+            following = []
+            for current, between in frontier:
+                if len(seen) > MAX_IMPORTERS:
+                    break
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS + 1 - len(seen)):
+                    if path in seen or len(seen) > MAX_IMPORTERS or path.lower().endswith(".ipynb"):
+                        continue  # (a notebook's kernel is not re-imported by its workers)
+                    importer = self.unit(path)
+                    if importer is None or not self._imports_at_import_time(importer, current):
+                        continue
+                    seen.add(path)
+                    # (only a script whose text names a worker API can start workers itself)
+                    if path in index.sinks and self.starts_workers(importer):
+                        out.append((importer, between))
+                    following.append((importer, (*between, path)))
+            frontier = following
+        return out
+
+    def _imports_at_import_time(self, importer: Unit, module: Unit) -> bool:
+        """Whether *importer* imports *module* when it is itself imported (a module-level import, not one in a
+        function or under the main guard)."""
+        search = self.project.imports
+        for stmt, site in importer.index.module_imports:
+            if not site.import_time:
+                continue
+            if isinstance(stmt, ast.Import):
+                names = [alias.name for alias in stmt.names]
+                targets = {search.module_file(importer.path, ".".join(n.split(".")[:end]))
+                           for n in names for end in range(1, len(n.split(".")) + 1)}
+            else:
+                base = stmt.module or ""
+                targets = {search.module_file(importer.path, base, stmt.level)} | {
+                    search.module_file(importer.path, f"{base}.{a.name}" if base else a.name, stmt.level)
+                    for a in stmt.names}
+            if module.path in targets:
+                return True
+        return False
+
+    def importers(self, unit: Unit) -> list[Unit]:
+        """Modules of the project that import *unit* (and those that import them, two levels), read through the
+        project reader; bounded."""
+        if unit.path is None:
+            return []
+        out: list[Unit] = []
+        seen = {unit.path}
+        frontier = [unit]
+        for _ in range(IMPORTER_DEPTH):
+            following = []
+            for current in frontier:
+                if len(out) >= MAX_IMPORTERS:
+                    break  # (each call below reads files: the bound is on the reading too)
+                for path in self.project.importers_of(current.path, MAX_IMPORTERS - len(out)):
+                    if path in seen or len(out) >= MAX_IMPORTERS:
+                        continue
+                    seen.add(path)
+                    found = self.unit(path)
+                    if found is not None:
+                        out.append(found)
+                        following.append(found)
+            frontier = following
+        return out
+
+
+def _before_own_value(binding: Optional[Binding], expr: ast.Name) -> Optional[Binding]:
+    """``ds = ds.batched(4)``: the name read in an assignment's own value is the binding before it (the lookup by
+    line finds the assignment itself)."""
+    if binding is None or binding.kind != "assign":
+        return binding
+    value = getattr(binding.node, "value", None)
+    if value is None or not _inside(expr, value):
+        return binding
+    bindings = binding.scope.bindings.get(binding.name, [])
+    position = next((i for i, b in enumerate(bindings) if b is binding), 0)
+    return bindings[position - 1] if position > 0 else None
+
+
+def _inside(expr: ast.AST, outer: ast.AST) -> bool:
+    start = (getattr(expr, "lineno", 0), getattr(expr, "col_offset", 0))
+    return (outer.lineno, outer.col_offset) <= start < (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+
+
+def _is_hf_dataset(obj: Obj) -> bool:
+    """Whether an external object comes from Hugging Face ``datasets`` (``load_dataset(...)``, a ``Dataset`` or
+    ``DatasetDict`` constructor)."""
+    return isinstance(obj.data, str) and obj.data.startswith("datasets.")
+
+
+def _merge_parts(parts: Iterable[tuple[str, frozenset]]) -> tuple:
+    merged: dict[str, frozenset] = {}
+    for name, value in parts:
+        merged[name] = merged.get(name, EMPTY) | value
+    return tuple(sorted(merged.items(), key=lambda p: p[0]))
+
+
+def _symbolic(obj: Obj, depth: int = 0) -> bool:
+    if depth > MAX_NESTING:
+        return False
+    for _, value in obj.parts:
+        for inner in value:
+            if inner.kind in _SYMBOLS or (inner.parts and _symbolic(inner, depth + 1)):
+                return True
+    return False
+
+
+def depends_on_parameters(value: frozenset) -> bool:
+    """Whether a value still waits for a caller's arguments (a parameter, or something made of one)."""
+    return any(obj.kind in _SYMBOLS or (obj.parts and _symbolic(obj)) for obj in value)
+
+
+def _class_like(name: str) -> bool:
+    """A library name that makes an object of a class (``datasets.Dataset``, ``datasets.Dataset.from_dict``)."""
+    return any(part[:1].isupper() for part in name.split(".")[1:])
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _first_param(function: ast.AST) -> str:
+    params = [*function.args.posonlyargs, *function.args.args]
+    return params[0].arg if params else "self"
+
+
+def _is_static(function: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list)
+
+
+def _is_super(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+
+
+_UNKNOWN_ARG = object()  # a call whose arguments cannot be matched (``*args`` before the position)
+
+
+def _argument(call: ast.Call, arg: Arg) -> Any:
+    """The expression a call gives for *arg*, None when it gives none, _UNKNOWN_ARG when it cannot be told."""
+    if arg.keyword:
+        for keyword in call.keywords:
+            if keyword.arg == arg.keyword:
+                return keyword.value
+    if arg.position is not None:
+        for index, value in enumerate(call.args):
+            if isinstance(value, ast.Starred):
+                return _UNKNOWN_ARG
+            if index == arg.position:
+                return value
+    return None
+
+
+def _passes_keyword(call: ast.Call, keyword: Optional[str]) -> bool:
+    return bool(keyword) and any(k.arg == keyword for k in call.keywords)
+
+
+def _keys_set_in_place(name: str, scope: Scope) -> set[str]:
+    """Constant keys that the scope stores into the dict *name* (``d["k"] = v``, ``d.update(k=v)``)."""
+    keys = set()
+    for node in ast.walk(scope.node):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                and node.value.id == name and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str):
+            keys.add(node.slice.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update"
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
+            keys.update(k.arg for k in node.keywords if k.arg)
+    return keys
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's own body (not of nested defs, classes or lambdas)."""
+    stack = list(reversed(getattr(function, "body", [])))
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
+
+
+def _calls_of(unit: Unit, function: ast.AST) -> list[tuple[ast.Call, Site]]:
+    """The calls that run when *function* runs (its own body; the module body for the module's tree), from the
+    index, in source order."""
+    by_function = unit.module.derived.get("calls_by_function")
+    if by_function is None:
+        by_function = {}
+        for call, site in unit.index.calls:
+            owner = site.scope.function_scope()
+            key = id(owner.node) if owner is not None and owner.kind == "function" else (
+                id(owner.node) if owner is not None else id(unit.index.tree))
+            by_function.setdefault(key, []).append((call, site))
+        unit.module.derived["calls_by_function"] = by_function
+    return by_function.get(id(function), [])
+
+
+def _iterations_of(unit: Unit, function: ast.AST) -> list:
+    by_function = unit.module.derived.get("iterations_by_function")
+    if by_function is None:
+        by_function = {}
+        for iterable, report, site in unit.index.iterations:
+            owner = site.scope.function_scope()
+            key = id(owner.node) if owner is not None else id(unit.index.tree)
+            by_function.setdefault(key, []).append((iterable, report, site))
+        unit.module.derived["iterations_by_function"] = by_function
+    return by_function.get(id(function), [])
+
+
+def _attribute_stores(unit: Unit, function: ast.AST) -> list:
+    """``x.attr = value`` (and ``setattr(x, "attr", value)``) statements of a function's own body, or of the
+    module's body for the module's tree: (statement, x, attr, value)."""
+    return _stores(unit)[0].get(id(function), [])
+
+
+def _stores(unit: Unit) -> tuple[dict, dict]:
+    """The attribute stores and the item stores (``x[k] = value``: (statement, x, value)) of every function of a
+    module (and of its body), by the function's id: one walk of the module, kept with it."""
+    found = unit.module.derived.get("stores")
+    if found is not None:
+        return found
+    attributes: dict[int, list] = {}
+    items: dict[int, list] = {}
+    stack: list[tuple[ast.AST, int]] = [(child, id(unit.index.tree)) for child in reversed(unit.index.tree.body)]
+    while stack:
+        node, owner = stack.pop()
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and getattr(node, "value", None) is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute):
+                    attributes.setdefault(owner, []).append((node, target.value, target.attr, node.value))
+                elif isinstance(target, ast.Subscript) and isinstance(node, ast.Assign):
+                    items.setdefault(owner, []).append((node, target.value, node.value))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                and node.value.func.id == "setattr" and len(node.value.args) == 3 \
+                and isinstance(node.value.args[1], ast.Constant) and isinstance(node.value.args[1].value, str):
+            attributes.setdefault(owner, []).append((node, node.value.args[0], node.value.args[1].value,
+                                                     node.value.args[2]))
+        if isinstance(node, ast.expr):
+            continue  # (statements hold the stores; a lambda's body is an expression)
+        inner = id(node) if isinstance(node, FUNCTION_NODES) else owner
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            if isinstance(child, (ast.stmt, ast.excepthandler)) or type(child).__name__ == "match_case":
+                stack.append((child, inner))
+    found = unit.module.derived["stores"] = (attributes, items)
+    return found
+
+
+def _scope_stores(unit: Unit, scope: Scope) -> list:
+    """``x.attr = value`` statements of a scope's own code (a function's body, or the module's)."""
+    return _stores(unit)[0].get(id(scope.node), [])
+
+
+def _scope_item_stores(unit: Unit, scope: Scope) -> list:
+    """``x[k] = value`` statements of a scope's own code."""
+    return _stores(unit)[1].get(id(scope.node), [])
+
+
+JOBLIB_MULTIPROCESSING = SpawnAPI("joblib.Parallel(backend=multiprocessing)", (),
+                                  '`joblib.Parallel(backend="multiprocessing")`', kind="call",
+                                  payload_with_tasks=True)
+_JOBLIB_DELAYED = frozenset({"joblib.delayed", "joblib.parallel.delayed"})
+
+
+def _joblib_tasks(call: ast.Call, unit: Unit, scope: Scope) -> Iterator[tuple[ast.expr, list]]:
+    """(function, its arguments) of each ``delayed(f)(args)`` task given to a ``Parallel(...)`` call."""
+    for node in (n for arg in call.args for n in ast.walk(arg)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and node.func.args
+                and unit.resolver.qualname(node.func.func, scope) in _JOBLIB_DELAYED):
+            yield node.func.args[0], list(node.args)
+
+
+#: A start that waits for a caller: the iteration of a parameter that may be a worker object.
+def _project_objects(values: frozenset) -> bool:
+    """Whether *values* are known, and all classes or instances of classes of the project."""
+    return bool(values) and all(o.kind in (CLASS, INST) for o in values)
+
+
+_ITER_API = SpawnAPI("<iterated>", (), "<iterated>", kind="object", start_methods=("__iter__",))
+#: A start that waits for a caller: a method call on a parameter that may be a worker object.
+_SYMBOLIC_API = SpawnAPI("<method>", (), "<method>", kind="object")
+
+
+def function_returns(function: ast.AST) -> list[ast.expr]:
+    from .workers import function_returns as returns
+
+    return returns(function)
+
+
+def _never_used(call: ast.Call, site: Site) -> bool:
+    from .workers import _never_used as never_used
+
+    return never_used(call, site)
+
+
+#: Statements looked at when finding the branches of a scope: a bound on pathological inputs.
+MAX_BRANCH_STATEMENTS = 5000
+
+
+def _branch_paths(root: ast.AST, wanted: set) -> dict:
+    out: dict = {}
+    stack: list = [(child, ()) for child in getattr(root, "body", [])]
+    seen = 0
+    while stack and len(out) < len(wanted) and seen < MAX_BRANCH_STATEMENTS:
+        stmt, path = stack.pop()
+        seen += 1
+        if stmt in wanted:
+            out[stmt] = path
+        if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            for child in getattr(stmt, name, ()):
+                if isinstance(child, ast.stmt):
+                    stack.append((child, (*path, (stmt, name))))
+        for handler in getattr(stmt, "handlers", ()):
+            for child in handler.body:
+                stack.append((child, (*path, (stmt, "handlers"))))
+    return out
+
+
+def _exclusive(first: tuple, second: tuple) -> bool:
+    for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):
+        if stmt_a is not stmt_b:
+            return False
+        if field_a != field_b:
+            return isinstance(stmt_a, ast.If)
+    return False
+
+
+def main_guard_statements(unit: Unit) -> set:
+    return unit.guarded()
+
+
+__all__ = ["Engine", "Unit", "Obj", "Flow", "SinkUse", "StartUse", "Step", "Hop", "is_main_guard", "never_runs"]
