@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .index import FUNCTION_NODES, ModuleIndex, Scope, Site
+from .index import FUNCTION_NODES, ModuleIndex, Scope, Site, branch_paths, exclusive_branches
 from .names import Resolver
 from .workers import resolve_callee
 
@@ -77,46 +77,10 @@ class Flow:
                   and b.value is not None and (line is None or b.line <= line)]
         if not others:
             return []
-        paths = _branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
+        paths = branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
         mine = paths.get(chosen.node)
         return [(b.value, b.scope) for b in others
-                if mine is not None and b.node in paths and _exclusive(mine, paths[b.node])]
-
-
-#: Statements looked at when finding the branches of a scope: a bound on pathological inputs.
-MAX_BRANCH_STATEMENTS = 5000
-
-
-def _branch_paths(root: ast.AST, wanted: set) -> dict[ast.AST, tuple]:
-    """For each statement in *wanted*: its path from *root* as ((statement, field), ...), without entering defs."""
-    out: dict[ast.AST, tuple] = {}
-    stack: list[tuple[ast.AST, tuple]] = [(child, ()) for child in getattr(root, "body", [])]
-    seen = 0
-    while stack and len(out) < len(wanted) and seen < MAX_BRANCH_STATEMENTS:
-        stmt, path = stack.pop()
-        seen += 1
-        if stmt in wanted:
-            out[stmt] = path
-        if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            for child in getattr(stmt, field, ()):
-                if isinstance(child, ast.stmt):
-                    stack.append((child, (*path, (stmt, field))))
-        for handler in getattr(stmt, "handlers", ()):
-            for child in handler.body:
-                stack.append((child, (*path, (stmt, "handlers"))))
-    return out
-
-
-def _exclusive(first: tuple, second: tuple) -> bool:
-    """Whether two paths part in different branches of one ``if`` (so at most one of them runs)."""
-    for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):
-        if stmt_a is not stmt_b:
-            return False
-        if field_a != field_b:
-            return isinstance(stmt_a, ast.If)
-    return False
+                if mine is not None and b.node in paths and exclusive_branches(mine, paths[b.node])]
 
 
 def _bound_receivers(function: ast.AST, scope: Scope) -> int:

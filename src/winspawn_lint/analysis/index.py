@@ -353,3 +353,39 @@ def _walk_function_body(function: ast.AST) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda, ast.expr)):
                 stack.append(child)
+
+
+#: Statements looked at when finding the branches of a scope: a bound on pathological inputs.
+MAX_BRANCH_STATEMENTS = 5000
+
+
+def branch_paths(root: ast.AST, wanted: set) -> dict[ast.AST, tuple]:
+    """For each statement in *wanted*: its path from *root* as ((statement, field), ...), without entering defs."""
+    out: dict[ast.AST, tuple] = {}
+    stack: list[tuple[ast.AST, tuple]] = [(child, ()) for child in getattr(root, "body", [])]
+    seen = 0
+    while stack and len(out) < len(wanted) and seen < MAX_BRANCH_STATEMENTS:
+        stmt, path = stack.pop()
+        seen += 1
+        if stmt in wanted:
+            out[stmt] = path
+        if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            for child in getattr(stmt, name, ()):
+                if isinstance(child, ast.stmt):
+                    stack.append((child, (*path, (stmt, name))))
+        for handler in getattr(stmt, "handlers", ()):
+            for child in handler.body:
+                stack.append((child, (*path, (stmt, "handlers"))))
+    return out
+
+
+def exclusive_branches(first: tuple, second: tuple) -> bool:
+    """Whether two paths part in different branches of one ``if`` (so at most one of them runs)."""
+    for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):
+        if stmt_a is not stmt_b:
+            return False
+        if field_a != field_b:
+            return isinstance(stmt_a, ast.If)
+    return False

@@ -41,7 +41,7 @@ from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
-from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site
+from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches
 
 if TYPE_CHECKING:
     from .project import Project, ProjectModule
@@ -646,9 +646,9 @@ class Engine:
                   and b.value is not None and (line is None or b.line <= line)]
         if not others:
             return []
-        paths = _branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
+        paths = branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
         mine = paths.get(chosen.node)
-        return [b for b in others if mine is not None and b.node in paths and _exclusive(mine, paths[b.node])]
+        return [b for b in others if mine is not None and b.node in paths and exclusive_branches(mine, paths[b.node])]
 
     def _binding(self, binding: Binding, unit: Unit) -> frozenset:
         kind = binding.kind
@@ -2333,40 +2333,6 @@ def _never_used(call: ast.Call, site: Site) -> bool:
     from .workers import _never_used as never_used
 
     return never_used(call, site)
-
-
-#: Statements looked at when finding the branches of a scope: a bound on pathological inputs.
-MAX_BRANCH_STATEMENTS = 5000
-
-
-def _branch_paths(root: ast.AST, wanted: set) -> dict:
-    out: dict = {}
-    stack: list = [(child, ()) for child in getattr(root, "body", [])]
-    seen = 0
-    while stack and len(out) < len(wanted) and seen < MAX_BRANCH_STATEMENTS:
-        stmt, path = stack.pop()
-        seen += 1
-        if stmt in wanted:
-            out[stmt] = path
-        if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            for child in getattr(stmt, name, ()):
-                if isinstance(child, ast.stmt):
-                    stack.append((child, (*path, (stmt, name))))
-        for handler in getattr(stmt, "handlers", ()):
-            for child in handler.body:
-                stack.append((child, (*path, (stmt, "handlers"))))
-    return out
-
-
-def _exclusive(first: tuple, second: tuple) -> bool:
-    for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):
-        if stmt_a is not stmt_b:
-            return False
-        if field_a != field_b:
-            return isinstance(stmt_a, ast.If)
-    return False
 
 
 def main_guard_statements(unit: Unit) -> set:
