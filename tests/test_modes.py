@@ -273,7 +273,7 @@ def project(tmp_path) -> Path:
 def test_the_generated_project_has_findings_that_depend_on_its_other_files(project):
     status, out, _ = cli(project, "-j", "1", "--no-cache", ".")
     found = {line.split(":")[0] + " " + line.split(": ")[1].split()[0] for line in out.splitlines() if ": WSP" in line}
-    assert {"train_config.py WSP201", "train_weights.py WSP103", "train_frames.py WSP301", "train_star.py WSP202",
+    assert {"train_config.py WSP201", "weights.py WSP103", "train_frames.py WSP301", "train_star.py WSP202",
             "pool_imported.py WSP101", "pool_alone.py WSP101",
             "explore.ipynb WSP206"} <= found, out
 
