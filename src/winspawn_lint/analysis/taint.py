@@ -63,6 +63,8 @@ MAX_CALLERS = 24
 #: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
 MAX_IMPORTERS = 48
 IMPORTER_DEPTH = 2
+#: Sinks, starts and stores one summary takes from the functions it calls (of each kind).
+MAX_SUMMARY_ITEMS = 256
 #: Modules one file's analysis reads (their trees stay alive while it runs: this bounds its memory).
 MAX_UNITS = 96
 
@@ -1338,13 +1340,15 @@ class Engine:
         else:
             return
         hop = Hop(name, unit.path, getattr(call, "lineno", 0), call, site)
-        for sink in inner.sinks:
+        # A summary takes at most MAX_SUMMARY_ITEMS of each kind from its callees: each call copies its callee's
+        # into the caller, which on a deep call graph grows without end (torch/_dynamo: gigabytes).
+        for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
             summary.sinks.append(self._bound_sink(sink, binding, hop))
-        for start in inner.starts:
+        for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
             bound = self._bound_start(start, binding, hop)
             if bound is not None:
                 summary.starts.append(bound)
-        for store in inner.stores:
+        for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
             summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
                                         self.substitute(store.value, binding), store.stmt, store.unit, store.method))
         if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
