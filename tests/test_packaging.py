@@ -265,7 +265,7 @@ def test_the_installed_language_server_answers_over_stdio(venv, tmp_path):
          "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
         {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": document, "languageId": "python", "version": 1, "text": HAZARD}}},
+            "uri": document, "languageId": "python", "version": 1, "text": LAMBDA_POOL}}},
     ]
     server = subprocess.Popen([str(bindir / "winspawn-lint"), "server"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_venv_env(venv))
