@@ -195,7 +195,7 @@ def test_a_fix_that_would_leave_a_notebook_definition_is_not_applied(tmp_path):
     path.write_text(text, encoding="utf-8")
     proc = run("--fix", "nb.ipynb", cwd=tmp_path)
     assert proc.returncode == 1
-    assert "would introduce WSP206; skipped" in proc.stderr
+    assert "WSP201 not fixed: its fix would add WSP206 finding" in proc.stderr
     assert "nb.ipynb:cell 1:3:20: WSP201" in proc.stdout
     assert path.read_text(encoding="utf-8") == text
 

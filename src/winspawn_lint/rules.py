@@ -105,6 +105,7 @@ WSP105 = Rule(
     FixSafety.SAFE,
     "The main guard does not begin with `multiprocessing.freeze_support()`.",
     breaks=WINDOWS_ONLY,
+    masked_by=(WSP102,),
 )
 
 WSP106 = Rule(
@@ -231,9 +232,10 @@ WSP902 = Rule(
     "`DataLoader` with workers iterated in a loop (line {line}) without `persistent_workers=True`: every "
     "iteration starts new workers, and each spawned worker re-imports this module again",
     False,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "A `DataLoader` with workers and no `persistent_workers=True` is iterated once per epoch (performance).",
     breaks=SPAWN_ONLY,
+    fix_needs_hint=True,
     masked_by=(WSP101,),
 )
 

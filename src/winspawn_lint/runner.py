@@ -148,7 +148,8 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
     settings = job.settings
     # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
     checked = check(src.text, filename, settings, project=project, parse_clean=job.report_unparsable)
-    found = checked.findings
+    found, declined = _fixability(src.text, checked.findings, filename, checked.tree, project, settings,
+                                  job.unsafe_fixes)
     record = _Checked(checked.lines is not None or job.report_unparsable, found)
     result.findings = found
     if job.keep_lines and checked.lines is not None:
@@ -158,12 +159,34 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
     result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
     if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
         outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
-                       grade_note(result.findings, grade, job.unsafe_fixes))
+                       grade_note(result.findings, grade, job.unsafe_fixes), declined)
         record.fix = (cache.fix_key(job.unsafe_fixes, result.findings), outcome)
         apply_outcome(filename, src, result, job, from_stdin, outcome, project)
-    elif job.fixing:  # nothing to do for the fixer (and no libcst import): say why
-        result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
+    elif job.fixing:  # nothing to do for the fixer: say why
+        result.fix_note = _join(_declined_note(declined), grade_note(result.findings, grade, job.unsafe_fixes))
     return record
+
+
+def _fixability(text: str, findings: list[Finding], filename: Optional[str], tree: Optional[ast.Module],
+                project: "Project", settings: Settings, unsafe: bool) -> tuple[list[Finding], dict]:
+    """``findings`` with the safety of the fix ``--fix`` would make of each on this text (``NONE`` where the fixer
+    declines it: a finding shows ``[*]`` only when its fix would be applied), and why each one that a run with
+    ``unsafe`` leaves is left (see :func:`.fix.fixable`)."""
+    if not any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
+        return findings, {}
+    from .fix import fixable
+
+    found = fixable(text, findings, _checker(filename, settings, project), filename=filename, tree=tree,
+                    line_length=project.line_length(filename))
+    return found.findings, found.declined if unsafe else {**found.declined, **found.unsafe}
+
+
+def _declined_note(declined: dict) -> Optional[str]:
+    if not declined:
+        return None
+    from .fix import declined_note
+
+    return declined_note(declined)
 
 
 def fix_source(text: str, filename: Optional[str], settings: Settings, unsafe: bool,
@@ -173,17 +196,19 @@ def fix_source(text: str, filename: Optional[str], settings: Settings, unsafe: b
     from .pipeline import check
 
     checked = check(text, filename, settings, project=project)
-    findings, grade = regrade(checked.findings, filename, text, project)
+    found, declined = _fixability(text, checked.findings, filename, checked.tree, project, settings, unsafe)
+    findings, grade = regrade(found, filename, text, project)
     return _fix(text, filename, settings, unsafe, project, findings, checked.tree,
-                grade_note(findings, grade, unsafe))
+                grade_note(findings, grade, unsafe), declined)
 
 
 def _fix(text: str, filename: Optional[str], settings: Settings, unsafe: bool, project: "Project",
-         findings: list[Finding], tree: Optional[ast.Module], note: Optional[str]) -> "FixOutcome":
+         findings: list[Finding], tree: Optional[ast.Module], note: Optional[str],
+         declined: Optional[dict] = None) -> "FixOutcome":
     from .fix import fix_text
 
     return fix_text(text, findings, _checker(filename, settings, project), filename=filename, unsafe=unsafe,
-                    tree=tree, line_length=project.line_length(filename), note=note)
+                    tree=tree, line_length=project.line_length(filename), note=note, declined=declined)
 
 
 def _checker(filename: Optional[str], settings: Settings, project: "Project"):
@@ -229,8 +254,8 @@ def _declined(findings: list[Finding], job: Job) -> list[Finding]:
     return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
 
 
-def _join(note: Optional[str], more: str) -> str:
-    return f"{note}; {more}" if note else more
+def _join(note: Optional[str], more: Optional[str]) -> Optional[str]:
+    return f"{note}; {more}" if note and more else note or more
 
 
 def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job, project: "Project",

@@ -68,8 +68,13 @@ def grade(path: Optional[str], text: str, project: "Project") -> Grade:
 
 
 def needs_grade(findings: Sequence[Finding]) -> bool:
-    """Whether a finding's fix safety depends on the file (the main-guard wrap's does)."""
-    return any(f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE for f in findings)
+    """Whether a finding's fix safety depends on the file (the main-guard wrap's does, when it has one)."""
+    return any(_graded(f) for f in findings)
+
+
+def _graded(finding: Finding) -> bool:
+    return finding.rule in WRAP_RULES and finding.rule.fix_safety is FixSafety.UNSAFE \
+        and finding.fix_safety is not FixSafety.NONE
 
 
 def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
@@ -79,8 +84,7 @@ def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
     if not needs_grade(findings):
         return list(findings), None
     found = grade(path, text, project)
-    return [replace(f, fix_safety=found.safety) if f.rule in WRAP_RULES and f.rule.fix_safety is FixSafety.UNSAFE
-            else f for f in findings], found
+    return [replace(f, fix_safety=found.safety) if _graded(f) else f for f in findings], found
 
 
 def project_root(path: str) -> str:
@@ -152,7 +156,9 @@ def grade_note(findings: Sequence[Finding], found: Optional[Grade], unsafe: bool
     """The fix note on the wrap's grade: why it applies as a safe fix, or why it needs ``--unsafe-fixes``."""
     if found is None:
         return None
-    codes = ", ".join(sorted({f.code for f in findings if f.rule in WRAP_RULES}))
+    codes = ", ".join(sorted({f.code for f in findings if _graded(f)}))
+    if not codes:  # every wrap here is declined: its findings' notes say why
+        return None
     if found.safety is FixSafety.SAFE:
         return f"moving code under the main guard ({codes}) is a safe fix here: {found.reason}"
     if not unsafe:

@@ -93,6 +93,22 @@ class ScopeTree:
             out |= {name for name in scope.reads if self.resolve(scope, name) is self.module}
         return out
 
+    def run_time_reads(self, stmt: ast.stmt) -> set[str]:
+        """Names the module-level statement ``stmt`` reads from the module scope when it runs: its own code, a
+        definition's decorators, defaults, annotations and bases, and the class bodies and comprehensions it runs
+        (not the bodies of the functions and lambdas it defines: they run when called)."""
+        if stmt in self.scope_of:
+            parts: list[Scope] = [_Part(self._owner_parts(stmt))]
+            running = [self.scope_of[stmt]] if self.scope_of[stmt].kind == "class" else []
+        else:
+            parts = [_Part(self._module_parts(stmt))]
+            running = [scope for scope in self._child_scopes(stmt) if scope.kind in _RUN_WITH_IT]
+        while running:  # each scope is pushed once, by its parent
+            scope = running.pop()
+            parts.append(scope)
+            running.extend(child for child in scope.children if child.kind in _RUN_WITH_IT)
+        return {name for scope in parts for name in scope.reads if self.resolve(scope, name) is self.module}
+
     def enclosing_reads(self, node: ast.AST) -> dict[str, tuple[Scope, Position]]:
         """Names the function, lambda or class ``node`` (with everything nested in it) reads from the
         function scopes around it: for each, the scope it is found in and where it is first read."""
@@ -294,6 +310,8 @@ def _names_in_scope(node: ast.AST, tree: ScopeTree) -> list[ast.Name]:
         stack.extend(ast.iter_child_nodes(current))
     return out
 
+
+_RUN_WITH_IT = ("class", "comprehension")  # scopes whose code runs when the code around them does
 
 # Node types _visit records nothing for (it visits their children): every other kind binds, reads, or opens a
 # scope.  Built from the kinds it handles, so a new kind of node is never skipped by mistake.

@@ -23,6 +23,13 @@ class CannotHoist(Exception):
     """Why a definition cannot move to module level (the fix is skipped, the finding stays)."""
 
 
+def needs_partial(names: list[str]) -> str:
+    """Why a safe run leaves a definition that reads ``names`` from the enclosing function where it is."""
+    listed = ", ".join(f"`{name}`" for name in names)
+    return (f"it reads {listed} from the enclosing function: binding {'them' if len(names) > 1 else 'it'} with "
+            "functools.partial is an unsafe fix (use --unsafe-fixes)")
+
+
 def parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
     """The parent of each top-level statement and of each node on the way down to a node :func:`find_node`
     returned (the rest of the module is not walked: the hoists ask about a few nodes of large scripts).  Shared:
@@ -192,6 +199,32 @@ def unique_name(base: str, taken: Names) -> str:
     name = next(c for c in candidates if c not in _BUILTIN_NAMES and c not in taken)
     taken.add(name)
     return name
+
+
+def import_names(module: ast.Module) -> dict[str, str]:
+    """Top-level import bindings: local name -> what it stands for (``Dataset`` -> ``torch.utils.data.Dataset``,
+    ``tud`` -> ``torch.utils.data``)."""
+    out: dict[str, str] = {}
+    for statement in module.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            for alias in statement.names:
+                out[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    return out
+
+
+def qualified_name(expr: ast.expr, imports: dict[str, str]) -> Optional[str]:
+    """``torch.utils.data.DataLoader`` for ``DataLoader``, ``tud.DataLoader`` or ``torch.utils.data.DataLoader``
+    (``imports``: :func:`import_names`); None for an expression that is not a dotted name."""
+    parts = []
+    while isinstance(expr, ast.Attribute):  # one step per attribute of a finite expression
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    return ".".join([imports.get(expr.id, expr.id), *reversed(parts)])
 
 
 def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:

@@ -27,10 +27,13 @@ from typing import Optional
 
 from .. import rules
 from ..io.source import split_lines
-from ._base import WinspawnCodemod, positions_of
-from ._tree import CannotHoist, enclosing_free_variables, is_plain_default, top_level_statement, unique_name
+from ..rules import FixSafety
+from ._base import Codemod, Edit, positions_of
+from ._tree import (CannotHoist, enclosing_free_variables, is_plain_default, needs_partial, top_level_statement,
+                    unique_name)
 from .lines import Lines, indent_step
-from .style import depth_change, rows_inside
+from .style import line_limit
+from .tokens import depth_change, rows_inside
 
 
 @dataclass
@@ -42,7 +45,7 @@ class _Plan:
     replacement: str = ""
 
 
-class HoistLambda(WinspawnCodemod):
+class HoistLambda(Codemod):
     DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
     FIXES = (rules.WSP201, rules.WSP202, rules.WSP204, rules.WSP901)
 
@@ -50,9 +53,7 @@ class HoistLambda(WinspawnCodemod):
     def wants(finding) -> bool:
         return "lambda" in finding.fix_hint
 
-    ON_TEXT = True
-
-    def transform_text_impl(self, text: str) -> str:
+    def edit(self, text: str) -> list[Edit]:
         located = self.locate(text, (ast.Lambda,), "lambda")
         module, parent, scopes, taken, positions = (located.module, located.parent, located.scopes, located.taken,
                                                     positions_of(text))
@@ -73,12 +74,11 @@ class HoistLambda(WinspawnCodemod):
                 self.note(finding, str(why))
                 continue
             if free and not self.unsafe:
-                self.note(finding, f"it reads {', '.join(free)} from the enclosing function "
-                                   "(binding them with functools.partial is an unsafe fix: use --unsafe-fixes)")
+                self.note(finding, needs_partial(free))
                 continue
             plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding], node)
         if not plans:
-            return text
+            return []
 
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
         lines = Lines(text)
@@ -86,7 +86,7 @@ class HoistLambda(WinspawnCodemod):
         indent = indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}
         source: Optional[list[str]] = None  # the module's rows (no line ends), split for a multi-line body
-        limit = self.context.line_length
+        limit = line_limit(lines.rows, self.line_length)
         inserts: dict[int, list[str]] = {}  # index of a top-level statement -> definitions before it
         for key, plan in sorted(plans.items()):
             parts = _parts(lines, plan.node)
@@ -116,16 +116,19 @@ class HoistLambda(WinspawnCodemod):
                     f"{header}\n{indent}return {body}\n")
             plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
             lines.replace_node(plan.node, plan.replacement)
-            self.applied.extend(plan.findings)
+            if plan.free:
+                self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+            else:
+                self.fixes(plan.findings)
         if not any(plan.replacement for plan in plans.values()):
-            return text
+            return []
         for index, definitions in inserts.items():
             # Two blank lines around a top-level def (pycodestyle E302, E305), none at the top of the file; the
             # statement after them keeps its comment rows, after two blank rows.
             at = lines.top_leading(module, index)
             blanks = lines.blank_run(at) if index else 0
             lines.replace(at, at + blanks - 1, ("\n\n" if index else "") + "\n\n".join(definitions) + "\n\n")
-        return lines.edited()
+        return lines.edits()
 
 
 def _parts(lines: Lines, node: ast.Lambda) -> Optional[tuple[str, str, tuple[int, int]]]:

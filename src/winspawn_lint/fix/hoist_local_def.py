@@ -35,12 +35,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
+from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod
-from ._tree import CannotHoist, ancestors, enclosing_free_variables, find_node, top_level_statement, unique_name
-from ..io.source import split_rows
-from .lines import CannotEdit, Lines, char_column, indent_step, indented
-from .style import wrap_call
+from ..io.source import split_lines, split_rows
+from ..rules import FixSafety
+from ._base import CannotEdit, Codemod, Edit
+from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, needs_partial, top_level_statement,
+                    unique_name)
+from .lines import Lines, indent_step, indented
+from .style import line_limit, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _MAX_HELPER_DEPTH = 50  # local functions calling local functions: deeper chains take more passes
@@ -57,7 +60,7 @@ class _Plan:
     shared: bool = False  # an identical definition is already at module level, or hoisted by another plan
 
 
-class HoistLocalDef(WinspawnCodemod):
+class HoistLocalDef(Codemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
     FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
 
@@ -65,9 +68,7 @@ class HoistLocalDef(WinspawnCodemod):
     def wants(finding) -> bool:
         return "def" in finding.fix_hint
 
-    ON_TEXT = True
-
-    def transform_text_impl(self, text: str) -> str:
+    def edit(self, text: str) -> list[Edit]:
         located = self.locate(text, _DEFS, "def")
         module, parent, scopes, taken = located.module, located.parent, located.scopes, located.taken
         lines = Lines(text)
@@ -98,8 +99,7 @@ class HoistLocalDef(WinspawnCodemod):
             find_node(module, _DEFS, node.lineno, node.col_offset)  # a helper's parents (the scopes found it)
             free = self._check(node, scopes)
             if free and not self.unsafe:
-                raise CannotHoist(f"it reads {', '.join(free)} from the enclosing function (binding them with "
-                                  "functools.partial is an unsafe fix: use --unsafe-fixes)")
+                raise CannotHoist(needs_partial(free))
             # A local function it calls is hoisted with it, in the same pass (else a chain of them would take one
             # pass each): one that keeps its name at module level is no longer taken from the enclosing function.
             if depth < _MAX_HELPER_DEPTH:
@@ -140,13 +140,13 @@ class HoistLocalDef(WinspawnCodemod):
                 self.note(finding, str(why))
         plan = None  # the recursive closure held itself, and the module with it, in a cycle
         if not plans:
-            return text
+            return []
         return self._edit(lines, module, parent, plans)
 
-    def _edit(self, lines: Lines, module: ast.Module, parent: dict, plans: dict[int, _Plan]) -> str:
+    def _edit(self, lines: Lines, module: ast.Module, parent: dict, plans: dict[int, _Plan]) -> list[Edit]:
         """The text with each planned definition hoisted, and what stands in its place."""
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        limit = self.context.line_length
+        limit = line_limit(lines.rows, self.line_length)
         step = indent_step(module, lines)
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         hoisted: dict[int, list[str]] = {}  # top-level statement index -> definitions before it
@@ -200,7 +200,7 @@ class HoistLocalDef(WinspawnCodemod):
             except CannotEdit as why:
                 # The others may rely on this one (a shared definition, a helper hoisted with its caller): the
                 # pass makes no change, and says why for each.
-                return self._declined(plans, f"{why} (while hoisting `{node.name}`)", lines.text)
+                return self._declined(plans, f"{why} (while hoisting `{node.name}`)")
         for index, definitions in hoisted.items():
             at = lines.top_leading(module, index)
             top = module.body[index]
@@ -211,18 +211,21 @@ class HoistLocalDef(WinspawnCodemod):
             blanks = sum(1 for row in range(at, lines.first(top)) if not lines.row(row).strip())
             lines.insert(at, code + "\n" * max(0, 2 - blanks))
         try:
-            text = lines.edited()
+            lines.edited()
         except CannotEdit as why:
-            return self._declined(plans, str(why), lines.text)
+            return self._declined(plans, str(why))
         for plan in active:
-            self.applied.extend(plan.findings)
-        return text
+            if plan.free:
+                self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+            else:
+                self.fixes(plan.findings)
+        return lines.edits()
 
-    def _declined(self, plans: dict[int, _Plan], why: str, text: str) -> str:
+    def _declined(self, plans: dict[int, _Plan], why: str) -> list[Edit]:
         for plan in plans.values():
             for finding in plan.findings:
                 self.note(finding, why)
-        return text
+        return []
 
     def _hoisted(self, fragment: str, row: int, plan: _Plan, limit: int, step: str) -> str:
         """The module-level definition made of ``fragment`` (the local one's rows at column 0; its header on
@@ -244,7 +247,7 @@ class HoistLocalDef(WinspawnCodemod):
         has_params = tokens[first].string != ")"
         extra = ", ".join(plan.free) + (", " if has_params else "")
         text = _spliced(rows, [*edits, (tokens[first].start, tokens[first].start, extra)])
-        header = text.split("\n")[row - 1]  # rows as the tokenizer numbers them (no break at a form feed)
+        header = split_lines(text)[row - 1]
         # What stood between `(` and the first parameter makes way for the new row, unless it holds a comment.
         if len(header) <= limit or any(t.type == tokenize.COMMENT for t in tokens[opening + 1:first]):
             return text

@@ -308,7 +308,8 @@ def _per_epoch_workers(ctx: Context) -> None:
         if outer is None or _within(ctor, outer):
             continue  # iterated once, or a new loader every epoch (persistence would not help)
         ctx.worker = (api, ctx.finder.explicit_method(ctor, ctor_scope), False)
-        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=outer.lineno)
+        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=outer.lineno,
+                 fix_hint={"loader": span(ctor)})
         ctx.worker = None
 
 
