@@ -68,7 +68,8 @@ def test_each_declined_finding_is_noted_once_at_its_place_on_disk():
     path = FIXTURES_DIR / "fix_declined_wrap_keeps_lambda_hoist.py"
     outcome = fix_text(path.read_text(encoding="utf-8"), str(path), ALL, unsafe=True)
     assert outcome.note.count("WSP103 not fixed") == 1
-    assert outcome.note.startswith("13:9: WSP103 not fixed: `table` is read by code that runs in worker processes")
+    assert outcome.note.startswith("13:9: WSP103 not fixed: `table`, which it assigns, is read by code that runs in "
+                                   "worker processes")
 
 
 def test_diff_reports_what_it_leaves_at_on_disk_lines(tmp_path, capsys):

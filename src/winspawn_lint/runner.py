@@ -174,10 +174,14 @@ def _fixability(text: str, findings: list[Finding], filename: Optional[str], tre
     ``unsafe`` leaves is left (see :func:`.fix.fixable`)."""
     if not any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
         return findings, {}
+    from .analysis.importers import WRAP_RULES
     from .fix import fixable
+    from .io.line_length import DEFAULT_MAX_LINE_LENGTH
 
+    # Only the guard wrap's plan depends on the line length (a moved line with no clean break declines it).
+    wraps = any(f.rule in WRAP_RULES for f in findings)
     found = fixable(text, findings, _checker(filename, settings, project), filename=filename, tree=tree,
-                    line_length=project.line_length(filename))
+                    line_length=project.line_length(filename) if wraps else DEFAULT_MAX_LINE_LENGTH)
     return found.findings, found.declined if unsafe else {**found.declined, **found.unsafe}
 
 

@@ -35,7 +35,7 @@ from ..finding import Finding
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
 from ..io.source import split_lines
 from ..rules import RULES, FixSafety
-from ._base import CannotEdit, Codemod, Fix, apply_edits, forget_texts, remember_tree, syntax_tree
+from ._base import LINE_REF, CannotEdit, Codemod, Fix, apply_edits, as_said, forget_texts, remember_tree, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
@@ -115,16 +115,16 @@ def fixable(text: str, findings: list[Finding], check: Check, *, filename: Optio
             for finding in targets:  # a finding its codemods neither fix nor decline is not fixed either
                 verdicts.setdefault(id(finding), None)
             try:
-                fix = codemod_class(filename, targets, unsafe=True, line_length=line_length).plan(text)
+                fix = codemod_class(filename, targets, unsafe=True, line_length=line_length, decide=True).plan(text)
             except Exception as error:  # a codemod bug: say so, and promise nothing
                 fix = Fix(declined=[(f, _failed(error)) for f in targets])
             for finding, why in fix.declined:
-                reasons.setdefault((finding.code, finding.line, finding.col), why)
+                reasons.setdefault((finding.code, finding.line, finding.col), as_said(why))
             for finding, safety, why in fix.fixed:
                 verdicts[id(finding)] = safety
                 if safety is FixSafety.UNSAFE and why:
-                    unsafe[(finding.code, finding.line, finding.col)] = why
-            if fix.edits:
+                    unsafe[(finding.code, finding.line, finding.col)] = as_said(why)
+            if fix.fixed:
                 editing.append(codemod_class)
             uncertain = uncertain or bool(fix.declined and [c for c in editing if c is not codemod_class])
         if uncertain:
@@ -332,7 +332,7 @@ class _Run:
                 self._decline(finding, problem, current)
             return None
         for finding, what in fix.remarks:
-            self.remarks.setdefault(self._key(finding, current), []).append(what)
+            self.remarks.setdefault(self._key(finding, current), []).append(self._on_disk(what, current))
         return new
 
     def _verify(self, new: str, current: str) -> Optional[str]:
@@ -363,7 +363,12 @@ class _Run:
     def _decline(self, finding: Finding, why: str, current: str) -> None:
         key = self._key(finding, current)
         self.declines.pop(key, None)  # re-inserted: the notes come in the order of their last reasons
-        self.declines[key] = why
+        self.declines[key] = self._on_disk(why, current)
+
+    def _on_disk(self, said: str, current: str) -> str:
+        """``said`` with each row it names (:func:`._base.line_ref`) numbered as in the original text."""
+        line_map = _line_map(self.text, current) if current != self.text else {}
+        return LINE_REF.sub(lambda match: str(line_map.get(int(match[1]), int(match[1]))), said)
 
     def reasons(self, unfixed: list[Finding]) -> dict[tuple[str, int, int], str]:
         """Why each finding left (of the original, at its place there) was not fixed: the last reason given."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional, Sequence
 
@@ -60,6 +61,21 @@ class Fix:
     imports: list[tuple[str, Optional[str]]] = field(default_factory=list)
 
 
+def line_ref(row: int) -> str:
+    """``line N`` for a reason or remark: the driver says it as the row's number in the text on disk (a codemod
+    may run on a text an earlier fix already changed)."""
+    return f"line {_LINE_MARK}{row}{_LINE_MARK}"
+
+
+_LINE_MARK = "\x00"
+LINE_REF = re.compile(f"{_LINE_MARK}(\\d+){_LINE_MARK}")
+
+
+def as_said(text: str) -> str:
+    """A reason or remark of a codemod that ran on the text on disk, as the user reads it."""
+    return LINE_REF.sub(r"\1", text)
+
+
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     """``text`` with every edit made (insertions at one offset keep their order, before a replacement that starts
     there).  Raises :class:`CannotEdit` when two edits overlap."""
@@ -95,10 +111,13 @@ class Codemod:
         return True
 
     def __init__(self, filename: Optional[str], findings: Sequence[Finding], unsafe: bool = True,
-                 line_length: int = DEFAULT_MAX_LINE_LENGTH) -> None:
+                 line_length: int = DEFAULT_MAX_LINE_LENGTH, decide: bool = False) -> None:
         self.filename = filename
         self._given = findings
         self.unsafe = unsafe
+        #: only which findings are fixed, how safely, and which are declined, is asked (the check-time plan): a
+        #: codemod may stop before writing its edits, once nothing it does after can decline a finding
+        self.decide = decide
         #: the project's maximum line length (:mod:`winspawn_lint.io.line_length`): code written keeps to it
         self.line_length = line_length
         self._fix = Fix()
@@ -108,7 +127,7 @@ class Codemod:
         self._fix = Fix()
         self._fix.edits = list(self.edit(text))
         fix, self._fix = self._fix, Fix()
-        if not fix.edits:  # nothing to apply: what it meant to fix stays, without a reason unless one was given
+        if not fix.edits and not self.decide:  # nothing to apply: what it meant to fix stays
             fix.fixed, fix.imports, fix.remarks = [], [], []
         return fix
 
@@ -136,10 +155,14 @@ class Codemod:
         self._fix.imports.append((module, name))
 
     # -- source helpers -------------------------------------------------------------------------------
-    def scopes(self, module: ast.Module, within: Optional[Sequence[ast.stmt]] = None) -> ScopeTree:
+    def scopes(self, module: ast.Module, within: Optional[Sequence[ast.stmt]] = None,
+               focus: Optional[Sequence[ast.AST]] = None, lean: bool = False) -> ScopeTree:
         """The scope model of ``module`` (:func:`syntax_tree`), built once per text; ``within``: the only top-level
-        statements asked about (the others' functions and classes are not walked)."""
-        return _scopes(module, None if within is None else tuple(within))
+        statements asked about (the others' functions and classes are not walked); ``focus``, ``lean``: the nodes
+        asked about in them, and whether code away from them is walked for its bindings only (see
+        :class:`ScopeTree`)."""
+        return _scopes(module, None if within is None else tuple(within), None if focus is None else tuple(focus),
+                       lean)
 
     def locate(self, text: str, kinds: tuple, hint: str) -> Located:
         """The nodes of ``kinds`` the findings' fix hints point at (``finding.fix_hint[hint]``), and what a hoist
@@ -148,9 +171,10 @@ class Codemod:
         found = [(finding, find_node(module, kinds, finding.fix_hint[hint]["line"], finding.fix_hint[hint]["col"]))
                  for finding in self.findings_for(text) if finding.fix_hint.get(hint)]
         parent = parents(module)
-        tops = sorted({top_level_statement(node, parent) for _, node in found if node}, key=lambda stmt: stmt.lineno)
-        return Located(module, parent, [(f, node) for f, node in found if node is not None], self.scopes(module, tops),
-                       module_names(module, text))
+        nodes = [node for _, node in found if node is not None]
+        tops = sorted({top_level_statement(node, parent) for node in nodes}, key=lambda stmt: stmt.lineno)
+        return Located(module, parent, [(f, node) for f, node in found if node is not None],
+                       self.scopes(module, tops, nodes, lean=":=" not in text), module_names(module, text))
 
     def partial_ref(self, tree: ast.Module) -> str:
         """How to spell ``functools.partial`` here, scheduling the import when needed."""
@@ -193,8 +217,10 @@ _TREES: dict[str, ast.Module] = {}  # the last texts parsed, oldest first
 
 def forget_texts() -> None:
     """Drop what is kept per text (trees, positions, scope models, indexes): the fixer is done with a file."""
+    from . import lines
     from ._tree import forget_index
 
+    lines.forget()
     _TREES.clear()
     positions_of.cache_clear()
     # A scope model's scopes refer to their parents and children: unlinked, each is freed by reference counting
@@ -211,12 +237,12 @@ def positions_of(text: str) -> Positions:
     return Positions.of(text)
 
 
-def _scopes(module: ast.Module, within: Optional[tuple]) -> ScopeTree:
-    key = (module, within)
+def _scopes(module: ast.Module, within: Optional[tuple], focus: Optional[tuple], lean: bool) -> ScopeTree:
+    key = (module, within, focus, lean)
     if key not in _SCOPES:
         while len(_SCOPES) >= 4:
             _SCOPES.pop(next(iter(_SCOPES))).unlink()
-        _SCOPES[key] = ScopeTree(module, within)
+        _SCOPES[key] = ScopeTree(module, within, focus, lean)
     return _SCOPES[key]
 
 

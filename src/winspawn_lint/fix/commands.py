@@ -21,7 +21,7 @@ from ..pipeline import check
 from ..rules import RULES
 from ..settings import Settings
 from . import CODEMODS, _applied
-from ._base import Codemod
+from ._base import Codemod, as_said
 
 
 def _command(codemod: type[Codemod]) -> type[CodemodCommand]:
@@ -46,7 +46,7 @@ def _command(codemod: type[Codemod]) -> type[CodemodCommand]:
             fix = codemod(filename, [f for f in findings if f.safety.applies(unsafe) and codemod.wants(f)],
                           unsafe=unsafe, line_length=project.line_length(filename)).plan(text)
             for finding, why in fix.declined:
-                self.warn(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {why}")
+                self.warn(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {as_said(why)}")
             if not fix.edits:
                 return tree
             return cst.parse_module(_applied(text, fix))

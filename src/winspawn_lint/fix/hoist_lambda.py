@@ -79,9 +79,16 @@ class HoistLambda(Codemod):
             plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding], node)
         if not plans:
             return []
+        if self.decide:  # what follows declines only a lambda whose tokens do not split into parameters and body
+            for plan in plans.values():
+                if plan.free:
+                    self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+                else:
+                    self.fixes(plan.findings)
+            return []
+        lines = Lines(text)
 
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        lines = Lines(text)
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         indent = indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}

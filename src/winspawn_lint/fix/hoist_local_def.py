@@ -71,7 +71,7 @@ class HoistLocalDef(Codemod):
     def edit(self, text: str) -> list[Edit]:
         located = self.locate(text, _DEFS, "def")
         module, parent, scopes, taken = located.module, located.parent, located.scopes, located.taken
-        lines = Lines(text)
+        lines = Lines(text) if not self.decide else None
         module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
         # (shape, the top-level statement index it is defined before) of each module-level function: an
@@ -83,7 +83,9 @@ class HoistLocalDef(Codemod):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.decorator_list:
                 module_functions.setdefault(len(stmt.body), []).append((index, stmt))
 
-        def shape_of(node: ast.AST, free: list[str]) -> str:
+        def shape_of(node: ast.AST, free: list[str]) -> Optional[str]:
+            if self.decide:  # sharing one module-level copy changes the edits, not what is fixed
+                return None
             for index, stmt in module_functions.pop(len(node.body), ()):
                 shapes.setdefault(_shape(stmt, [], lines), (stmt.name, index))
             return _shape(node, free, lines)
@@ -107,6 +109,7 @@ class HoistLocalDef(Codemod):
                     helper = _local_function(scopes, node, name)
                     if helper is None:
                         continue
+                    scopes.expand(helper)  # its body was not asked about until now
                     try:
                         helper_plan = plan(helper, [], depth + 1)
                     except CannotHoist:
@@ -140,6 +143,13 @@ class HoistLocalDef(Codemod):
                 self.note(finding, str(why))
         plan = None  # the recursive closure held itself, and the module with it, in a cycle
         if not plans:
+            return []
+        if self.decide:  # what follows declines only rows that cannot be moved (a rare indentation)
+            for hoist in plans.values():
+                if hoist.free:
+                    self.fixes(hoist.findings, FixSafety.UNSAFE, needs_partial(hoist.free))
+                else:
+                    self.fixes(hoist.findings)
             return []
         return self._edit(lines, module, parent, plans)
 

@@ -19,6 +19,7 @@ same edit of a libcst tree gives:
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from collections import Counter
@@ -35,13 +36,8 @@ class Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.rows = split_rows(text)
-        first = self.rows[0] if self.rows else ""
-        #: the text's line end (its first row's): what new rows end with
-        self.newline = first[len(first.rstrip("\r\n")):] or "\n"
-        self._starts = [0]  # row n starts at self._starts[n - 1]; the last entry is the text's end
-        for row in self.rows:
-            self._starts.append(self._starts[-1] + len(row))
+        # row n starts at self._starts[n - 1]; the last entry is the text's end
+        self.rows, self._starts, self.newline = _split(text)
         self._edits: list[Edit] = []
 
     # -- reading ----------------------------------------------------------------------------------------
@@ -178,39 +174,52 @@ def row_groups(body: list[ast.stmt]) -> list[list[ast.stmt]]:
 
 
 def indent_step(module: ast.Module, lines: Lines) -> str:
-    """The module's indentation unit: the step most of its blocks are indented by (the first
-    :data:`_STEPS_SAMPLED` blocks, in source order; four spaces when it has none).  A file indented by four
-    spaces whose first block happens to be indented by two is a four-space file (pycodestyle's E111 and E114
-    count every row of the other unit)."""
+    """The module's indentation unit: the step most of its blocks are indented by (four spaces when it has none).
+    A file indented by four spaces whose first block happens to be indented by two is a four-space file
+    (pycodestyle's E111 and E114 count every row of the other unit)."""
+    return _indent_unit(lines.text)
+
+
+@functools.lru_cache(maxsize=4)
+def _indent_unit(text: str) -> str:
+    """The step most often between a row that opens a block (it ends with ``:``, a comment aside) and the next
+    code row, when that one is indented deeper (by the other's indentation and more); rows are read as text, so a
+    row inside a string may count too: the unit of the file is what most of its blocks say."""
     steps: Counter = Counter()
     first_seen: dict[str, int] = {}
-    todo = list(reversed(module.body))
-    while todo and sum(steps.values()) < _STEPS_SAMPLED:  # each statement is pushed once, by its block
-        node = todo.pop()
-        for body in _blocks(node):
-            if body[0].lineno > node.lineno:
-                outer, inner = lines.indent(node.lineno), lines.indent(body[0].lineno)
-                if inner.startswith(outer) and len(inner) > len(outer):
-                    step = inner[len(outer):]
-                    steps[step] += 1
-                    first_seen.setdefault(step, len(first_seen))
-            todo.extend(reversed(body))
+    opener: Optional[str] = None  # the indentation of the row before, when it opens a block
+    for row in _split(text)[0]:
+        stripped = row.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = row[:len(row) - len(row.lstrip(" \t"))]
+        if opener is not None and len(indent) > len(opener) and indent.startswith(opener):
+            step = indent[len(opener):]
+            steps[step] += 1
+            first_seen.setdefault(step, len(first_seen))
+        code = stripped.split("#", 1)[0].rstrip() if "#" in stripped else stripped
+        opener = indent if code.endswith(":") else None
     if not steps:
         return "    "
     return max(steps, key=lambda step: (steps[step], -first_seen[step]))
 
 
-_STEPS_SAMPLED = 200
+@functools.lru_cache(maxsize=4)
+def _split(text: str) -> tuple[list[str], list[int], str]:
+    """The rows of ``text`` (line ends kept), where each starts (and where the text ends), and its line end (the
+    first row's): made once per text for every codemod and pass that reads it."""
+    rows = split_rows(text)
+    starts = [0]
+    for row in rows:
+        starts.append(starts[-1] + len(row))
+    first = rows[0] if rows else ""
+    return rows, starts, first[len(first.rstrip("\r\n")):] or "\n"
 
 
-def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists of a compound statement (a match statement's cases' bodies)."""
-    if isinstance(node, ast.Match):
-        return [case.body for case in node.cases if case.body]
-    found = [getattr(node, name) for name in ("body", "orelse", "finalbody")
-             if isinstance(getattr(node, name, None), list) and getattr(node, name)]
-    found += [handler.body for handler in getattr(node, "handlers", ()) if handler.body]
-    return [body for body in found if isinstance(body[0], ast.stmt)]
+def forget() -> None:
+    """Drop the rows kept per text (the fixer is done with a file)."""
+    _split.cache_clear()
+    _indent_unit.cache_clear()
 
 
 def indented(code: str, indent: str) -> str:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
-from ._base import Codemod, Edit, syntax_tree
+from ._base import Codemod, Edit, line_ref, syntax_tree
 from ._tree import find_node, import_names, parents, qualified_name
 from .lines import Lines, indent_step, indented
 
@@ -156,7 +156,7 @@ class ReopenFile(Codemod):
         assignment = parent.get(call)
         attr = _self_attribute(assignment, call)
         if attr is None:
-            raise Decline(f"the file is opened at line {hint['line']}, not in a `self.<name> = open(...)` "
+            raise Decline(f"the file is opened at {line_ref(hint['line'])}, not in a `self.<name> = open(...)` "
                           "statement")
         _bound_once(module, node, attr, assignment)
         bound = _bind(call)
@@ -234,7 +234,7 @@ def _bound_once(module: ast.Module, node: ast.ClassDef, attr: str, assignment: a
         if not (isinstance(found, ast.Attribute) and found.attr == attr) or id(found.value) in elsewhere:
             continue
         if not isinstance(found.ctx, ast.Load) and id(found) not in targets:
-            raise Decline(f"`{attr}` is also assigned or deleted at line {found.lineno}")
+            raise Decline(f"`{attr}` is also assigned or deleted at {line_ref(found.lineno)}")
     for found in ast.walk(module):
         closed = None
         if (isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute)
@@ -247,7 +247,7 @@ def _bound_once(module: ast.Module, node: ast.ClassDef, attr: str, assignment: a
                 if isinstance(closed, ast.Attribute) and closed.attr == attr:
                     break
         if isinstance(closed, ast.Attribute) and closed.attr == attr and id(closed.value) not in elsewhere:
-            raise Decline(f"the file is closed at line {found.lineno} (the reopened copy would differ from the "
+            raise Decline(f"the file is closed at {line_ref(found.lineno)} (the reopened copy would differ from the "
                           "closed one; a file read once and closed is better not kept)")
 
 

@@ -59,7 +59,7 @@ from ..analysis.guards import is_main_guard
 from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
 from ..io.source import split_rows
-from ._base import DEFINITIONS, Codemod, Edit, existing_spelling, syntax_tree
+from ._base import DEFINITIONS, Codemod, Edit, existing_spelling, line_ref, syntax_tree
 from ._tree import module_names, unique_name
 from .lines import Lines, indent_step, indented, row_groups
 from .persistent_workers import epoch_loaders, keyword_insertion
@@ -173,6 +173,11 @@ class WrapInMainGuard(Codemod):
         moved = self._plan(units, scopes, guard)
         if not moved and not (guard is not None and freeze_findings):
             return []
+        if self.decide:  # the plan is made: what follows writes it
+            self.fixes([f for unit in moved for f in unit.findings])
+            if guard is not None or moved:
+                self.fixes(freeze_findings)
+            return []
         self._persistent_workers(module, lines, units, moved)
 
         freeze = self._freeze_support(module)
@@ -257,8 +262,8 @@ class WrapInMainGuard(Codemod):
                 break
             moved = self._moved(units, flagged, guard, worker_reads)
             # Names a worker may read must stay: a flagged unit binding one cannot be fixed.
-            blocked = {i: f"{_names(units[i].binds & worker_reads)} is read by code that runs in worker "
-                          "processes; moving it under the guard would make the workers fail with NameError"
+            blocked = {i: f"{_names(units[i].binds & worker_reads)}, which it assigns, is read by code that runs "
+                          "in worker processes: under the guard, the workers would fail with NameError"
                        for i in sorted(moved) if units[i].binds & worker_reads}
             if not blocked:
                 blocked = _order_problems(units, moved, guard)
@@ -274,8 +279,11 @@ class WrapInMainGuard(Codemod):
                 victims = [unit] if unit.findings else (
                     [u for u in flagged if u.index < unit.index] or [u for u in flagged if u.index > unit.index])
                 for victim in victims:
+                    said = why if victim is unit else (
+                        f"{line_ref(unit.line)} would have to move with it (what runs after it moves too, to keep the "
+                        f"order), and {why}")
                     for finding in victim.findings:
-                        self.note(finding, why)
+                        self.note(finding, said)
                     victim.findings = []
         return []
 
@@ -372,6 +380,8 @@ class _Deeper:
         self.done.pop(index, None)
 
     def problem(self, index: int) -> Optional[str]:
+        if self.limit is None:  # nothing is rewrapped: a statement that parses moves as it is
+            return None
         return self._work(index)[2]
 
     def rows(self, index: int, first: bool) -> str:
@@ -466,11 +476,11 @@ def _order_problems(units: list[_Unit], moved: set[int], guard: Optional[_Unit])
                 continue
             needed = unit.runs & other.binds
             if needed:
-                problems[other.index] = (f"line {unit.line} needs {_names(needed)} when it runs, which line "
-                                         f"{other.line} assigns: moved under the guard, that would run too late")
+                problems[other.index] = (f"{line_ref(unit.line)} needs {_names(needed)} when it runs, which "
+                                         f"{line_ref(other.line)} assigns: moved under the guard, that would run too late")
             elif unit.binds & (other.binds | other.reads):
-                problems[other.index] = (f"line {unit.line} rebinds {_names(unit.binds & (other.binds | other.reads))}"
-                                         f", which line {other.line} uses: moved under the guard, it would see "
+                problems[other.index] = (f"{line_ref(unit.line)} rebinds {_names(unit.binds & (other.binds | other.reads))}"
+                                         f", which {line_ref(other.line)} uses: moved under the guard, it would see "
                                          "another value")
     return problems
 
