@@ -40,8 +40,8 @@ from ..analysis.scopes import ScopeTree
 from ..io.source import split_lines, split_rows
 from ..rules import FixSafety
 from ._base import CannotEdit, Codemod, Edit
-from ._tree import (CannotHoist, ancestors, enclosing_free_variables, find_node, needs_partial, top_level_statement,
-                    unique_name)
+from ._tree import (CannotHoist, Captured, ancestors, captured, enclosing_free_variables, find_node, needs_partial,
+                    top_level_statement, unique_name, used_names, whole_note)
 from .lines import Lines, indent_step, indented
 from .style import line_limit, wrap_call
 
@@ -58,6 +58,8 @@ class _Plan:
     top: ast.stmt
     keep_local: bool  # the local name must stay bound (rename or partial)
     shared: bool = False  # an identical definition is already at module level, or hoisted by another plan
+    #: what stands for ``free`` (the names, or the attribute chains read of them), when the plan writes edits
+    captured: Optional[Captured] = None
 
 
 class HoistLocalDef(Codemod):
@@ -83,12 +85,12 @@ class HoistLocalDef(Codemod):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.decorator_list:
                 module_functions.setdefault(len(stmt.body), []).append((index, stmt))
 
-        def shape_of(node: ast.AST, free: list[str]) -> Optional[str]:
+        def shape_of(node: ast.AST, cap: Optional[Captured]) -> Optional[str]:
             if self.decide:  # sharing one module-level copy changes the edits, not what is fixed
                 return None
             for index, stmt in module_functions.pop(len(node.body), ()):
-                shapes.setdefault(_shape(stmt, [], lines), (stmt.name, index))
-            return _shape(node, free, lines)
+                shapes.setdefault(_shape(stmt, None, lines), (stmt.name, index))
+            return _shape(node, cap, lines)
 
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
         found = sorted(located.found, key=lambda pair: (pair[1].lineno, pair[1].col_offset))
@@ -119,19 +121,21 @@ class HoistLocalDef(Codemod):
             bound_once = len(scopes.scope_of[node].parent.bindings.get(node.name, ())) == 1
             top = top_level_statement(node, parent)
             top_index = next(i for i, stmt in enumerate(module.body) if stmt is top)
-            shape = shape_of(node, free) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            cap = captured(scopes, node, free, used_names(node)) if free and not self.decide else None
+            shape = shape_of(node, cap) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
             if shape in shapes and shapes[shape][1] <= top_index:
                 name = shapes[shape][0]
                 removable = name == node.name and not free and bound_once
                 # A removed definition's comment lines would go with it: such a one is hoisted on its own.
                 if not (removable and _has_leading_comment(node, lines)):
-                    plans[id(node)] = _Plan(node, name, free, findings, top, shared=True, keep_local=not removable)
+                    plans[id(node)] = _Plan(node, name, free, findings, top, shared=True, keep_local=not removable,
+                                            captured=cap)
                     return plans[id(node)]
             same_name = not free and node.name not in module_binds and bound_once
             new_name = node.name if same_name else unique_name("_" + node.name.lstrip("_"), taken)
             if same_name:
                 module_binds.add(node.name)
-            plans[id(node)] = _Plan(node, new_name, free, findings, top, keep_local=not same_name)
+            plans[id(node)] = _Plan(node, new_name, free, findings, top, keep_local=not same_name, captured=cap)
             if shape is not None:
                 shapes.setdefault(shape, (new_name, top_index))
             return plans[id(node)]
@@ -192,13 +196,13 @@ class HoistLocalDef(Codemod):
             try:
                 if not plan.shared:
                     definition = self._hoisted(lines.dedented(first, last, indent), node.lineno - first + 1, plan,
-                                               limit, step)
+                                               limit, step, _replacements(lines, plan, first, indent))
                     hoisted.setdefault(top_index[id(plan.top)], []).append("".join(comments) + definition)
                 if not plan.keep_local:
                     lines.replace(lead, last, "")
                 else:
                     if plan.free:
-                        code = wrap_call(f"{node.name} = ", partial, [plan.new_name, *plan.free],
+                        code = wrap_call(f"{node.name} = ", partial, [plan.new_name, *plan.captured.values],
                                          len(indent.expandtabs()), step, limit)
                     else:
                         code = f"{node.name} = {plan.new_name}\n"
@@ -227,6 +231,8 @@ class HoistLocalDef(Codemod):
         for plan in active:
             if plan.free:
                 self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+                if plan.captured.whole and plan.findings:
+                    self.remark(plan.findings[0], whole_note(plan.captured.whole))
             else:
                 self.fixes(plan.findings)
         return lines.edits()
@@ -237,9 +243,10 @@ class HoistLocalDef(Codemod):
                 self.note(finding, why)
         return []
 
-    def _hoisted(self, fragment: str, row: int, plan: _Plan, limit: int, step: str) -> str:
+    def _hoisted(self, fragment: str, row: int, plan: _Plan, limit: int, step: str, replaced: list) -> str:
         """The module-level definition made of ``fragment`` (the local one's rows at column 0; its header on
-        ``row``): renamed, and taking the names it read from the enclosing function as leading parameters.  A
+        ``row``): renamed, and taking what it read from the enclosing function as leading parameters (``replaced``:
+        the attribute chains those stand for, at the fragment's positions, and the parameter of each).  A
         header longer than ``limit`` gets its parameters on a continuation row indented twice (as pycodestyle
         wants before a block), and one per row when that is still too long."""
         try:
@@ -248,14 +255,15 @@ class HoistLocalDef(Codemod):
             raise CannotEdit("it could not be tokenized") from error
         at = next(i for i, t in enumerate(tokens) if t.start[0] == row and t.string in ("def", "class"))
         rows = split_rows(fragment)
-        edits = [(tokens[at + 1].start, tokens[at + 1].end, plan.new_name)]
+        edits = [(tokens[at + 1].start, tokens[at + 1].end, plan.new_name), *replaced]
         node = plan.node
         if not plan.free or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return _spliced(rows, edits)
+        params = plan.captured.params
         opening = at + 2  # `def name(`
         first = next(i for i in range(opening + 1, len(tokens)) if tokens[i].type not in _LAYOUT)
         has_params = tokens[first].string != ")"
-        extra = ", ".join(plan.free) + (", " if has_params else "")
+        extra = ", ".join(params) + (", " if has_params else "")
         text = _spliced(rows, [*edits, (tokens[first].start, tokens[first].start, extra)])
         header = split_lines(text)[row - 1]
         # What stood between `(` and the first parameter makes way for the new row, unless it holds a comment.
@@ -265,7 +273,7 @@ class HoistLocalDef(Codemod):
         args = node.args
         simple = not (args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg)
         one_row = len(step * 2) + len(header) - header.index("(") <= limit
-        if one_row or not simple or len(plan.free) + len(args.args) < 2:
+        if one_row or not simple or len(params) + len(args.args) < 2:
             return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra)])
         # One parameter per row: a new row after the comma that ends each (not after a trailing one).
         moved = ast.parse(fragment).body[0].args  # the same parameters, at the fragment's positions
@@ -278,7 +286,7 @@ class HoistLocalDef(Codemod):
                                    if tokens[i].start >= after and tokens[i].string == ","))
         if any(tokens[index + 1].type == tokenize.COMMENT for index in separators):
             return text
-        extra = ("," + hang).join(plan.free) + ("," + hang if has_params else "")
+        extra = ("," + hang).join(params) + ("," + hang if has_params else "")
         return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra),
                                *((tokens[index].end, tokens[index + 1].start, hang) for index in separators)])
 
@@ -295,19 +303,34 @@ class HoistLocalDef(Codemod):
         return enclosing_free_variables(scopes, node)
 
 
-def _shape(node: ast.AST, free: list[str], lines: Lines) -> str:
-    """The module-level function ``node`` becomes once hoisted with ``free`` as leading parameters, whatever its
+def _replacements(lines: Lines, plan: _Plan, first: int, indent: str) -> list:
+    """The attribute chains the hoisted definition reads of captured names, as edits of its fragment (its rows from
+    ``first``, ``indent`` taken off): each becomes the parameter that stands for it."""
+    if plan.captured is None:
+        return []
+    out = []
+    for chain, param in plan.captured.replaced:
+        start = (chain.lineno - first + 1, char_column(lines.row(chain.lineno), chain.col_offset) - len(indent))
+        end = (chain.end_lineno - first + 1, char_column(lines.row(chain.end_lineno), chain.end_col_offset)
+               - len(indent))
+        out.append((start, end, param))
+    return out
+
+
+def _shape(node: ast.AST, cap: Optional[Captured], lines: Lines) -> str:
+    """The module-level function ``node`` becomes once hoisted with ``cap``'s parameters in front, whatever its
     name, and its comments: equal shapes are the same code, and dropping one of them loses no comment."""
     clone = copy.copy(node)
     clone.name = "_"
     args = copy.copy(node.args)
-    extra = [ast.arg(arg=name) for name in free]
+    extra = [ast.arg(arg=name) for name in (cap.params if cap else [])]
     if args.posonlyargs:
         args.posonlyargs = [*extra, *args.posonlyargs]
     else:
         args.args = [*extra, *args.args]
     clone.args = args
-    return f"{ast.dump(clone)}\n{_comments(lines.segment(node))}"
+    stands_for = [(ast.dump(chain), param) for chain, param in cap.replaced] if cap else []
+    return f"{ast.dump(clone)}\n{stands_for}\n{_comments(lines.segment(node))}"
 
 
 def _comments(segment: str) -> str:
