@@ -47,7 +47,7 @@ def test_a_method_call_needs_the_object_and_the_note_says_it_is_pickled():
     outcome = fixed("return [vae.encode(b) * args.scale for b in batch]")
     assert "def _collate(vae, scale, batch):\n" in outcome.text
     assert "functools.partial(_collate, vae, args.scale)" in outcome.text
-    assert "WSP202 fixed: `vae` is pickled whole with the function" in outcome.note
+    assert "WSP202 fixed: `vae` goes to the workers with the function, pickled whole" in outcome.note
 
 
 def test_a_method_of_an_attribute_needs_only_that_attribute():

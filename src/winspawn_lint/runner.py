@@ -277,23 +277,28 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     notebook.check_cells(book)
     name = filename or (path if notebook.is_notebook(path) else "notebook.ipynb")
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
+    planned = None
+    if any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
+        # What --fix --unsafe-fixes makes of a notebook depends on what can move out of it: the fix itself, run
+        # once (notebooks with a fixable finding are few), says which findings it fixes.
+        planned = _fix_notebook(book, findings, path, result.path, name, settings, project, True, from_stdin)
+        findings = _notebook_fixability(findings, planned)
     result.findings = notebook.to_cells(book, findings)
     record = _Checked(True, result.findings)
     if job.keep_lines:
         result.lines = book.cell_lines()
-    if job.fixing and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):
-        from .fix.notebook import fix_notebook
-
-        fixed = fix_notebook(book, findings, path, result.path, _checker(name, settings, project),
-                             unsafe=job.unsafe_fixes, line_length=project.line_length(name),
-                             move_definitions=not from_stdin, exists=project.exists,
-                             enabled=settings.enabled_for(name))
+    if job.fixing and planned is not None:  # (a run that fixes nothing still says why)
+        # Without --unsafe-fixes the fix is run again with the safe fixes only, unless the plan changed nothing:
+        # then its note says why (a cell layout that cannot be written back, say), and no safe fix would do more.
+        fixed = planned if job.unsafe_fixes or planned.raw is None else \
+            _fix_notebook(book, findings, path, result.path, name, settings, project, False, from_stdin)
         result.fix_note = fixed.note
         if fixed.raw is not None:
             result.original_text = src.text
             result.fixed_text = fixed.raw
             result.diff_lines = fixed.diff_lines
             result.fixed_count = fixed.fixed_count
+            result.fixed = notebook.to_cells(book, fixed.fixed)
             if job.diff:
                 result.findings = fixed.remaining
             elif from_stdin:
@@ -303,6 +308,35 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
                 result.remaining = fixed.remaining
                 result.new_module = fixed.new_module
     return record
+
+
+def _fix_notebook(book, findings: list[Finding], path: str, display: str, name: str, settings: Settings,
+                  project: "Project", unsafe: bool, from_stdin: bool):
+    from .fix.notebook import fix_notebook
+
+    return fix_notebook(book, findings, path, display, _checker(name, settings, project), unsafe=unsafe,
+                        line_length=project.line_length(name), move_definitions=not from_stdin, exists=project.exists,
+                        enabled=settings.enabled_for(name))
+
+
+def _notebook_fixability(findings: list[Finding], planned) -> list[Finding]:
+    """The findings of a notebook's module with the safety of the fix ``--fix --unsafe-fixes`` made of each (a
+    ``NotebookFix``): none for one it left; unsafe for a hoist, which in a notebook holds only once its definition
+    moves to a module next to the notebook (WSP206's unsafe fix)."""
+    from .rules import WSP201, WSP202, WSP203, WSP204
+
+    fixed = {id(f) for f in planned.fixed}
+    out = []
+    for finding in findings:
+        if finding.rule.fix_safety is FixSafety.NONE or finding.fix_safety is FixSafety.NONE:
+            out.append(finding)
+        elif id(finding) not in fixed:
+            out.append(replace(finding, fix_safety=FixSafety.NONE))
+        elif planned.new_module is not None and finding.rule in (WSP201, WSP202, WSP203, WSP204):
+            out.append(replace(finding, fix_safety=FixSafety.UNSAFE))
+        else:
+            out.append(finding)
+    return out
 
 
 def write(result: FileResult) -> None:

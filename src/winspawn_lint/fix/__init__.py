@@ -180,18 +180,21 @@ def _failed(error: Exception) -> str:
 
 def fix_text(text: str, findings: list[Finding], check: Check, *, filename: Optional[str] = None,
              unsafe: bool = False, tree: Optional[ast.Module] = None, line_length: int = DEFAULT_MAX_LINE_LENGTH,
-             note: Optional[str] = None, declined: Optional[dict[tuple[str, int, int], str]] = None) -> FixOutcome:
+             note: Optional[str] = None, declined: Optional[dict[tuple[str, int, int], str]] = None,
+             may_add: frozenset[str] = frozenset(), added_note: Optional[dict[str, str]] = None) -> FixOutcome:
     """Apply every allowed fix to ``text``; never returns code that does not compile.
 
     ``findings``: the check's findings for ``text``, each with the fix safety it has in this file (see
     :mod:`..analysis.importers` and :func:`fixable`); ``tree``: the ``ast`` they were found on (not parsed again);
     ``check``: how a rewritten text is checked; ``line_length``: the project's limit; ``note``: said last among
     the notes (why the fixes have the safety they have here); ``declined``: why :func:`fixable` found a finding's
-    fix declined (said unless a later pass fixes it after all).
+    fix declined (said unless a later pass fixes it after all); ``may_add``: codes a fix may add findings of (the
+    caller fixes those next: a notebook's new definitions move to a module); ``added_note``: code -> why a fix that
+    adds a finding of it is declined, said instead of the count.
     """
+    options = _Options(check, filename, unsafe, line_length, note, declined or {}, may_add, added_note or {})
     try:
-        return _fix_endings(text, findings, _Options(check, filename, unsafe, line_length, note, declined or {}),
-                            tree)
+        return _fix_endings(text, findings, options, tree)
     finally:
         # The trees, scope models and indexes of this text's versions serve no other text: kept, each later
         # collection of the cyclic garbage collector would traverse them (a tenth of a repository's fix run).
@@ -207,6 +210,8 @@ class _Options:
     line_length: int
     note: Optional[str]
     declined: dict[tuple[str, int, int], str]
+    may_add: frozenset[str]
+    added_note: dict[str, str]
 
 
 def _fix_endings(text: str, findings: list[Finding], options: _Options, tree) -> FixOutcome:
@@ -342,9 +347,11 @@ class _Run:
             return f"its fix would not compile ({error.msg})"
         before = Counter(f.code for f in self.check(current))
         after = Counter(f.code for f in self.check(new))
-        added = sorted(code for code in after if after[code] > before[code] and not self._revealed(code))
+        added = sorted(code for code in after if after[code] > before[code] and not self._revealed(code)
+                       and code not in self.options.may_add)
         if added:
-            return f"its fix would add {_findings(added)}"
+            said = [self.options.added_note[code] for code in added if code in self.options.added_note]
+            return said[0] if said else f"its fix would add {_findings(added)}"
         hidden = sorted(code for code in before if after[code] < before[code] and code not in self.targeted
                         and not (self._revealed(code) and _allowed_rule(RULES[code], self.unsafe)))
         if hidden:

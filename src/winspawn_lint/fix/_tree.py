@@ -124,8 +124,7 @@ def used_names(definition: ast.AST) -> set[str]:
 def whole_note(names: list[str]) -> str:
     """What a hoisted function sends its workers of the names it captured whole."""
     listed = ", ".join(f"`{name}`" for name in names)
-    return (f"{listed} {'is' if len(names) == 1 else 'are'} pickled whole with the function for the workers (it "
-            "uses more than attributes of them)")
+    return f"{listed} {'goes' if len(names) == 1 else 'go'} to the workers with the function, pickled whole"
 
 
 def needs_partial(names: list[str]) -> str:

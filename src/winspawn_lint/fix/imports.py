@@ -1,7 +1,7 @@
 """Add the imports a fix needs (``functools``, ``freeze_support``), placed where isort places them.
 
-The module's leading block of import statements (behind a docstring or ``__strict__`` flag) is the only
-place looked at and written to; a name from a module that block already imports from joins the first such
+The module's leading block of import statements (behind a docstring or ``__strict__`` flag; in a notebook's module,
+the first cell's) is the only place looked at and written to; a name from a module that block already imports from joins the first such
 statement (``from multiprocessing import Pool`` becomes ``from multiprocessing import Pool, freeze_support``);
 anything else goes into the block's standard-library group, ``import m`` before ``from m import n``, each
 in module order, or starts that group (after ``__future__`` imports, set off by blank lines) when there is
@@ -29,7 +29,11 @@ def import_edits(text: str, module: ast.Module, needed: Iterable[tuple[str, Opti
 
     lines = Lines(text)
     body = module.body
-    start = 1 if body and _is_docstring_or_strict_flag(body[0], lines) else 0
+    start = 0
+    if body and _is_cell_marker(body[0]):  # a notebook's module: the imports of its first cell
+        start = 1
+    if start < len(body) and _is_docstring_or_strict_flag(body[start], lines):
+        start += 1
     end = start
     while end < len(body) and isinstance(body[end], (ast.Import, ast.ImportFrom)) and _alone(body, end):
         end += 1
@@ -103,6 +107,11 @@ def _join_names(lines, node: ast.ImportFrom, names: set[str]) -> None:
             at_end.append(comma + name)
     if at_end:
         lines.insert_at(ends[-1], "".join(at_end))
+
+
+def _is_cell_marker(node: ast.stmt) -> bool:
+    """``...``: the statement a notebook's module starts each cell with (:mod:`winspawn_lint.io.notebook`)."""
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
 
 
 def _is_docstring_or_strict_flag(node: ast.stmt, lines) -> bool:
