@@ -124,7 +124,7 @@ WSP107 = Rule(
     "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, line {line}), which a "
     "spawned worker's re-import of this module never runs: it sees {seen}; pass the value as an argument",
     True,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "A worker reads a global that only the parent assigns, under the main guard or through `global`.",
 )
 

@@ -5,6 +5,7 @@
 * :mod:`.hoist_local_def` — WSP202/WSP203 (and the local functions of WSP204/WSP901);
 * :mod:`.hoist_lambda` — WSP201/WSP204/WSP901 (and ``partial(lambda ...)`` of WSP202);
 * :mod:`.reopen_file` — WSP301 for a file opened with ``open()`` (sent by name and position, reopened);
+* :mod:`.pass_run_time_global` — WSP107 (an import out of the guard; a pool initializer that sets the global);
 * :mod:`.wrap_in_main_guard` — WSP101/WSP103/WSP104, and WSP105's ``freeze_support()``;
 * :mod:`.persistent_workers` — WSP902 (``persistent_workers=True`` for a loader iterated once per epoch).
 
@@ -40,6 +41,7 @@ from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
 from .imports import import_edits
+from .pass_run_time_global import PassRunTimeGlobal
 from .persistent_workers import PersistentWorkers
 from .reopen_file import ReopenFile
 from .repair_main_guard import RepairMainGuard
@@ -48,9 +50,10 @@ from .wrap_in_main_guard import WrapInMainGuard
 MAX_PASSES = 5
 
 # In the order they run: the guard first (other fixes rely on it), then the hoisting of definitions out of
-# functions, then moving module-level statements under the guard, then what a loop moved there reveals.
+# functions, then giving pool workers the globals set at run time, then moving module-level statements under
+# the guard, then what a loop moved there reveals.
 CODEMODS: tuple[type[Codemod], ...] = (RepairMainGuard, HoistGuardedDef, HoistLocalDef, HoistLambda, ReopenFile,
-                                       WrapInMainGuard, PersistentWorkers)
+                                       PassRunTimeGlobal, WrapInMainGuard, PersistentWorkers)
 FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 
 
