@@ -209,8 +209,9 @@ WSP302 = Rule(
     "{what} passed as {role} to {api} cannot be pickled for worker processes; pass what is needed to "
     "re-create it (a path, a config) instead",
     True,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "An unpicklable resource is passed directly to a worker.",
+    fix_needs_hint=True,
 )
 
 WSP901 = Rule(

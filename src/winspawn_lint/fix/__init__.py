@@ -5,6 +5,7 @@
 * :mod:`.hoist_local_def` — WSP202/WSP203 (and the local functions of WSP204/WSP901);
 * :mod:`.hoist_lambda` — WSP201/WSP204/WSP901 (and ``partial(lambda ...)`` of WSP202);
 * :mod:`.reopen_file` — WSP301 for a file opened with ``open()`` (sent by name and position, reopened);
+* :mod:`.keep_alive` — WSP302 for a lock created inline in a ``Process``'s arguments (kept in a variable);
 * :mod:`.pass_run_time_global` — WSP107 (an import out of the guard; a pool initializer that sets the global);
 * :mod:`.wrap_in_main_guard` — WSP101/WSP103/WSP104, and WSP105's ``freeze_support()``;
 * :mod:`.persistent_workers` — WSP902 (``persistent_workers=True`` for a loader iterated once per epoch).
@@ -41,6 +42,7 @@ from .hoist_guarded_def import HoistGuardedDef
 from .hoist_lambda import HoistLambda
 from .hoist_local_def import HoistLocalDef
 from .imports import import_edits
+from .keep_alive import KeepAlive
 from .pass_run_time_global import PassRunTimeGlobal
 from .persistent_workers import PersistentWorkers
 from .reopen_file import ReopenFile
@@ -53,7 +55,7 @@ MAX_PASSES = 5
 # functions, then giving pool workers the globals set at run time, then moving module-level statements under
 # the guard, then what a loop moved there reveals.
 CODEMODS: tuple[type[Codemod], ...] = (RepairMainGuard, HoistGuardedDef, HoistLocalDef, HoistLambda, ReopenFile,
-                                       PassRunTimeGlobal, WrapInMainGuard, PersistentWorkers)
+                                       KeepAlive, PassRunTimeGlobal, WrapInMainGuard, PersistentWorkers)
 FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 
 

@@ -88,7 +88,7 @@ def _sync_primitive(ctx: Context, payload: Payload, item: ast.expr, scope: Scope
     elif value is item and payload.api.key in DROPS_ARGS_AT_START:
         _emit(ctx, rules.WSP302, report, role=payload.role, api=payload.api.label,
               what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
-              f"child opens it: keep it in a variable)")
+              f"child opens it: keep it in a variable)", fix_hint={"inline": span(value)})
     return True
 
 
