@@ -48,11 +48,8 @@ from winspawn_lint.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
 PYCODESTYLE_SELECT = "E1,E2,E3,E5,W"
-# A reason runs to the next finding's note, to a note about a whole codemod ("WrapInMainGuard would introduce
-# WSP902; skipped"), or to the file's fix-safety note (which is not a reason).
-_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)"
-                   r"(?=; \d+:\d+: WSP|; [A-Z][A-Za-z]+ (?:would|did not|failed|produced) |"
-                   r"; moving code under the main guard \(|$)")
+# A reason runs to the next finding's note, or to the file's fix-safety note (which is not a reason).
+_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)(?=; \d+:\d+: WSP|; moving code under the main guard \(|$)")
 _NAMES = re.compile(r"`[^`]*`")
 
 
@@ -128,7 +125,7 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
     for code, why in _NOTE.findall(outcome.note or ""):
         reasons[f"{code} {_NAMES.sub('`_`', why)}"] += 1
         noted[code] += 1
-    # Notes about the whole file ("HoistLocalDef did not reach a fixed point ...") explain the rest.
+    # Notes about the whole file (a notebook's layout that cannot be written back...) explain the rest.
     general = [part for part in _NOTE.sub("", outcome.note or "").split("; ")
                if part and not part.startswith("moving code under the main guard (")]
     for finding in outcome.unfixed:

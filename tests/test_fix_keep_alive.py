@@ -9,11 +9,8 @@ import textwrap
 
 import pytest
 
-from winspawn_lint import cli, fix_text
-from winspawn_lint.rules import RULES
-from winspawn_lint.settings import Settings
-
-ALL = Settings(select=frozenset(RULES))
+from declined import ALL, assert_declined
+from winspawn_lint import fix_text
 
 HEAD = '''\
 import multiprocessing
@@ -70,13 +67,7 @@ def test_the_variable_is_a_local_named_for_the_primitive_and_free_in_its_functio
 def test_where_a_variable_would_not_do_it_is_left_with_a_note(body, why, tmp_path, capsys):
     text = HEAD + "def main():\n    queue = multiprocessing.Queue()\n" + textwrap.indent(textwrap.dedent(body), "    ") \
         + '\n\nif __name__ == "__main__":\n    multiprocessing.freeze_support()\n    main()\n'
-    outcome = fix_text(text, "train.py", ALL, unsafe=True)
-    assert outcome.text == text
-    assert f"WSP302 not fixed: {why}" in outcome.note
-    (tmp_path / "train.py").write_text(text, encoding="utf-8")
-    assert cli.main(["--isolated", "--no-cache", "--unsafe-fixes", str(tmp_path / "train.py")]) == 1
-    out = capsys.readouterr().out
-    assert "WSP302" in out and "[*]" not in out
+    assert_declined(text, "WSP302", why, tmp_path, capsys)
 
 
 def test_any_other_unpicklable_argument_has_no_fix(tmp_path, capsys):
@@ -91,9 +82,4 @@ def test_any_other_unpicklable_argument_has_no_fix(tmp_path, capsys):
             multiprocessing.freeze_support()
             main("a.txt")
         ''')
-    outcome = fix_text(text, "train.py", ALL, unsafe=True)
-    assert outcome.text == text and not outcome.note
-    (tmp_path / "train.py").write_text(text, encoding="utf-8")
-    assert cli.main(["--isolated", "--no-cache", "--unsafe-fixes", str(tmp_path / "train.py")]) == 1
-    out = capsys.readouterr().out
-    assert "WSP302" in out and "[*]" not in out
+    assert_declined(text, "WSP302", None, tmp_path, capsys)

@@ -9,11 +9,8 @@ import textwrap
 
 import pytest
 
-from winspawn_lint import cli, fix_text
-from winspawn_lint.rules import RULES
-from winspawn_lint.settings import Settings
-
-ALL = Settings(select=frozenset(RULES))
+from declined import ALL, assert_declined
+from winspawn_lint import fix_text
 
 HEAD = '''\
 import multiprocessing
@@ -32,18 +29,6 @@ def scale(x):
 def fixed(body: str):
     text = HEAD + textwrap.dedent(body)
     return fix_text(text, "train.py", ALL, unsafe=True)
-
-
-def assert_left(body: str, why: str, tmp_path, capsys) -> None:
-    """The finding is left with ``why`` in its note, and the check does not mark it fixable."""
-    text = HEAD + textwrap.dedent(body)
-    outcome = fix_text(text, "train.py", ALL, unsafe=True)
-    assert outcome.text == text
-    assert f"WSP107 not fixed: {why}" in outcome.note
-    (tmp_path / "train.py").write_text(text, encoding="utf-8")
-    assert cli.main(["--isolated", "--no-cache", "--unsafe-fixes", str(tmp_path / "train.py")]) == 1
-    out = capsys.readouterr().out
-    assert "WSP107 `FACTOR`" in out and "[*]" not in out
 
 
 def test_an_executor_gets_an_initializer_and_a_call_made_too_long_is_wrapped_at_its_first_argument():
@@ -139,7 +124,7 @@ def test_a_safe_run_leaves_it():
         ''', "`FACTOR` is assigned in more than one function"),
 ], ids=["process", "initializer", "after-the-pool", "two-functions"])
 def test_what_is_not_mechanical_is_left_with_a_note(body, why, tmp_path, capsys):
-    assert_left(body, why, tmp_path, capsys)
+    assert_declined(HEAD + textwrap.dedent(body), "WSP107", why, tmp_path, capsys)
 
 
 def test_an_aliased_import_under_the_guard_is_left():
