@@ -1,0 +1,3 @@
+"""Module-level config holders, filled by the training script's main() (lcnn lcnn/config.py shape)."""
+C = {}
+M = {}

@@ -1,0 +1,1 @@
+from .coco import COCODataset as coco  # noqa: F401
