@@ -234,6 +234,8 @@ def cli_sweep(repos: list[str], corpus: str, all_rules: bool) -> int:
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     failures, bad = [], False
+    reasons: Counter = Counter()  # why --fix --unsafe-fixes left a finding, as its notes say
+    left_codes: Counter = Counter()
     for repo in repos:
         start = time.monotonic()
         with tempfile.TemporaryDirectory() as tmp:
@@ -242,10 +244,14 @@ def cli_sweep(repos: list[str], corpus: str, all_rules: bool) -> int:
                             ignore=shutil.ignore_patterns(".git", "__pycache__"))
             before = _tree_texts(root)
             found = _cli_json(select, root)
-            subprocess.run([sys.executable, "-m", "winspawn_lint", "--no-cache", *select, "--fix", "--unsafe-fixes",
-                            "."], cwd=root, capture_output=True, timeout=7200)
+            fixing = subprocess.run([sys.executable, "-m", "winspawn_lint", "--no-cache", *select, "--fix",
+                                     "--unsafe-fixes", "."], cwd=root, capture_output=True, text=True, timeout=7200)
+            for row in fixing.stderr.splitlines():
+                note = row.partition(": note: ")[2]
+                reasons.update(f"{code} {_NAMES.sub('`_`', why)}" for code, why in _NOTE.findall(note))
             after = _tree_texts(root)
             left = _cli_json([*select, "--unsafe-fixes"], root)
+            left_codes.update(row["code"] for row in left)
             fixable = [row for row in left if row["fix_safety"] != "none"]
             subprocess.run([sys.executable, "-m", "winspawn_lint", "--no-cache", *select, "--fix", "--unsafe-fixes",
                             "."], cwd=root, capture_output=True, timeout=7200)
@@ -281,6 +287,10 @@ def cli_sweep(repos: list[str], corpus: str, all_rules: bool) -> int:
         stats["s"] = round(time.monotonic() - start)
         bad = bad or bool(stats["left [*]"] or stats["non-compiling"] or stats["second run changes"])
         print("| " + " | ".join([repo, *(str(stats.get(c, 0)) for c in header[1:])]) + " |", flush=True)
+    print("\nFindings left, by rule: " + ", ".join(f"{code} {n}" for code, n in sorted(left_codes.items())))
+    print("\nFindings left by --fix --unsafe-fixes with a note, by reason (the rest have no fix):")
+    for reason, count in reasons.most_common():
+        print(f"{count:6}  {reason}")
     if failures:
         print("\nFailures:")
         print("\n".join(failures))
