@@ -122,7 +122,17 @@ def test_a_safe_run_leaves_it():
             setup()
             main()
         ''', "`FACTOR` is assigned in more than one function"),
-], ids=["process", "initializer", "after-the-pool", "two-functions"])
+    ('''\
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            FACTOR = 3
+            with multiprocessing.Pool(2) as pool:
+                print(pool.map(scale, range(4)))
+            child = multiprocessing.Process(target=scale, args=(2,))
+            child.start()
+            child.join()
+        ''', "the main guard gives the worker function that reads `FACTOR` to other code than the pool too"),
+], ids=["process", "initializer", "after-the-pool", "two-functions", "pool-and-process"])
 def test_what_is_not_mechanical_is_left_with_a_note(body, why, tmp_path, capsys):
     assert_declined(HEAD + textwrap.dedent(body), "WSP107", why, tmp_path, capsys)
 

@@ -170,9 +170,14 @@ def _pool_for(host: ast.AST, assigned: list[ast.stmt], findings: list, imports: 
                       "worker as an argument")
     pool = calls[0]
     workers = {finding.args.get("worker", "").strip("`").split(".")[0] for finding in findings}
-    used = {node.id for node in _own_nodes(host.body) if isinstance(node, ast.Name)}
-    if not workers <= used:
+    uses = [node for node in _own_nodes(host.body) if isinstance(node, ast.Name) and node.id in workers]
+    if {node.id for node in uses} != workers:
         return None, f"the pool {where} creates does not run the worker function that reads `{name}`"
+    if not all(_given_to(use, pool, parent) for use in uses):
+        # the initializer would set the global for the pool's workers only: those of the other code would still
+        # miss it, and the check (which counts a global an initializer sets as the workers' own) would not say so
+        return None, f"{where} gives the worker function that reads `{name}` to other code than the pool too: " \
+                     "pass the value as an argument"
     position = _POOLS[qualified_name(pool.func, imports)]
     if any(k.arg in ("initializer", "initargs") or k.arg is None for k in pool.keywords) or \
             len(pool.args) > position or any(isinstance(a, ast.Starred) for a in pool.args):
@@ -184,6 +189,24 @@ def _pool_for(host: ast.AST, assigned: list[ast.stmt], findings: list, imports: 
             return None, f"`{name}` is assigned after the pool is created, or in the same loop: pass its value " \
                          "to the worker as an argument"
     return pool, ""
+
+
+def _given_to(use: ast.Name, pool: ast.Call, parent: dict) -> bool:
+    """Whether ``use`` is an argument (however nested: ``functools.partial(work, x)``) of a method call on the pool
+    (``pool.map(work, ...)``, with ``pool`` the name it is bound to, or on the call itself)."""
+    bound = parent.get(pool)
+    names = set()
+    if isinstance(bound, ast.withitem) and isinstance(bound.optional_vars, ast.Name):
+        names.add(bound.optional_vars.id)
+    elif isinstance(bound, ast.Assign) and len(bound.targets) == 1 and isinstance(bound.targets[0], ast.Name):
+        names.add(bound.targets[0].id)
+    node: ast.AST = use
+    while isinstance(parent.get(node), (ast.expr, ast.keyword)):
+        node = parent[node]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.value is pool or isinstance(node.func.value, ast.Name) and node.func.value.id in names):
+            return True
+    return False
 
 
 def _loops(node: ast.AST, parent: dict) -> Iterator[ast.AST]:
