@@ -145,3 +145,13 @@ def test_an_aliased_import_under_the_guard_is_left():
     assert "WSP107 not fixed: `js` is imported under the main guard in a form that does not move as it is" \
         in outcome.note
     assert "import json as js" in outcome.text.split("if __name__")[1]
+
+
+def test_the_moved_import_leaves_no_blank_row_after_the_guards_header_nor_two_in_a_row():
+    text = ("import multiprocessing\n\n\ndef encode(value):\n    return json.dumps(value)\n\n\n"
+            'if __name__ == "__main__":\n    import json\n\n    multiprocessing.freeze_support()\n\n'
+            "    import csv\n\n    with multiprocessing.Pool(2) as pool:\n        print(pool.map(encode, [csv]))\n")
+    outcome = fix_text(text, "train.py", ALL, unsafe=True)
+    assert outcome.text.startswith("import json\nimport multiprocessing\n")
+    assert ('if __name__ == "__main__":\n    multiprocessing.freeze_support()\n\n    import csv\n\n    with '
+            in outcome.text)

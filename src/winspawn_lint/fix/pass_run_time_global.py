@@ -110,7 +110,10 @@ class PassRunTimeGlobal(Codemod):
                     self.add_import(alias.name)
                 else:
                     self.add_import(statement.module, alias.name)
-            lines.replace(lines.first(statement), statement.end_lineno, "")
+            first, last = lines.first(statement), statement.end_lineno
+            if guards[-1].body[0] is statement or not lines.row(first - 1).strip():
+                last += lines.blank_run(last + 1)  # no blank rows left after the guard's header, nor two in a row
+            lines.replace(first, last, "")
         self.fixes(findings, FixSafety.UNSAFE, _IMPORTED_EARLIER)
 
     def _initializers(self, lines: Lines, module: ast.Module, text: str,
