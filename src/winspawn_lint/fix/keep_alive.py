@@ -23,7 +23,7 @@ from typing import Optional
 from .. import rules
 from ..rules import FixSafety
 from ._base import DEFINITIONS, Codemod, Edit, syntax_tree
-from ._tree import Names, find_node, import_names, qualified_name, unique_name
+from ._tree import Names, ancestors, find_node, import_names, parents, qualified_name, unique_name
 from .lines import Lines
 
 #: multiprocessing's synchronisation primitives (``multiprocessing.X`` and ``multiprocessing.synchronize.X``), and
@@ -77,14 +77,7 @@ def _primitive(node: Optional[ast.AST], imports: dict[str, str]) -> Optional[str
 def _host_statement(module: ast.Module, node: ast.AST, lines: Lines) -> tuple[Optional[ast.stmt], ast.AST, str]:
     """The simple statement whose evaluation creates ``node``, outside any loop, lambda or comprehension, and the
     function (or module) it runs in; or (None, the module, why not)."""
-    path: list[ast.AST] = []
-    stack: list[tuple[ast.AST, list[ast.AST]]] = [(module, [])]
-    while stack:  # each node is pushed once, by its parent
-        current, above = stack.pop()
-        if current is node:
-            path = above
-            break
-        stack.extend((child, [*above, current]) for child in ast.iter_child_nodes(current))
+    path = list(reversed(list(ancestors(node, parents(module)))))  # the module first (find_node recorded them)
     statements = [n for n in path if isinstance(n, ast.stmt)]
     if not statements or not isinstance(statements[-1], _SIMPLE):
         return None, module, "the lock is created in the header of a compound statement: bind it to a variable " \
