@@ -17,6 +17,7 @@ functions around it (:meth:`ScopeTree.enclosing_reads`).
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -76,6 +77,11 @@ class ScopeTree:
         self._lean = lean and self._focus is not None
         self._unwalked: dict[int, tuple[ast.AST, Scope]] = {}  # id(node) -> (node, its scope), body not walked
         self._build(tree)
+        # Every binding of the module scope, in source order (expand() walks nested bodies, which bind in their
+        # own scopes): module_binds() finds a statement's by bisection, not by a scan per statement.
+        self._module_bindings = sorted((where, name) for name, places in self.module.bindings.items()
+                                       for where in places)
+        self._module_binding_places = [where for where, _ in self._module_bindings]
 
     def expand(self, node: ast.AST) -> None:
         """Walk the body of ``node`` (a definition or lambda) if :attr:`focus` left it out."""
@@ -156,7 +162,9 @@ class ScopeTree:
         """Names the module-level statement ``stmt`` binds in the module scope when it runs."""
         start = (stmt.lineno, stmt.col_offset)
         end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
-        return {name for name, where in self.module.bindings.items() if any(start <= w <= end for w in where)}
+        first = bisect.bisect_left(self._module_binding_places, start)
+        last = bisect.bisect_right(self._module_binding_places, end)
+        return {name for _, name in self._module_bindings[first:last]}
 
     def declares_nonlocal(self, node: ast.AST) -> bool:
         """``node``'s scope, or one nested in it, rebinds a name of an enclosing function (``nonlocal``)."""

@@ -511,11 +511,13 @@ def _worker_functions(module: ast.Module) -> list[ast.AST]:
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called}
     todo: list[ast.AST] = [*classes, *(f for name, f in functions.items() if name in as_value)]
     seen: list[ast.AST] = []
-    while todo:
+    ids: set[int] = set()
+    while todo:  # each definition is walked once
         node = todo.pop()
-        if any(node is s for s in seen):
+        if id(node) in ids:
             continue
         seen.append(node)
+        ids.add(id(node))
         for inner in ast.walk(node):
             if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in functions:
                 todo.append(functions[inner.func.id])
