@@ -15,17 +15,26 @@ limit, and checks that:
 
 It prints one row per repository, then the findings left unfixed by reason (names in backticks shown as
 `_`), then every failure.  Nothing is written to the swept files; nothing in them is imported or run.
+
+With ``--cli`` it sweeps as a user would instead, notebooks included: each repository is copied to a temporary
+directory, ``winspawn-lint --fix --unsafe-fixes`` rewrites the copy, then ``winspawn-lint --unsafe-fixes`` counts
+the findings left and those still marked fixable (``[*]``: there should be none), a second ``--fix
+--unsafe-fixes`` must change nothing, every rewritten ``.py`` file must compile, and pycodestyle must report
+nothing new in a rewritten file (counted apart for the files it found clean).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from contextlib import redirect_stdout
@@ -39,11 +48,8 @@ from winspawn_lint.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(HERE, "..", ".corpus")
 PYCODESTYLE_SELECT = "E1,E2,E3,E5,W"
-# A reason runs to the next finding's note, to a note about a whole codemod ("WrapInMainGuard would introduce
-# WSP902; skipped"), or to the file's fix-safety note (which is not a reason).
-_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)"
-                   r"(?=; \d+:\d+: WSP|; [A-Z][A-Za-z]+ (?:would|did not|failed|produced) |"
-                   r"; moving code under the main guard \(|$)")
+# A reason runs to the next finding's note, or to the file's fix-safety note (which is not a reason).
+_NOTE = re.compile(r"(?:^|; )\d+:\d+: (WSP\d+) not fixed: (.*?)(?=; \d+:\d+: WSP|; moving code under the main guard \(|$)")
 _NAMES = re.compile(r"`[^`]*`")
 
 
@@ -119,7 +125,7 @@ def sweep_file(path: str, settings: Settings, timeout: int, stats: Counter, reas
     for code, why in _NOTE.findall(outcome.note or ""):
         reasons[f"{code} {_NAMES.sub('`_`', why)}"] += 1
         noted[code] += 1
-    # Notes about the whole file ("HoistLocalDef did not reach a fixed point ...") explain the rest.
+    # Notes about the whole file (a notebook's layout that cannot be written back...) explain the rest.
     general = [part for part in _NOTE.sub("", outcome.note or "").split("; ")
                if part and not part.startswith("moving code under the main guard (")]
     for finding in outcome.unfixed:
@@ -161,7 +167,11 @@ def main() -> int:
     parser.add_argument("--no-timing", action="store_true", help="skip the whole-repository check/fix timing")
     parser.add_argument("--all-rules", action="store_true",
                         help="check and fix with every rule enabled (default: the default selection)")
+    parser.add_argument("--cli", action="store_true",
+                        help="sweep copies of the repositories through the command line, notebooks included")
     ns = parser.parse_args()
+    if ns.cli:
+        return cli_sweep(ns.repos, ns.corpus, ns.all_rules)
     signal.signal(signal.SIGALRM, _alarm)
     settings = Settings(select=frozenset(RULES)) if ns.all_rules else Settings()
     columns = ("files", "files with findings", "findings", "fixed", "unfixed", "files changed", "hangs",
@@ -194,6 +204,97 @@ def main() -> int:
         print("\nFailures:")
         print("\n".join(failures))
     return 1 if any(s["hangs"] or s["non-compiling"] or s["non-idempotent"] for _, s in rows) else 0
+
+
+def _cli_json(args: list[str], cwd: str) -> list[dict]:
+    proc = subprocess.run([sys.executable, "-m", "winspawn_lint", "--no-cache", "--format", "json", *args, "."],
+                          cwd=cwd, capture_output=True, text=True, timeout=7200)
+    return json.loads(proc.stdout or "[]")
+
+
+def _tree_texts(root: str) -> dict[str, bytes]:
+    out = {}
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in names:
+            if name.endswith((".py", ".ipynb")):
+                path = os.path.join(directory, name)
+                with open(path, "rb") as handle:
+                    out[os.path.relpath(path, root)] = handle.read()
+    return out
+
+
+def cli_sweep(repos: list[str], corpus: str, all_rules: bool) -> int:
+    """The ``--cli`` sweep (see the module's docstring); 1 when any check fails."""
+    from winspawn_lint.io.line_length import configured_line_length
+
+    select = ["--select", "ALL"] if all_rules else []
+    header = ["repo", "findings", "files changed", "new files", "left", "left [*]", "non-compiling",
+              "second run changes", "files with new pycodestyle findings", "of them clean before", "s"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    failures, bad = [], False
+    reasons: Counter = Counter()  # why --fix --unsafe-fixes left a finding, as its notes say
+    left_codes: Counter = Counter()
+    for repo in repos:
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory() as tmp:
+            root = os.path.join(tmp, repo)
+            shutil.copytree(os.path.join(corpus, repo), root, symlinks=True,
+                            ignore=shutil.ignore_patterns(".git", "__pycache__"))
+            before = _tree_texts(root)
+            found = _cli_json(select, root)
+            fixing = subprocess.run([sys.executable, "-m", "winspawn_lint", "--no-cache", *select, "--fix",
+                                     "--unsafe-fixes", "."], cwd=root, capture_output=True, text=True, timeout=7200)
+            for row in fixing.stderr.splitlines():
+                note = row.partition(": note: ")[2]
+                reasons.update(f"{code} {_NAMES.sub('`_`', why)}" for code, why in _NOTE.findall(note))
+            after = _tree_texts(root)
+            left = _cli_json([*select, "--unsafe-fixes"], root)
+            left_codes.update(row["code"] for row in left)
+            fixable = [row for row in left if row["fix_safety"] != "none"]
+            subprocess.run([sys.executable, "-m", "winspawn_lint", "--no-cache", *select, "--fix", "--unsafe-fixes",
+                            "."], cwd=root, capture_output=True, timeout=7200)
+            again = _tree_texts(root)
+            changed = sorted(p for p in after if p in before and after[p] != before[p])
+            stats = Counter(findings=len(found), left=len(left))
+            stats["files changed"] = len(changed)
+            stats["new files"] = len(set(after) - set(before))
+            stats["left [*]"] = len(fixable)
+            failures += [f"LEFT [*] {repo}/{row['path']}:{row.get('cell', '')}:{row['line']}: {row['code']}"
+                         for row in fixable]
+            second = sorted(p for p in set(after) | set(again) if after.get(p) != again.get(p))
+            stats["second run changes"] = len(second)
+            failures += [f"SECOND RUN CHANGES {repo}/{p}" for p in second]
+            for rel in changed:
+                if not rel.endswith(".py"):
+                    continue
+                old, new = before[rel].decode("utf-8", "replace"), after[rel].decode("utf-8", "replace")
+                try:
+                    compile(after[rel], rel, "exec", dont_inherit=True)
+                except SyntaxError as error:
+                    stats["non-compiling"] += 1
+                    failures.append(f"NON-COMPILING {repo}/{rel}: {error}")
+                    continue
+                limit = configured_line_length(os.path.dirname(os.path.join(root, rel)))[0]
+                was, now = pycodestyle_counts(old, limit), pycodestyle_counts(new, limit)
+                new_codes = {code: now[code] - was[code] for code in now if now[code] > was[code]}
+                if new_codes:
+                    stats["files with new pycodestyle findings"] += 1
+                    stats["of them clean before"] += not was
+                    failures.append(f"PYCODESTYLE {repo}/{rel} (max-line-length {limit}"
+                                    f"{', clean before' if not was else ''}): {new_codes}")
+        stats["s"] = round(time.monotonic() - start)
+        bad = bad or bool(stats["left [*]"] or stats["non-compiling"] or stats["second run changes"])
+        print("| " + " | ".join([repo, *(str(stats.get(c, 0)) for c in header[1:])]) + " |", flush=True)
+    print("\nFindings left, by rule: " + ", ".join(f"{code} {n}" for code, n in sorted(left_codes.items())))
+    print("\nFindings left by --fix --unsafe-fixes with a note, by reason (the rest have no fix):")
+    for reason, count in reasons.most_common():
+        print(f"{count:6}  {reason}")
+    if failures:
+        print("\nFailures:")
+        print("\n".join(failures))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """The fixer's import adder places imports where isort does: in the standard-library group of the module's
 leading import block, reusing an existing ``from multiprocessing import ...``."""
 
-import libcst as cst
+import ast
+
 import pytest
 
-from winspawn_lint.fix.imports import add_imports
+from winspawn_lint.fix._base import apply_edits
+from winspawn_lint.fix.imports import import_edits
 
 BOTH = [("functools", None), ("multiprocessing", "freeze_support")]
 
@@ -41,9 +43,13 @@ CASES = {
 }
 
 
+def add_imports(code, needed):
+    return apply_edits(code, import_edits(code, ast.parse(code), needed))
+
+
 @pytest.mark.parametrize("code, expected", CASES.values(), ids=CASES.keys())
 def test_placement(code, expected):
-    assert add_imports(cst.parse_module(code), BOTH).code == expected
+    assert add_imports(code, BOTH) == expected
 
 
 @pytest.mark.parametrize("code", [
@@ -52,14 +58,13 @@ def test_placement(code, expected):
     "from multiprocessing import Pool as P\nx = 1\n", "import os\nx = 1\nfrom multiprocessing import Pool\n",
 ])
 def test_any_module_stays_valid_and_a_second_add_is_a_noop(code):
-    once = add_imports(cst.parse_module(code), BOTH).code
+    once = add_imports(code, BOTH)
     compile(once, "<added>", "exec")
-    assert add_imports(cst.parse_module(once), BOTH).code == once
+    assert add_imports(once, BOTH) == once
 
 
-# Shapes for imports added on rows (the codemods that edit rows) and through libcst: the two must agree.  (Not an
-# empty module: libcst renders it with no final newline, and it has nothing to fix.)
-ROW_SHAPES = [
+# Module shapes: each keeps compiling with every set of imports added, and adding them again changes nothing.
+SHAPES = [
     *(code for code, _ in CASES.values()),
     "# only a comment\n", "__strict__ = True\nimport os\nx = 1\n", "import os\n# a comment\nx = 1\n",
     "import os; import sys\nx = 1\n", "from .multiprocessing import Pool\nx = 1\n", "import functools as ft\nx = 1\n",
@@ -78,11 +83,12 @@ NEEDED = [[("functools", None)], [("functools", None), ("copyreg", None)], [("mu
           [("multiprocessing", "freeze_support"), ("multiprocessing", "Event"), ("functools", None)]]
 
 
-@pytest.mark.parametrize("code", ROW_SHAPES)
+@pytest.mark.parametrize("code", SHAPES)
 @pytest.mark.parametrize("needed", NEEDED, ids=["functools", "two modules", "freeze_support", "two names"])
-def test_imports_added_on_rows_are_libcsts(code, needed):
-    import ast
-
-    from winspawn_lint.fix.imports import add_imports_to_text
-
-    assert add_imports_to_text(code, ast.parse(code), needed) == add_imports(cst.parse_module(code), needed).code
+def test_every_shape_compiles_and_imports_once(code, needed):
+    once = add_imports(code, needed)
+    compile(once, "<added>", "exec")
+    assert add_imports(once, needed) == once
+    bound = {alias.asname or alias.name for node in ast.walk(ast.parse(once))
+             if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    assert {name or module for module, name in needed} <= bound or "*" in bound

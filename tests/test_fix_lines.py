@@ -83,8 +83,12 @@ def test_segments_count_characters_where_ast_counts_bytes():
     assert Lines(text).segment(node).strip() == 'lambda: "ü"'
 
 
-@pytest.mark.parametrize("text, step", [("def f():\n  pass\n", "  "), ("x = 1\n", "    "), ("if a:\n\tb\n", "\t")])
-def test_indent_step_is_the_first_indented_blocks(text, step):
+@pytest.mark.parametrize("text, step", [
+    ("def f():\n  pass\n", "  "), ("x = 1\n", "    "), ("if a:\n\tb\n", "\t"),
+    # a four-space file whose first block happens to be indented by two is a four-space file
+    ("def f():\n  pass\n\n\ndef g():\n    if a:\n        b\n    for c in d:\n        e\n", "    "),
+])
+def test_indent_step_is_the_unit_most_blocks_use(text, step):
     assert indent_step(ast.parse(text), Lines(text)) == step
 
 

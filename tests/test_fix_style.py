@@ -14,7 +14,7 @@ import pytest
 
 from fixture_spec import fixed_files
 from winspawn_lint import fix_text
-from winspawn_lint.fix.style import indent_deeper
+from winspawn_lint.fix.style import indent_deeper, keeps_to
 from winspawn_lint.rules import RULES
 from winspawn_lint.settings import Settings
 
@@ -36,10 +36,14 @@ def pycodestyle_counts(text: str, limit: int = 79) -> Counter:
 
 @pytest.mark.parametrize("fixed", FIXED, ids=[p.name for p in FIXED])
 def test_fixed_fixture_has_no_new_pycodestyle_finding(fixed):
+    # E501 only where the file keeps to the limit: in one that does not, moved lines are not rewrapped.
     original = fixed.with_name(fixed.name[: -len(".fixed.py")] + ".py")
     before = pycodestyle_counts(original.read_text(encoding="utf-8"))
     after = pycodestyle_counts(fixed.read_text(encoding="utf-8"))
-    assert {code: n - before[code] for code, n in after.items() if n > before[code]} == {}
+    new = {code: n - before[code] for code, n in after.items() if n > before[code]}
+    if not keeps_to(original.read_text(encoding="utf-8").splitlines(), 79):
+        new.pop("E501", None)
+    assert new == {}
 
 
 def deeper(code: str, indent: str = "    ", limit: int = 79):
@@ -185,13 +189,16 @@ def test_identical_local_definitions_are_hoisted_once():
     assert outcome.text.count("def ") == 3
 
 
+# A file that keeps to 79 columns (in one that does not, nothing is rewrapped).
 HOISTED = '''\
 from torch.utils.data import DataLoader
 
 
-def main(dataset, tokenizer_for_the_training_set, augmentation_pipeline_for_images):
+def main(dataset, tokenizer_for_the_training_set,
+         augmentation_pipeline_for_images):
     def collate(PARAMS):
-        return [tokenizer_for_the_training_set(b) for b in augmentation_pipeline_for_images(batch)]
+        return [tokenizer_for_the_training_set(b)
+                for b in augmentation_pipeline_for_images(batch)]
 
     return DataLoader(dataset, collate_fn=collate, num_workers=2)
 '''

@@ -185,8 +185,7 @@ def test_diff_shows_the_changed_cells():
     assert "+def _map_fn(example):\n" in proc.stdout and proc.stdout.endswith("\\ No newline at end of file\n")
 
 
-def test_a_fix_that_would_leave_a_notebook_definition_is_not_applied(tmp_path):
-    """A lambda made into a module-level function is still defined in the kernel's `__main__` (WSP206)."""
+def _lambda_notebook(tmp_path):
     source = ["import multiprocessing\n", "with multiprocessing.Pool(2) as pool:\n",
               "    print(pool.map(lambda x: x * 2, range(3)))\n"]
     notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
@@ -194,10 +193,32 @@ def test_a_fix_that_would_leave_a_notebook_definition_is_not_applied(tmp_path):
     path = tmp_path / "nb.ipynb"
     text = json.dumps(notebook, indent=1) + "\n"
     path.write_text(text, encoding="utf-8")
+    return path, text
+
+
+def test_a_hoist_in_a_notebook_is_unsafe_it_needs_the_move_to_a_module(tmp_path):
+    """A lambda made into a module-level function is still defined in the kernel's `__main__` (WSP206): the hoist
+    holds only with the move of the function into `nb_defs.py`, an unsafe fix."""
+    path, text = _lambda_notebook(tmp_path)
     proc = run("--fix", "nb.ipynb", cwd=tmp_path)
     assert proc.returncode == 1
-    assert "would introduce WSP206; skipped" in proc.stderr
-    assert "nb.ipynb:cell 1:3:20: WSP201" in proc.stdout
+    assert "nb.ipynb:cell 1:3:20: WSP201" in proc.stdout and "[*]" not in proc.stdout
+    assert "1 unsafe fix available with `--fix --unsafe-fixes`" in proc.stdout
+    assert path.read_text(encoding="utf-8") == text
+    proc = run("--fix", "--unsafe-fixes", "nb.ipynb", cwd=tmp_path)
+    assert "Found 1 error (1 fixed, 0 remaining)" in proc.stdout and "moved `_map_fn` into nb_defs.py" in proc.stderr
+    assert "def _map_fn(x):" in (tmp_path / "nb_defs.py").read_text(encoding="utf-8")
+
+
+def test_a_hoist_in_a_notebook_whose_module_cannot_be_written_is_declined(tmp_path):
+    path, text = _lambda_notebook(tmp_path)
+    (tmp_path / "nb_defs.py").write_text("# mine\n", encoding="utf-8")
+    proc = run("--unsafe-fixes", "nb.ipynb", cwd=tmp_path)
+    assert "WSP201" in proc.stdout and "[*]" not in proc.stdout and "fixable" not in proc.stdout
+    proc = run("--fix", "--unsafe-fixes", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "WSP201 not fixed: in a notebook its new top-level function would be pickled by reference" in proc.stderr
+    assert "definitions not moved: nb_defs.py exists" in proc.stderr
     assert path.read_text(encoding="utf-8") == text
 
 

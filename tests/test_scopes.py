@@ -156,3 +156,73 @@ def test_a_tree_built_within_some_statements_answers_for_them_as_the_whole_one()
             == {name: (scope.node, where) for name, (scope, where) in whole.enclosing_reads(collate).items()})
     assert part.module_reads([_def(module, "main")]) == whole.module_reads([_def(module, "main")])
     assert _def(module, "helper") in part.scope_of and not part.scope_of[_def(module, "helper")].reads
+
+
+def _nested(module):
+    """Every function, lambda and class nested in a function of ``module``."""
+    inner = []
+    for top in module.body:
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner += [node for node in ast.walk(top) if node is not top
+                      and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+    return inner
+
+
+def _answers(tree, node):
+    """What the hoists ask of a scope model about ``node``: what it takes from the functions around it, and where
+    those bind each name."""
+    reads = tree.enclosing_reads(node)
+    return ({name: (scope.node, where, sorted(scope.bindings[name])) for name, (scope, where) in reads.items()},
+            tree.declares_nonlocal(node), sorted(tree.outer_local_reads(node)))
+
+
+def test_a_focused_lean_tree_answers_for_its_focus_as_the_whole_one():
+    # The fixture scripts with closures, and a function whose statements bind in every way a statement can.
+    from fixture_spec import FIXTURES_DIR
+
+    code = textwrap.dedent("""\
+        import os
+
+        def main(path, *args, flag=None, **kwargs):
+            import json
+            from os import sep as separator
+            total: int = 0
+            total += 1
+            for index, (a, b) in enumerate([]):
+                pass
+            else:
+                late = 1
+            while total:
+                total -= 1
+            with open(path) as handle, open(path) as (other):
+                data = handle.read()
+            try:
+                pass
+            except OSError as error:
+                caught = error
+            finally:
+                done = True
+            del done
+            def helper(x):
+                return x + total + late
+            class Local:
+                size = total
+            def collate(batch):
+                return [helper(b) + index + len(data) + Local.size for b in batch] + [json, separator, caught]
+            return collate
+        """)
+    sources = [code] + [path.read_text(encoding="utf-8") for path in sorted(FIXTURES_DIR.glob("*.py"))
+                        if ":=" not in path.read_text(encoding="utf-8")]
+    for source in sources:
+        module = ast.parse(source)
+        whole = ScopeTree(module)
+        for node in _nested(module):
+            top = next(t for t in module.body if any(n is node for n in ast.walk(t)))
+            lean = ScopeTree(module, within=[top], focus=[node], lean=True)
+            assert _answers(lean, node) == _answers(whole, node), ast.dump(node)[:80]
+            # A local function it calls, asked about later (the hoist of a chain), answers the same once expanded.
+            for name, (scope, _) in lean.enclosing_reads(node).items():
+                for child in scope.children:
+                    if getattr(child.node, "name", None) == name and not isinstance(child.node, ast.ClassDef):
+                        lean.expand(child.node)
+                        assert _answers(lean, child.node) == _answers(whole, child.node)

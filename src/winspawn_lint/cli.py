@@ -24,7 +24,7 @@ from typing import Optional, Sequence, TextIO
 from .__version__ import __version__
 from .analysis.project import Project
 from .finding import Finding
-from .rules import RULES, expand
+from .rules import RULES, FixSafety, expand
 from .io.source import split_rows
 from .runner import FileResult, Job, apply_outcome, check_file, write
 from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
@@ -120,7 +120,9 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
             continue
         findings, grade = _regraded(path, found, project)
         result = FileResult(path, findings, lines=_source_lines(path) if job.keep_lines and findings else None)
-        if job.fixing and (notebook.is_notebook(path) or any(f.safety.applies(job.unsafe_fixes) for f in findings)):
+        # A fix run says why each fix it does not make is declined: a finding the plan declined is checked again.
+        if job.fixing and (notebook.is_notebook(path) or any(f.safety.applies(job.unsafe_fixes) or _declined(f)
+                                                             for f in findings)):
             if notebook.is_notebook(path) or not _fixed_from_cache(cache, path, result, job, project):
                 todo.append(path)
             else:
@@ -139,6 +141,11 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
         result.cache_entry = None
     cache.save()
     return hits + checked
+
+
+def _declined(finding: Finding) -> bool:
+    """A finding of a fixable rule with no fix here (the check's or the fixer's plan said so)."""
+    return finding.rule.fix_safety is not FixSafety.NONE and finding.safety is FixSafety.NONE
 
 
 def _fixed_from_cache(cache, path: str, result: FileResult, job: Job, project: Project) -> bool:

@@ -104,6 +104,7 @@ WSP105 = Rule(
     FixSafety.SAFE,
     "The main guard does not begin with `multiprocessing.freeze_support()`.",
     breaks=WINDOWS_ONLY,
+    masked_by=(WSP102,),
 )
 
 WSP106 = Rule(
@@ -122,7 +123,7 @@ WSP107 = Rule(
     "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, line {line}), which a "
     "spawned worker's re-import of this module never runs: it sees {seen}; pass the value as an argument",
     True,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "A worker reads a global that only the parent assigns, under the main guard or through `global`.",
 )
 
@@ -208,8 +209,9 @@ WSP302 = Rule(
     "{what} passed as {role} to {api} cannot be pickled for worker processes; pass what is needed to "
     "re-create it (a path, a config) instead",
     True,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "An unpicklable resource is passed directly to a worker.",
+    fix_needs_hint=True,
 )
 
 WSP901 = Rule(
@@ -231,9 +233,10 @@ WSP902 = Rule(
     "`DataLoader` with workers iterated in a loop (line {line}) without `persistent_workers=True`: every "
     "iteration starts new workers, and each spawned worker re-imports this module again",
     False,
-    FixSafety.NONE,
+    FixSafety.UNSAFE,
     "A `DataLoader` with workers and no `persistent_workers=True` is iterated once per epoch (performance).",
     breaks=SPAWN_ONLY,
+    fix_needs_hint=True,
     masked_by=(WSP101,),
 )
 

@@ -208,7 +208,8 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
     settings = job.settings
     # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
     checked = check(src.text, filename, settings, project=project, parse_clean=job.report_unparsable)
-    found = checked.findings
+    found, declined = _fixability(src.text, checked.findings, filename, checked.tree, project, settings,
+                                  job.unsafe_fixes)
     record = _Checked(checked.lines is not None or job.report_unparsable, found)
     result.findings = found
     if job.keep_lines and checked.lines is not None:
@@ -221,12 +222,38 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
     result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
     if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
         outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
-                       grade_note(result.findings, grade, job.unsafe_fixes), job.only)
+                       grade_note(result.findings, grade, job.unsafe_fixes), declined, job.only)
         record.fix = (cache.fix_key(job.unsafe_fixes, result.findings), outcome)
         apply_outcome(filename, src, result, job, from_stdin, outcome, project)
-    elif job.fixing:  # nothing to do for the fixer (and no libcst import): say why
-        result.fix_note = grade_note(result.findings, grade, job.unsafe_fixes)
+    elif job.fixing:  # nothing to do for the fixer: say why
+        result.fix_note = _join(_declined_note(declined), grade_note(result.findings, grade, job.unsafe_fixes))
     return record
+
+
+def _fixability(text: str, findings: list[Finding], filename: Optional[str], tree: Optional[ast.Module],
+                project: "Project", settings: Settings, unsafe: bool) -> tuple[list[Finding], dict]:
+    """``findings`` with the safety of the fix ``--fix`` would make of each on this text (``NONE`` where the fixer
+    declines it: a finding shows ``[*]`` only when its fix would be applied), and why each one that a run with
+    ``unsafe`` leaves is left (see :func:`.fix.fixable`)."""
+    if not any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
+        return findings, {}
+    from .analysis.importers import WRAP_RULES
+    from .fix import fixable
+    from .io.line_length import DEFAULT_MAX_LINE_LENGTH
+
+    # Only the guard wrap's plan depends on the line length (a moved line with no clean break declines it).
+    wraps = any(f.rule in WRAP_RULES for f in findings)
+    found = fixable(text, findings, _checker(filename, settings, project), filename=filename, tree=tree,
+                    line_length=project.line_length(filename) if wraps else DEFAULT_MAX_LINE_LENGTH)
+    return found.findings, found.declined if unsafe else {**found.declined, **found.unsafe}
+
+
+def _declined_note(declined: dict) -> Optional[str]:
+    if not declined:
+        return None
+    from .fix import declined_note
+
+    return declined_note(declined)
 
 
 def fix_source(text: str, filename: Optional[str], settings: Settings, unsafe: bool,
@@ -236,18 +263,19 @@ def fix_source(text: str, filename: Optional[str], settings: Settings, unsafe: b
     from .pipeline import check
 
     checked = check(text, filename, settings, project=project)
-    findings, grade = regrade(checked.findings, filename, text, project)
+    found, declined = _fixability(text, checked.findings, filename, checked.tree, project, settings, unsafe)
+    findings, grade = regrade(found, filename, text, project)
     return _fix(text, filename, settings, unsafe, project, findings, checked.tree,
-                grade_note(findings, grade, unsafe))
+                grade_note(findings, grade, unsafe), declined)
 
 
 def _fix(text: str, filename: Optional[str], settings: Settings, unsafe: bool, project: "Project",
          findings: list[Finding], tree: Optional[ast.Module], note: Optional[str],
-         only: Optional[frozenset[Finding]] = None) -> "FixOutcome":
+         declined: Optional[dict] = None, only: Optional[frozenset[Finding]] = None) -> "FixOutcome":
     from .fix import fix_text
 
     return fix_text(text, findings, _checker(filename, settings, project), filename=filename, unsafe=unsafe,
-                    tree=tree, line_length=project.line_length(filename), note=note, only=only)
+                    tree=tree, line_length=project.line_length(filename), note=note, declined=declined, only=only)
 
 
 def _checker(filename: Optional[str], settings: Settings, project: "Project"):
@@ -311,8 +339,8 @@ def _declined(findings: list[Finding], job: Job) -> list[Finding]:
     return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
 
 
-def _join(note: Optional[str], more: str) -> str:
-    return f"{note}; {more}" if note else more
+def _join(note: Optional[str], more: Optional[str]) -> Optional[str]:
+    return f"{note}; {more}" if note and more else note or more
 
 
 def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job, project: "Project",
@@ -330,6 +358,12 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     notebook.check_cells(book)
     name = filename or (path if notebook.is_notebook(path) else "notebook.ipynb")
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
+    planned = None
+    if any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
+        # What --fix --unsafe-fixes makes of a notebook depends on what can move out of it: the fix itself, run
+        # once (notebooks with a fixable finding are few), says which findings it fixes.
+        planned = _fix_notebook(book, findings, path, result.path, name, settings, project, True, from_stdin)
+        findings = _notebook_fixability(findings, planned)
     result.findings = notebook.to_cells(book, findings)
     record = _Checked(True, result.findings)
     if job.add_noqa and findings:
@@ -347,16 +381,15 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
         return record
     if job.keep_lines:
         result.lines = book.cell_lines()
-    if job.fixing and any(f.rule.fix_safety.applies(job.unsafe_fixes) for f in findings):
-        from .fix.notebook import fix_notebook
-
+    if job.fixing and planned is not None:  # (a run that fixes nothing still says why)
         # *only* names findings in their cells; the fixer sees the notebook's module
         only = None if job.only is None else \
             frozenset(f for f in findings if any(placed in job.only for placed in notebook.to_cells(book, [f])))
-        fixed = fix_notebook(book, findings, path, result.path, _checker(name, settings, project),
-                             unsafe=job.unsafe_fixes, line_length=project.line_length(name),
-                             move_definitions=not from_stdin, exists=project.exists,
-                             enabled=settings.enabled_for(name), only=only)
+        # Without --unsafe-fixes (or asked for some findings only) the fix is run again, unless the plan changed
+        # nothing: then its note says why (a cell layout that cannot be written back, say), and no fix would do more.
+        fixed = planned if (job.unsafe_fixes and only is None) or planned.raw is None else \
+            _fix_notebook(book, findings, path, result.path, name, settings, project, job.unsafe_fixes, from_stdin,
+                          only)
         result.fix_note = fixed.note
         if fixed.raw is not None:
             result.original_text = src.text
@@ -364,6 +397,7 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
             result.diff_lines = fixed.diff_lines
             result.fixed_count = fixed.fixed_count
             result.new_module = fixed.new_module
+            result.fixed = notebook.to_cells(book, fixed.fixed)
             if job.diff:
                 result.findings = fixed.remaining
             elif from_stdin:
@@ -372,6 +406,35 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
                 result.source = src
                 result.remaining = fixed.remaining
     return record
+
+
+def _fix_notebook(book, findings: list[Finding], path: str, display: str, name: str, settings: Settings,
+                  project: "Project", unsafe: bool, from_stdin: bool, only: Optional[frozenset[Finding]] = None):
+    from .fix.notebook import fix_notebook
+
+    return fix_notebook(book, findings, path, display, _checker(name, settings, project), unsafe=unsafe,
+                        line_length=project.line_length(name), move_definitions=not from_stdin, exists=project.exists,
+                        enabled=settings.enabled_for(name), only=only)
+
+
+def _notebook_fixability(findings: list[Finding], planned) -> list[Finding]:
+    """The findings of a notebook's module with the safety of the fix ``--fix --unsafe-fixes`` made of each (a
+    ``NotebookFix``): none for one it left; unsafe for a hoist, which in a notebook holds only once its definition
+    moves to a module next to the notebook (WSP206's unsafe fix)."""
+    from .rules import WSP201, WSP202, WSP203, WSP204
+
+    fixed = {id(f) for f in planned.fixed}
+    out = []
+    for finding in findings:
+        if finding.rule.fix_safety is FixSafety.NONE or finding.fix_safety is FixSafety.NONE:
+            out.append(finding)
+        elif id(finding) not in fixed:
+            out.append(replace(finding, fix_safety=FixSafety.NONE))
+        elif planned.new_module is not None and finding.rule in (WSP201, WSP202, WSP203, WSP204):
+            out.append(replace(finding, fix_safety=FixSafety.UNSAFE))
+        else:
+            out.append(finding)
+    return out
 
 
 def write(result: FileResult) -> None:

@@ -946,3 +946,27 @@ def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first
         """),
     })
     assert [code for _, _, code in found] in ([], ["WSP901"])  # dill pickles it: silent, or "only with dill"
+
+
+@pytest.mark.xfail(strict=True, reason="the taint analysis looks for worker starts in statements and comprehensions, "
+                                       "not in a lambda's body: a Process started by a lambda the function calls "
+                                       "is not seen (the fixer's test of a lock created in a lambda found it)")
+def test_a_process_started_inside_a_lambda_is_a_sink(tmp_path):
+    found = lint(tmp_path, {"train.py": """
+        import multiprocessing
+
+
+        def work(lock):
+            with lock:
+                pass
+
+
+        def main():
+            start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()
+            start()
+
+
+        if __name__ == "__main__":
+            main()
+    """})
+    assert [code for _, _, code in found] == ["WSP302"]

@@ -253,7 +253,9 @@ def grade_note(findings: Sequence[Finding], found: Optional[Grade], unsafe: bool
     """The fix note on the wrap's grade: why it applies as a safe fix, or why it needs ``--unsafe-fixes``."""
     if found is None:
         return None
-    codes = ", ".join(sorted({f.code for f in findings if f.rule in WRAP_RULES}))
+    codes = ", ".join(sorted({f.code for f in findings if _graded(f)}))
+    if not codes:  # every wrap here is declined: its findings' notes say why
+        return None
     if found.safety is FixSafety.SAFE:
         return f"moving code under the main guard ({codes}) is a safe fix here: {found.reason}"
     if not unsafe:

@@ -17,6 +17,7 @@ functions around it (:meth:`ScopeTree.enclosing_reads`).
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -58,15 +59,43 @@ class Scope:
 class ScopeTree:
     """The scopes of one module, and where each name read resolves."""
 
-    def __init__(self, tree: ast.Module, within: Optional[Iterable[ast.stmt]] = None) -> None:
+    def __init__(self, tree: ast.Module, within: Optional[Iterable[ast.stmt]] = None,
+                 focus: Optional[Iterable[ast.AST]] = None, lean: bool = False) -> None:
         """``within``: the top-level statements whose scopes are asked about; the bodies of the module's other
         functions and classes are then not walked (nothing in them binds a module-level name: ``global`` makes
-        a name the module's for reads, but its binding is recorded in the function's scope)."""
+        a name the module's for reads, but its binding is recorded in the function's scope).  ``focus``: the
+        nodes asked about within them; the body of a function, lambda or class that holds none of them is not
+        walked either (what binds names in a function is its own code: a nested body binds in its own scope)
+        until :meth:`expand` asks for it.  ``lean`` (with ``focus``, for a module with no ``:=``): a statement away
+        from the focus is walked for what it binds only (its targets and blocks, not the values it reads)."""
         self.module = Scope(tree, "module", None)
         self.scope_of: dict[ast.AST, Scope] = {tree: self.module}  # def/lambda/comprehension/class -> scope
         self._skip = set() if within is None else {
             id(stmt) for stmt in tree.body if isinstance(stmt, (*FUNCTIONS, ast.ClassDef))} - set(map(id, within))
+        self._focus = None if focus is None else sorted({_span(node) for node in focus})
+        self._focus_rows = [(start[0], end[0]) for start, end in self._focus or ()]
+        self._lean = lean and self._focus is not None
+        self._unwalked: dict[int, tuple[ast.AST, Scope]] = {}  # id(node) -> (node, its scope), body not walked
         self._build(tree)
+        # Every binding of the module scope, in source order (expand() walks nested bodies, which bind in their
+        # own scopes): module_binds() finds a statement's by bisection, not by a scan per statement.
+        self._module_bindings = sorted((where, name) for name, places in self.module.bindings.items()
+                                       for where in places)
+        self._module_binding_places = [where for where, _ in self._module_bindings]
+
+    def expand(self, node: ast.AST) -> None:
+        """Walk the body of ``node`` (a definition or lambda) if :attr:`focus` left it out."""
+        found = self._unwalked.pop(id(node), None)
+        if found is None:
+            return
+        node, scope = found
+        span = _span(node)  # asked about now: walked in full, as the focus is
+        self._focus.append(span)
+        self._focus_rows.append((span[0][0], span[1][0]))
+        stack: list[tuple[ast.AST, Scope]] = [(child, scope) for child in reversed(_body(node))]
+        while stack:
+            child, owner = stack.pop()
+            self._visit(child, owner, stack)
 
     # -- queries ---------------------------------------------------------------------------------------
     def resolve(self, scope: Scope, name: str) -> Scope:
@@ -93,6 +122,22 @@ class ScopeTree:
             out |= {name for name in scope.reads if self.resolve(scope, name) is self.module}
         return out
 
+    def run_time_reads(self, stmt: ast.stmt) -> set[str]:
+        """Names the module-level statement ``stmt`` reads from the module scope when it runs: its own code, a
+        definition's decorators, defaults, annotations and bases, and the class bodies and comprehensions it runs
+        (not the bodies of the functions and lambdas it defines: they run when called)."""
+        if stmt in self.scope_of:
+            parts: list[Scope] = [_Part(self._owner_parts(stmt))]
+            running = [self.scope_of[stmt]] if self.scope_of[stmt].kind == "class" else []
+        else:
+            parts = [_Part(self._module_parts(stmt))]
+            running = [scope for scope in self._child_scopes(stmt) if scope.kind in _RUN_WITH_IT]
+        while running:  # each scope is pushed once, by its parent
+            scope = running.pop()
+            parts.append(scope)
+            running.extend(child for child in scope.children if child.kind in _RUN_WITH_IT)
+        return {name for scope in parts for name in scope.reads if self.resolve(scope, name) is self.module}
+
     def enclosing_reads(self, node: ast.AST) -> dict[str, tuple[Scope, Position]]:
         """Names the function, lambda or class ``node`` (with everything nested in it) reads from the
         function scopes around it: for each, the scope it is found in and where it is first read."""
@@ -117,7 +162,9 @@ class ScopeTree:
         """Names the module-level statement ``stmt`` binds in the module scope when it runs."""
         start = (stmt.lineno, stmt.col_offset)
         end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
-        return {name for name, where in self.module.bindings.items() if any(start <= w <= end for w in where)}
+        first = bisect.bisect_left(self._module_binding_places, start)
+        last = bisect.bisect_right(self._module_binding_places, end)
+        return {name for _, name in self._module_bindings[first:last]}
 
     def declares_nonlocal(self, node: ast.AST) -> bool:
         """``node``'s scope, or one nested in it, rebinds a name of an enclosing function (``nonlocal``)."""
@@ -152,6 +199,39 @@ class ScopeTree:
                 yield from child.walk()
 
     # -- building --------------------------------------------------------------------------------------
+    def _walked(self, node: ast.AST, scope: Scope) -> bool:
+        """Whether the body of ``node`` (a definition or lambda) is walked now: it holds a node of :attr:`focus`,
+        or lies in one."""
+        if self._focus is None or self._near(node):
+            return True
+        self._unwalked[id(node)] = (node, scope)
+        return False
+
+    def _near(self, node: ast.AST) -> bool:
+        """Whether ``node`` holds a node of :attr:`focus`, or lies in one."""
+        start, end = _span(node)
+        return any(start <= inner_start <= end or inner_start <= start <= inner_end
+                   for inner_start, inner_end in self._focus)
+
+    def _bindings_only(self, node: ast.stmt, scope: Scope, push) -> bool:
+        """In ``lean`` mode, push only the parts of ``node`` that bind names or hold statements; False when the
+        statement shares a row with the focus (walked in full) or is of a kind walked in full anyway."""
+        fields = _BINDING_PARTS[type(node)]
+        first, last = node.lineno, node.end_lineno or node.lineno
+        if any(first <= end and start <= last for start, end in self._focus_rows):
+            return False
+        parts: list[ast.AST] = []
+        for name in fields:
+            value = getattr(node, name)
+            parts.extend(value if isinstance(value, list) else [value] if value is not None else [])
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            parts = [item.optional_vars for item in node.items if item.optional_vars is not None] + node.body
+        elif isinstance(node, ast.Match):
+            parts = [part for case in node.cases for part in (case.pattern, *case.body)]
+        for child in reversed(parts):
+            push((child, scope))
+        return True
+
     def _build(self, tree: ast.Module) -> None:
         # (node, scope) pairs; iterative so deeply nested code cannot exhaust the C stack here.
         stack: list[tuple[ast.AST, Scope]] = [(stmt, self.module) for stmt in reversed(tree.body)]
@@ -174,6 +254,8 @@ class ScopeTree:
             else:
                 scope.bind(node.id, node)
             return
+        if kind in _BINDING_PARTS and self._lean and self._bindings_only(node, scope, push):
+            return
         if kind in _PLAIN:  # nothing to record: its children, in order (not its Load/Store context)
             children = []
             for field_name in node._fields:
@@ -192,7 +274,7 @@ class ScopeTree:
             inner = self._new(node, "lambda" if isinstance(node, ast.Lambda) else "function", scope)
             for arg in _params(node.args):
                 inner.bindings.setdefault(arg.arg, []).append(_position(node))
-            body = [node.body] if isinstance(node, ast.Lambda) else [] if id(node) in self._skip else node.body
+            body = [] if id(node) in self._skip or not self._walked(node, inner) else _body(node)
             for child in reversed(body):
                 push((child, inner))
             for child in outer:
@@ -201,7 +283,7 @@ class ScopeTree:
         if isinstance(node, ast.ClassDef):
             scope.bind(node.name, node)
             inner = self._new(node, "class", scope)
-            for child in reversed([] if id(node) in self._skip else node.body):
+            for child in reversed([] if id(node) in self._skip or not self._walked(node, inner) else node.body):
                 push((child, inner))
             for child in _outer_parts(node):
                 push((child, scope))
@@ -295,6 +377,17 @@ def _names_in_scope(node: ast.AST, tree: ScopeTree) -> list[ast.Name]:
     return out
 
 
+_RUN_WITH_IT = ("class", "comprehension")
+
+#: statement kind -> its parts that bind names or hold statements (what a ``lean`` walk visits of a statement away
+#: from the focus); the values it reads are left out (with no ``:=`` in the module, nothing in them binds)
+_BINDING_PARTS: dict[type, tuple[str, ...]] = {
+    ast.Assign: ("targets",), ast.AugAssign: ("target",), ast.AnnAssign: ("target",), ast.Expr: (), ast.Return: (),
+    ast.For: ("target", "body", "orelse"), ast.AsyncFor: ("target", "body", "orelse"), ast.While: ("body", "orelse"),
+    ast.If: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",), ast.Raise: (), ast.Assert: (),
+    ast.Delete: ("targets",), ast.Match: (),
+}  # scopes whose code runs when the code around them does
+
 # Node types _visit records nothing for (it visits their children): every other kind binds, reads, or opens a
 # scope.  Built from the kinds it handles, so a new kind of node is never skipped by mistake.
 _SPECIAL = (*FUNCTIONS, ast.Lambda, ast.ClassDef, *COMPREHENSIONS, ast.Name, ast.NamedExpr, ast.Global, ast.Nonlocal,
@@ -316,6 +409,17 @@ def _outer_parts(node: ast.AST) -> list[ast.AST]:
         if node.returns is not None:
             parts.append(node.returns)
     return parts
+
+
+def _span(node: ast.AST) -> tuple[Position, Position]:
+    """Where a node starts (its first decorator's row, for a decorated definition) and ends."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return (first, node.col_offset if first == node.lineno else 0), (node.end_lineno or node.lineno,
+                                                                      node.end_col_offset or 0)
+
+
+def _body(node: ast.AST) -> list[ast.AST]:
+    return [node.body] if isinstance(node, ast.Lambda) else node.body
 
 
 def _params(args: ast.arguments) -> list[ast.arg]:

@@ -1,15 +1,18 @@
-"""What every winspawn-lint codemod shares.
+"""The fixer's one edit model, and what every codemod shares.
 
-A codemod is a plain class with libcst's ``transform_module(tree) -> tree`` shape, not a libcst
-``CodemodCommand``: that base pulls in ``libcst.codemod`` and with it ``libcst.matchers`` (0.3–2.5 s of
-import on every ``--fix`` run that has something to fix).  Through ``--fix`` a codemod receives the findings
-to fix; run on its own through libcst's command line, it is given those of a check with every rule enabled
-(:mod:`.commands`, an adapter imported only by that route).
+A codemod is given a text and the findings it is to fix, and returns a :class:`Fix`: the :class:`Edit` s to make
+(each replaces ``text[start:end]``, offsets in characters of the text it was given, as ruff's ``Edit``), the
+findings they fix with the safety of each one's fix, the findings it declines with why, and the imports the
+edited code needs.  It never applies anything itself: the driver (:mod:`winspawn_lint.fix`) applies the edits,
+adds the imports, verifies the result (it compiles, adds no finding, hides none) and runs the codemods again
+until nothing changes; the check-time fixability (:func:`winspawn_lint.fix.fixable`) reads the same plans without
+applying them.
 
-No codemod asks libcst for positions (``PositionProvider`` renders the whole module once per tree: most of
-what ``--fix`` cost): nodes are found through the ``ast`` of the same text, or by their order in the source.
-The hoisting codemods and the guard wrap (``ON_TEXT``) use no libcst at all: they edit the module's rows at
-``ast`` positions (:mod:`.lines`), giving the text the libcst edit they replace gave.
+A codemod finds what to rewrite through the ``ast`` of the text (the findings' ``fix_hint`` gives ``ast``
+positions) and edits its rows through :class:`.lines.Lines`, which turns row and node positions into offsets.
+A codemod that needs a concrete syntax tree may parse the text with libcst and emit edits all the same (none
+does today: each rewrite touches a few statements, and parsing a large script with libcst costs more than
+checking it).  The public libcst commands (:mod:`.commands`) are adapters over :meth:`Codemod.plan`.
 """
 
 from __future__ import annotations
@@ -24,32 +27,79 @@ from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
-from ..rules import Rule
-from . import _cst as cst
+from ..rules import FixSafety, Rule
 from ._tree import Names, find_node, module_names, parents, top_level_statement
-from .imports import add_imports, add_imports_to_text
+
+
+class CannotEdit(Exception):
+    """The rows cannot be rewritten as asked (indentation that does not nest, tokens that do not split, edits that
+    overlap)."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """``text[start:end]`` becomes ``content`` (in the text's own line endings)."""
+
+    start: int
+    end: int
+    content: str
 
 
 @dataclass
-class Context:
-    """The file a codemod works on and the warnings it gave (the part of libcst's ``CodemodContext`` used)."""
+class Fix:
+    """What one codemod plans for one text (ruff's ``Fix``, for every finding the codemod fixes in the pass)."""
 
-    filename: Optional[str] = None
-    warnings: list[str] = field(default_factory=list)
-    #: the project's maximum line length (see :mod:`winspawn_lint.io.line_length`): code written keeps to it
-    line_length: int = DEFAULT_MAX_LINE_LENGTH
+    edits: list[Edit] = field(default_factory=list)
+    #: each finding the edits fix, with the safety of its fix (the driver allows the least safe of it and the
+    #: finding's own grade) and, for an unsafe one, why it is unsafe
+    fixed: list[tuple[Finding, FixSafety, str]] = field(default_factory=list)
+    #: each finding left as it is, and why (said in the note, at the finding's place in the original text)
+    declined: list[tuple[Finding, str]] = field(default_factory=list)
+    #: (finding, what the reader should know about its applied fix): what gets pickled, what to add by hand
+    remarks: list[tuple[Finding, str]] = field(default_factory=list)
+    #: ``(module, name)`` for ``import module`` (name None) or ``from module import name``, added where isort would
+    imports: list[tuple[str, Optional[str]]] = field(default_factory=list)
 
 
-class WinspawnCodemod:
-    """Base: holds the findings this codemod fixes and the notes on those it could not.
+def line_ref(row: int) -> str:
+    """``line N`` for a reason or remark: the driver says it as the row's number in the text on disk (a codemod
+    may run on a text an earlier fix already changed)."""
+    return f"line {_LINE_MARK}{row}{_LINE_MARK}"
 
-    A subclass implements ``transform_module_impl(tree) -> tree`` and returns ``tree`` itself when it changes
-    nothing (the driver then does not render it again); or, with ``ON_TEXT``, ``transform_text_impl(text) ->
-    text``, rewriting rows at ``ast`` positions (:mod:`.lines`) with no libcst tree of the module.
+
+_LINE_MARK = "\x00"
+LINE_REF = re.compile(f"{_LINE_MARK}(\\d+){_LINE_MARK}")
+
+
+def as_said(text: str) -> str:
+    """A reason or remark of a codemod that ran on the text on disk, as the user reads it."""
+    return LINE_REF.sub(r"\1", text)
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """``text`` with every edit made (insertions at one offset keep their order, before a replacement that starts
+    there).  Raises :class:`CannotEdit` when two edits overlap."""
+    out: list[str] = []
+    at = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):  # sorted() is stable
+        if edit.start < at:
+            raise CannotEdit("two of its edits overlap")
+        if not 0 <= edit.start <= edit.end <= len(text):
+            raise CannotEdit("an edit lies outside the text")
+        out.append(text[at:edit.start])
+        out.append(edit.content)
+        at = edit.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+class Codemod:
+    """Base: holds the findings a codemod is given and what it plans for them.
+
+    A subclass sets ``FIXES`` (the catalogue rules it fixes) and implements :meth:`edit`, which returns the edits
+    for a text and reports through :meth:`fixes`, :meth:`note`, :meth:`remark` and
+    :meth:`add_import`.
     """
-
-    #: the codemod rewrites the text (the driver parses no libcst tree for it)
-    ON_TEXT: ClassVar[bool] = False
 
     #: the rules this codemod fixes, from the catalogue
     FIXES: ClassVar[tuple[Rule, ...]] = ()
@@ -74,73 +124,58 @@ class WinspawnCodemod:
         return None
 
     def __init__(self, filename: Optional[str], findings: Sequence[Finding], unsafe: bool = True,
-                 line_length: int = DEFAULT_MAX_LINE_LENGTH) -> None:
-        self.context = Context(filename, line_length=line_length)
+                 line_length: int = DEFAULT_MAX_LINE_LENGTH, decide: bool = False) -> None:
+        self.filename = filename
         self._given = findings
         self.unsafe = unsafe
-        self.notes: list[str] = []
-        #: (finding, why) for each finding this codemod leaves; the driver reports them at on-disk positions
-        self.declined: list[tuple[Finding, str]] = []
-        self.applied: list[Finding] = []
-        self._imports: list[tuple[str, Optional[str]]] = []
-        #: the text of the tree given to transform_module, when the caller has it
-        self.source_text: Optional[str] = None
-        #: an ``ON_TEXT`` codemod moved a statement of the module's leading import block (imports are then
-        #: placed by the ``ast`` of its output, not of its input)
-        self.import_block_changed = False
+        #: only which findings are fixed, how safely, and which are declined, is asked (the check-time plan): a
+        #: codemod may stop before writing its edits, once nothing it does after can decline a finding
+        self.decide = decide
+        #: the project's maximum line length (:mod:`winspawn_lint.io.line_length`): code written keeps to it
+        self.line_length = line_length
+        self._fix = Fix()
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+    def plan(self, text: str) -> Fix:
+        """What this codemod would do to ``text``."""
+        self._fix = Fix()
+        self._fix.edits = list(self.edit(text))
+        fix, self._fix = self._fix, Fix()
+        if not fix.edits and not self.decide:  # nothing to apply: what it meant to fix stays
+            fix.fixed, fix.imports, fix.remarks = [], [], []
+        return fix
+
+    def edit(self, text: str) -> list[Edit]:
         raise NotImplementedError
 
-    def transform_module(self, tree: cst.Module) -> cst.Module:
-        if self.ON_TEXT:
-            text = self.source_text if self.source_text is not None else tree.code
-            new = self.transform_text(text)
-            return tree if new == text else cst.parse_module(new)
-        self._imports = []
-        tree = self.transform_module_impl(tree)
-        return add_imports(tree, self._imports) if self._imports else tree
-
-    def transform_text_impl(self, text: str) -> str:
-        raise NotImplementedError
-
-    def transform_text(self, text: str) -> str:
-        """``text`` rewritten (``ON_TEXT`` codemods); ``text`` itself when nothing changes."""
-        self._imports = []
-        self.source_text = text
-        new = self.transform_text_impl(text)
-        if not self._imports or new == text:
-            return new
-        return add_imports_to_text(new, syntax_tree(new if self.import_block_changed else text), self._imports)
-
-    def warn(self, message: str) -> None:
-        self.context.warnings.append(message)
-
-    def add_import(self, module: str, name: Optional[str] = None) -> None:
-        """Schedule ``import module`` or ``from module import name`` (see :mod:`.imports`)."""
-        self._imports.append((module, name))
-
-    # -- findings -------------------------------------------------------------------------------------
+    # -- what the plan says -----------------------------------------------------------------------------
     def findings_for(self, text: str) -> list[Finding]:
         """The findings given (chosen by the driver, which knows the file's fix safety) that this codemod fixes."""
         return [f for f in self._given if f.rule in self.FIXES]
 
+    def fixes(self, findings: Sequence[Finding], safety: FixSafety = FixSafety.SAFE, why: str = "") -> None:
+        """``findings`` are fixed by the edits, by a fix of ``safety`` (no safer than the rule's own grade); ``why``:
+        what makes an unsafe one unsafe, said when a safe run leaves it."""
+        self._fix.fixed.extend((finding, safety, why) for finding in findings)
+
     def note(self, finding: Finding, why: str) -> None:
-        self.declined.append((finding, why))
-        self.notes.append(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {why}")
-        self.warn(self.notes[-1])
+        self._fix.declined.append((finding, why))
+
+    def remark(self, finding: Finding, what: str) -> None:
+        self._fix.remarks.append((finding, what))
+
+    def add_import(self, module: str, name: Optional[str] = None) -> None:
+        """Schedule ``import module`` or ``from module import name`` (see :mod:`.imports`)."""
+        self._fix.imports.append((module, name))
 
     # -- source helpers -------------------------------------------------------------------------------
-    def prepare(self, tree: cst.Module) -> tuple[str, ast.Module, Positions]:
-        """The module's text, ``ast`` and positions; the driver passes the text it parsed (rendering a big
-        tree again costs more than the codemod), and one text is analysed once for all the codemods."""
-        text = self.source_text if self.source_text is not None else tree.code
-        return text, syntax_tree(text), positions_of(text)
-
-    def scopes(self, module: ast.Module, within: Optional[Sequence[ast.stmt]] = None) -> ScopeTree:
-        """The scope model of ``module`` (a tree from :meth:`prepare`), built once per text; ``within``: the
-        only top-level statements asked about (the others' functions and classes are not walked)."""
-        return _scopes(module, None if within is None else tuple(within))
+    def scopes(self, module: ast.Module, within: Optional[Sequence[ast.stmt]] = None,
+               focus: Optional[Sequence[ast.AST]] = None, lean: bool = False) -> ScopeTree:
+        """The scope model of ``module`` (:func:`syntax_tree`), built once per text; ``within``: the only top-level
+        statements asked about (the others' functions and classes are not walked); ``focus``, ``lean``: the nodes
+        asked about in them, and whether code away from them is walked for its bindings only (see
+        :class:`ScopeTree`)."""
+        return _scopes(module, None if within is None else tuple(within), None if focus is None else tuple(focus),
+                       lean)
 
     def locate(self, text: str, kinds: tuple, hint: str) -> Located:
         """The nodes of ``kinds`` the findings' fix hints point at (``finding.fix_hint[hint]``), and what a hoist
@@ -149,15 +184,10 @@ class WinspawnCodemod:
         found = [(finding, find_node(module, kinds, finding.fix_hint[hint]["line"], finding.fix_hint[hint]["col"]))
                  for finding in self.findings_for(text) if finding.fix_hint.get(hint)]
         parent = parents(module)
-        tops = sorted({top_level_statement(node, parent) for _, node in found if node}, key=lambda stmt: stmt.lineno)
-        return Located(module, parent, [(f, node) for f, node in found if node is not None], self.scopes(module, tops),
-                       module_names(module, text))
-
-    def parse_statements(self, tree: cst.Module, code: str) -> list[cst.BaseStatement]:
-        """Statements from ``code`` (``\\n`` line ends; indents already in ``tree.default_indent``)."""
-        code = code.replace("\r\n", "\n").replace("\r", "\n").replace("\n", tree.default_newline)
-        parsed = cst.parse_module(code, config=tree.config_for_parsing)
-        return list(parsed.body)
+        nodes = [node for _, node in found if node is not None]
+        tops = sorted({top_level_statement(node, parent) for node in nodes}, key=lambda stmt: stmt.lineno)
+        return Located(module, parent, [(f, node) for f, node in found if node is not None],
+                       self.scopes(module, tops, nodes, lean=":=" not in text), module_names(module, text))
 
     def partial_ref(self, tree: ast.Module) -> str:
         """How to spell ``functools.partial`` here, scheduling the import when needed."""
@@ -170,7 +200,7 @@ class WinspawnCodemod:
 
 @dataclass
 class Located:
-    """What :meth:`WinspawnCodemod.locate` found."""
+    """What :meth:`Codemod.locate` found."""
 
     module: ast.Module
     parent: dict[ast.AST, ast.AST]  # see :func:`._tree.parents`
@@ -200,8 +230,10 @@ _TREES: dict[str, ast.Module] = {}  # the last texts parsed, oldest first
 
 def forget_texts() -> None:
     """Drop what is kept per text (trees, positions, scope models, indexes): the fixer is done with a file."""
+    from . import lines
     from ._tree import forget_index
 
+    lines.forget()
     _TREES.clear()
     positions_of.cache_clear()
     # A scope model's scopes refer to their parents and children: unlinked, each is freed by reference counting
@@ -218,12 +250,12 @@ def positions_of(text: str) -> Positions:
     return Positions.of(text)
 
 
-def _scopes(module: ast.Module, within: Optional[tuple]) -> ScopeTree:
-    key = (module, within)
+def _scopes(module: ast.Module, within: Optional[tuple], focus: Optional[tuple], lean: bool) -> ScopeTree:
+    key = (module, within, focus, lean)
     if key not in _SCOPES:
         while len(_SCOPES) >= 4:
             _SCOPES.pop(next(iter(_SCOPES))).unlink()
-        _SCOPES[key] = ScopeTree(module, within)
+        _SCOPES[key] = ScopeTree(module, within, focus, lean)
     return _SCOPES[key]
 
 
@@ -246,63 +278,4 @@ def existing_spelling(tree: ast.Module, module: str, name: str):
     return None
 
 
-def blank_lines(count: int) -> list[cst.EmptyLine]:
-    return [cst.EmptyLine(indent=False) for _ in range(count)]
-
-
-def statement_groups(tree: cst.Module, module: ast.Module) -> list[list[ast.stmt]]:
-    """For each top-level libcst statement, its ast statements.  The two trees list the same statements in
-    the same order; a libcst line of simple statements (``a = 1; b = 2``) is one ast statement each.  (No
-    PositionProvider: computing positions renders the whole module, most of a codemod's time.)"""
-    groups, at = [], 0
-    for statement in tree.body:
-        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-        groups.append(module.body[at:at + count])
-        at += count
-    return groups
-
-
-def statement_texts(tree: cst.Module, text: str, module: ast.Module) -> dict[int, tuple]:
-    """id(top-level statement) -> (statement, (indent, newline), its text in ``text``), the text ``tree`` was
-    parsed from, without rendering it: a statement's text starts at its first line in ``module`` less its
-    leading lines, and runs to the next one's.  Empty when a check fails (then statements are rendered)."""
-    if not tree.has_trailing_newline or not tree.body:
-        return {}
-    starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]  # line n starts at starts[n - 1]
-    bounds: list[int] = []
-    for statement, group in zip(tree.body, statement_groups(tree, module)):
-        decorators = getattr(group[0], "decorator_list", None) if group else None
-        first = decorators[0].lineno if decorators else group[0].lineno if group else 0
-        line = first - len(statement.leading_lines)
-        if line < 1 or first > len(starts):
-            return {}
-        code = starts[first - 1]
-        # The ast gives a decorator's expression, not its `@` (`@\` may end a line): the line must start there.
-        if text[code:code + 1] in ("", " ", "\t", "\f", "\r", "\n", "#") or (decorators and text[code] != "@"):
-            return {}
-        offset = starts[line - 1]
-        if (bounds and offset <= bounds[-1]) or not text.startswith(
-                "".join(tree.code_for_node(empty) for empty in statement.leading_lines), offset):
-            return {}
-        bounds.append(offset)
-    footer = "".join(tree.code_for_node(empty) for empty in tree.footer)
-    end = len(text) - len(footer)
-    if text[:bounds[0]] != "".join(tree.code_for_node(empty) for empty in tree.header) or end < bounds[-1] or \
-            not text.endswith(footer):
-        return {}
-    style = (tree.default_indent, tree.default_newline)
-    return {id(statement): (statement, style, text[start:stop])
-            for statement, start, stop in zip(tree.body, bounds, [*bounds[1:], end])}
-
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def definition_order(module: ast.Module) -> dict[int, int]:
-    """id(def or class node) -> its index in source order, which is the order a libcst visitor enters them."""
-    found = [node for node in ast.walk(module) if isinstance(node, DEFINITIONS)]
-    found.sort(key=lambda node: (node.lineno, node.col_offset))
-    return {id(node): index for index, node in enumerate(found)}

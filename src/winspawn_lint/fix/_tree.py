@@ -10,7 +10,9 @@ import builtins
 import functools
 import itertools
 import re
+import keyword
 import unicodedata
+from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from ..analysis.guards import is_main_guard
@@ -21,6 +23,115 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 
 class CannotHoist(Exception):
     """Why a definition cannot move to module level (the fix is skipped, the finding stays)."""
+
+
+@dataclass
+class Captured:
+    """What a hoisted function takes, as leading parameters, from the functions around it: for each name it
+    read there, the name itself, or (when it only reads attributes of it) each attribute chain it reads."""
+
+    #: the new leading parameters, in order
+    params: list[str] = field(default_factory=list)
+    #: what the ``functools.partial`` binds to each, as source text (``vae.config.scaling_factor``)
+    values: list[str] = field(default_factory=list)
+    #: (an attribute chain node in the definition, the parameter that stands for it)
+    replaced: list[tuple[ast.Attribute, str]] = field(default_factory=list)
+    #: names sent whole (what is pickled with the function), and what of each needs the whole object
+    whole: list[str] = field(default_factory=list)
+
+
+_MAX_CHAINS = 3  # more attribute chains of one name than this: the name goes whole (a parameter each would not read)
+
+
+def captured(scopes: ScopeTree, definition: ast.AST, free: list[str], taken: set[str],
+             attributes: bool = True) -> Captured:
+    """The parameters that stand for ``free`` (what ``definition`` reads from the functions around it, see
+    :func:`enclosing_free_variables`): a name whose every use in it reads an attribute (``vae.config.scaling_factor``
+    and nothing else of ``vae``) is replaced by the attribute chains it reads, so that only they are pickled with
+    the function; one it calls, passes, assigns an attribute of, or reads through more than :data:`_MAX_CHAINS`
+    chains goes whole.  ``taken``: names the definition uses otherwise (a parameter must not shadow one);
+    ``attributes``: False to send every name whole."""
+    out = Captured()
+    own = {id(scope) for scope in scopes.scope_of[definition].walk()}
+    parent: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(definition):
+        for child in ast.iter_child_nodes(node):
+            parent[child] = node
+    uses: dict[str, list[ast.Name]] = {name: [] for name in free}
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Name) and node.id in uses and isinstance(node.ctx, ast.Load):
+            uses[node.id].append(node)
+    used = set(taken) | set(free)
+    for name in free:
+        shadowed = any(name in scope.bindings for scope in scopes.scope_of[definition].walk()
+                       if id(scope) in own and scope is not scopes.scope_of[definition].parent)
+        chains = None if shadowed or not uses[name] or not attributes else [_chain(use, parent) for use in uses[name]]
+        texts = sorted({ast.unparse(chain) for chain in chains}) if chains and all(chains) else []
+        if not texts or len(texts) > _MAX_CHAINS:
+            out.params.append(name)
+            out.values.append(name)
+            out.whole.append(name)
+            continue
+        params = {}
+        for text in texts:
+            parts = text.split(".")
+            candidates = [parts[-1], "_".join(parts), "_".join(parts) + "_value"]
+            param = next((c for c in candidates if c.isidentifier() and not keyword.iskeyword(c) and c not in used
+                          and c not in _BUILTIN_NAMES), None)
+            if param is None:
+                break
+            used.add(param)
+            params[text] = param
+        else:
+            for text in texts:
+                out.params.append(params[text])
+                out.values.append(text)
+            out.replaced.extend((chain, params[ast.unparse(chain)]) for chain in chains)
+            continue
+        out.params.append(name)
+        out.values.append(name)
+        out.whole.append(name)
+    return out
+
+
+def _chain(use: ast.Name, parent: dict) -> Optional[ast.Attribute]:
+    """The attribute chain ``use`` is the root of and reads (``vae.config.scaling_factor``; ``model.encoder`` for
+    ``model.encoder.forward(x)``, a method call needs its object), or None when it needs the object itself."""
+    chain: ast.AST = use
+    while isinstance(parent.get(chain), ast.Attribute) and parent[chain].value is chain:
+        chain = parent[chain]
+    holder = parent.get(chain)
+    if isinstance(holder, ast.Call) and holder.func is chain and isinstance(chain, ast.Attribute):
+        chain = chain.value  # a method call: its object
+    if chain is use or not isinstance(chain, ast.Attribute) or not isinstance(chain.ctx, ast.Load):
+        return None
+    return chain
+
+
+def used_names(definition: ast.AST) -> set[str]:
+    """Every name a definition reads, binds or takes as a parameter (a new parameter must not shadow one)."""
+    out: set[str] = set()
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+    return out
+
+
+def whole_note(names: list[str]) -> str:
+    """What a hoisted function sends its workers of the names it captured whole."""
+    listed = ", ".join(f"`{name}`" for name in names)
+    return f"{listed} {'goes' if len(names) == 1 else 'go'} to the workers with the function, pickled whole"
+
+
+def needs_partial(names: list[str]) -> str:
+    """Why a safe run leaves a definition that reads ``names`` from the enclosing function where it is."""
+    listed = ", ".join(f"`{name}`" for name in names)
+    return (f"it reads {listed} from the enclosing function: binding {'them' if len(names) > 1 else 'it'} with "
+            "functools.partial is an unsafe fix (use --unsafe-fixes)")
 
 
 def parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
@@ -192,6 +303,32 @@ def unique_name(base: str, taken: Names) -> str:
     name = next(c for c in candidates if c not in _BUILTIN_NAMES and c not in taken)
     taken.add(name)
     return name
+
+
+def import_names(module: ast.Module) -> dict[str, str]:
+    """Top-level import bindings: local name -> what it stands for (``Dataset`` -> ``torch.utils.data.Dataset``,
+    ``tud`` -> ``torch.utils.data``)."""
+    out: dict[str, str] = {}
+    for statement in module.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            for alias in statement.names:
+                out[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    return out
+
+
+def qualified_name(expr: ast.expr, imports: dict[str, str]) -> Optional[str]:
+    """``torch.utils.data.DataLoader`` for ``DataLoader``, ``tud.DataLoader`` or ``torch.utils.data.DataLoader``
+    (``imports``: :func:`import_names`); None for an expression that is not a dotted name."""
+    parts = []
+    while isinstance(expr, ast.Attribute):  # one step per attribute of a finite expression
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    return ".".join([imports.get(expr.id, expr.id), *reversed(parts)])
 
 
 def find_node(tree: ast.Module, kinds: tuple, line: int, col: int) -> Optional[ast.AST]:

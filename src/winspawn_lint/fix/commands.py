@@ -5,7 +5,8 @@
 Only that route imports this module: ``libcst.codemod`` brings ``libcst.matchers`` with it (0.3–2.5 s of
 import), which ``--fix`` does without.  This module is a front end, as the command line and the flake8 plugin
 are: run this way, a codemod is given the findings of a check with every rule enabled, and applies unsafe fixes
-too unless given ``--safe-only``.
+too unless given ``--safe-only``.  Its edits are made to the module's code and the result parsed again: one
+codemod, one pass, without the re-check ``--fix`` verifies each step with.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from ..analysis.project import Project
 from ..pipeline import check
 from ..rules import RULES
 from ..settings import Settings
-from . import CODEMODS
-from ._base import WinspawnCodemod
+from . import CODEMODS, _applied
+from ._base import Codemod, as_said
 
 
-def _command(codemod: type[WinspawnCodemod]) -> type[CodemodCommand]:
+def _command(codemod: type[Codemod]) -> type[CodemodCommand]:
     class Command(CodemodCommand):
         DESCRIPTION = codemod.DESCRIPTION
 
@@ -40,14 +41,16 @@ def _command(codemod: type[WinspawnCodemod]) -> type[CodemodCommand]:
             filename = self.context.filename
             settings = Settings(select=frozenset(RULES))
             project = Project(settings.registry)
-            findings = check(tree.code, filename, settings, project=project).findings
+            text = tree.code
+            findings = check(text, filename, settings, project=project).findings
             unsafe = not self.safe_only
-            command = codemod(filename, [f for f in findings if f.safety.applies(unsafe)], unsafe=unsafe,
-                              line_length=project.line_length(filename))
-            new = command.transform_module(tree)
-            for warning in command.context.warnings:
-                self.warn(warning)
-            return new
+            fix = codemod(filename, [f for f in findings if f.safety.applies(unsafe) and codemod.wants(f)],
+                          unsafe=unsafe, line_length=project.line_length(filename)).plan(text)
+            for finding, why in fix.declined:
+                self.warn(f"{finding.line}:{finding.col + 1}: {finding.code} not fixed: {as_said(why)}")
+            if not fix.edits:
+                return tree
+            return cst.parse_module(_applied(text, fix))
 
     # Named as the codemod, at this module's top level: libcst finds it by that name (and pickles it by it).
     Command.__name__ = Command.__qualname__ = codemod.__name__

@@ -24,21 +24,19 @@ from typing import Optional
 
 from .. import rules
 from ..analysis.guards import is_main_guard
-from . import _cst as cst
-from ._base import WinspawnCodemod, blank_lines
-
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+from ._base import DEFINITIONS, CannotEdit, Codemod, Edit, syntax_tree
+from .lines import Lines
 
 
-class HoistGuardedDef(WinspawnCodemod):
+class HoistGuardedDef(Codemod):
     DESCRIPTION = "Move functions and classes that worker processes need out of the main guard."
     TITLE = "Move the definition out of the main guard"
     FIXES = (rules.WSP106,)
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, _ = self.prepare(tree)
-        # guard index in module.body -> indexes in its body of the definitions to move
-        plan: dict[int, set[int]] = {}
+    def edit(self, text: str) -> list[Edit]:
+        module = syntax_tree(text)
+        # guard index in module.body -> {index in its body of a definition to move: its findings}
+        plan: dict[int, dict[int, list]] = {}
         for finding in self.findings_for(text):
             line = (finding.fix_hint.get("guarded_def") or {}).get("line")
             found = _locate(module, line)
@@ -51,36 +49,53 @@ class HoistGuardedDef(WinspawnCodemod):
             if why:
                 self.note(finding, why)
                 continue
-            plan.setdefault(guard_index, set()).add(body_index)
-            self.applied.append(finding)
-        if not plan:
-            return tree
-        new_body: list[cst.BaseStatement] = []
-        for index, statement in enumerate(tree.body):
-            moving = plan.get(index)
-            if not moving or not isinstance(statement, cst.If):
-                new_body.append(statement)
+            plan.setdefault(guard_index, {}).setdefault(body_index, []).append(finding)
+        lines = Lines(text)
+        for guard_index, moving in plan.items():
+            try:
+                self._move(lines, module, guard_index, sorted(moving))
+            except CannotEdit as why:
+                for findings in moving.values():
+                    for finding in findings:
+                        self.note(finding, str(why))
                 continue
-            inner = list(statement.body.body)
-            hoisted = [inner[i] for i in sorted(moving)]
-            kept = [node for i, node in enumerate(inner) if i not in moving]
-            if not kept:
-                kept = self.parse_statements(tree, "pass\n")
-            for node in hoisted:
-                new_body.append(node.with_changes(leading_lines=[*blank_lines(2), *_comments(node)]))
-            guard = statement.with_changes(body=statement.body.with_changes(body=kept))
-            new_body.append(guard.with_changes(leading_lines=[*blank_lines(2), *_comments(statement)]))
-        if new_body and new_body[0] is not tree.body[0]:
-            new_body[0] = new_body[0].with_changes(leading_lines=_comments(new_body[0]))
-        return tree.with_changes(body=new_body)
+            for findings in moving.values():
+                self.fixes(findings)
+        return lines.edits()
+
+    def _move(self, lines: Lines, module: ast.Module, guard_index: int, moving: list[int]) -> None:
+        """The definitions ``moving`` (indexes in the guard's body) out of the guard, just before it, each after two
+        blank rows and with its own comment rows; the guard keeps its comment rows, after two blank rows."""
+        guard = module.body[guard_index]
+        body = guard.body
+        indent = lines.indent(lines.first(body[0]))
+        hoisted = []
+        for index in moving:
+            node = body[index]
+            first, last = lines.first(node), lines.last(node)
+            lead = lines.leading(node, body[index - 1] if index else None)
+            hoisted.append(_comments(lines, lead, first, indent) + lines.dedented(first, last, indent))
+        # What the guard keeps: a definition's rows go with it (its comment rows, its blocks' footer); a guard
+        # left with nothing gets `pass`, before the comment rows that close its body.
+        for index in moving:
+            node = body[index]
+            lines.replace(lines.leading(node, body[index - 1] if index else None), lines.last(node), "")
+        if len(moving) == len(body):
+            lines.insert(lines.last(body[-1]) + 1, f"{indent}pass\n")
+        first = lines.first(guard)
+        if guard_index == 0:  # above it is the module's header, which stays on top
+            lines.insert(first, "\n\n".join(hoisted) + "\n\n")
+            return
+        lead = lines.top_leading(module, guard_index)
+        code = "".join(f"\n\n{definition}" for definition in hoisted)
+        lines.replace(lead, first - 1, code + "\n\n" + _comments(lines, lead, first, lines.indent(first)))
 
 
-def _comments(node: cst.CSTNode) -> list[cst.EmptyLine]:
-    """The node's own leading comment lines (blank lines before them are replaced)."""
-    lines = list(getattr(node, "leading_lines", ()))
-    while lines and lines[0].comment is None:
-        lines.pop(0)
-    return lines
+def _comments(lines: Lines, lead: int, first: int, indent: str) -> str:
+    """The comment rows among rows ``lead..first - 1`` (blank rows dropped), ``indent`` taken off each."""
+    rows = (lines.row(number).rstrip("\r\n") for number in range(lead, first))
+    return "".join((row[len(indent):] if row.startswith(indent) else row.lstrip(" \t")) + "\n"
+                   for row in rows if row.strip())
 
 
 def _locate(module: ast.Module, line: Optional[int]) -> Optional[tuple[int, int]]:
@@ -89,7 +104,7 @@ def _locate(module: ast.Module, line: Optional[int]) -> Optional[tuple[int, int]
     for guard_index, statement in enumerate(module.body):
         if isinstance(statement, ast.If) and is_main_guard(statement.test):
             for body_index, inner in enumerate(statement.body):
-                if isinstance(inner, _DEFINITIONS) and _first_line(inner) <= line <= (inner.end_lineno or line):
+                if isinstance(inner, DEFINITIONS) and _first_line(inner) <= line <= (inner.end_lineno or line):
                     return guard_index, body_index
     return None
 

@@ -2,7 +2,10 @@
 ``functools.partial(lambda ...)``).
 
 ``DataLoader(ds, collate_fn=lambda b: b)`` becomes ``def _collate_fn(b): return b`` before the
-top-level statement that holds it, and the lambda becomes ``_collate_fn``.  The standard pickler
+top-level statement that holds it, and the lambda becomes ``_collate_fn``.  The helper is named for what the
+lambda is where it stands (the keyword it is passed as, the name it is assigned to), else for what it does
+(``Lambda(lambda x: torch.flatten(x))``: ``_flatten``; ``ds.map(lambda x: {"label": ...})``: ``_label``), else for
+the call it is given to (``_map_fn``).  The standard pickler
 stores a module-level function by reference, so it reaches spawned workers.  Names the lambda reads
 from enclosing functions become leading parameters bound with ``functools.partial(_collate_fn, a)``:
 the values are bound when the lambda expression ran instead of when it is called, which differs
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import re
 import tokenize
 from dataclasses import dataclass
@@ -27,10 +31,13 @@ from typing import Optional
 
 from .. import rules
 from ..io.source import split_lines
-from ._base import WinspawnCodemod, positions_of
-from ._tree import CannotHoist, enclosing_free_variables, is_plain_default, top_level_statement, unique_name
+from ..rules import FixSafety
+from ._base import Codemod, Edit, positions_of
+from ._tree import (CannotHoist, captured, enclosing_free_variables, is_plain_default, needs_partial,
+                    top_level_statement, unique_name, used_names, whole_note)
 from .lines import Lines, indent_step
-from .style import depth_change, rows_inside
+from .style import line_limit
+from .tokens import depth_change, rows_inside
 
 
 @dataclass
@@ -42,7 +49,7 @@ class _Plan:
     replacement: str = ""
 
 
-class HoistLambda(WinspawnCodemod):
+class HoistLambda(Codemod):
     DESCRIPTION = "Hoist lambdas that reach pickle-based workers to module-level functions."
     TITLE = "Replace the lambda with a module-level function"
     FIXES = (rules.WSP201, rules.WSP202, rules.WSP204, rules.WSP901)
@@ -51,9 +58,7 @@ class HoistLambda(WinspawnCodemod):
     def wants(finding) -> bool:
         return "lambda" in finding.fix_hint
 
-    ON_TEXT = True
-
-    def transform_text_impl(self, text: str) -> str:
+    def edit(self, text: str) -> list[Edit]:
         located = self.locate(text, (ast.Lambda,), "lambda")
         module, parent, scopes, taken, positions = (located.module, located.parent, located.scopes, located.taken,
                                                     positions_of(text))
@@ -74,20 +79,26 @@ class HoistLambda(WinspawnCodemod):
                 self.note(finding, str(why))
                 continue
             if free and not self.unsafe:
-                self.note(finding, f"it reads {', '.join(free)} from the enclosing function "
-                                   "(binding them with functools.partial is an unsafe fix: use --unsafe-fixes)")
+                self.note(finding, needs_partial(free))
                 continue
-            plans[key] = _Plan(unique_name("_" + _role(node, parent), taken), free, [finding], node)
+            plans[key] = _Plan(unique_name("_" + _name(node, parent), taken), free, [finding], node)
         if not plans:
-            return text
+            return []
+        if self.decide:  # what follows declines only a lambda whose tokens do not split into parameters and body
+            for plan in plans.values():
+                if plan.free:
+                    self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+                else:
+                    self.fixes(plan.findings)
+            return []
+        lines = Lines(text)
 
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        lines = Lines(text)
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         indent = indent_step(module, lines)
         shapes: dict[tuple[str, str], str] = {}
         source: Optional[list[str]] = None  # the module's rows (no line ends), split for a multi-line body
-        limit = self.context.line_length
+        limit = line_limit(lines.rows, self.line_length)
         inserts: dict[int, list[str]] = {}  # index of a top-level statement -> definitions before it
         for key, plan in sorted(plans.items()):
             parts = _parts(lines, plan.node)
@@ -96,14 +107,23 @@ class HoistLambda(WinspawnCodemod):
                     self.note(finding, "the lambda could not be split into its parameters and body")
                 continue
             params, body, (row, column) = parts
-            if "\n" in body or "\r" in body:
+            one_row = "\n" not in body and "\r" not in body
+            # What it reads of the enclosing function: the attributes it reads of a name, where it reads no more
+            # (only of a one-row body: the positions of a longer one move when it is re-indented).
+            cap = captured(scopes, plan.node, plan.free, used_names(plan.node), attributes=one_row)
+            if one_row:
+                for chain, param in sorted(cap.replaced, key=lambda item: -item[0].col_offset):
+                    start = positions.char_col(chain.lineno, chain.col_offset) - column
+                    end = positions.char_col(chain.end_lineno, chain.end_col_offset) - column
+                    body = body[:start] + param + body[end:]
+            else:
                 # `return (` puts the body's first line at a new column: its continuation lines follow it.
                 source = source if source is not None else split_lines(text)
                 indentation = len(lines.indent(row))
                 moved = _reindented(body, source, row, column, indentation, len(indent) + len("return ("),
                                     len(indent))
                 body = f"({body if moved is None else moved})"
-            signature = ", ".join(part for part in (", ".join(plan.free), params) if part)
+            signature = ", ".join(part for part in (", ".join(cap.params), params) if part)
             # Identical lambdas (same parameters, body and captured names) share one helper.
             shape = (signature, body)
             if shape in shapes:
@@ -115,18 +135,23 @@ class HoistLambda(WinspawnCodemod):
                     header = f"def {plan.name}(\n{indent * 2}{signature}):"
                 inserts.setdefault(top_index[id(top_level_statement(plan.node, parent))], []).append(
                     f"{header}\n{indent}return {body}\n")
-            plan.replacement = f"{partial}({plan.name}, {', '.join(plan.free)})" if plan.free else plan.name
+            plan.replacement = f"{partial}({plan.name}, {', '.join(cap.values)})" if plan.free else plan.name
             lines.replace_node(plan.node, plan.replacement)
-            self.applied.extend(plan.findings)
+            if plan.free:
+                self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+                if cap.whole:
+                    self.remark(plan.findings[0], whole_note(cap.whole))
+            else:
+                self.fixes(plan.findings)
         if not any(plan.replacement for plan in plans.values()):
-            return text
+            return []
         for index, definitions in inserts.items():
             # Two blank lines around a top-level def (pycodestyle E302, E305), none at the top of the file; the
             # statement after them keeps its comment rows, after two blank rows.
             at = lines.top_leading(module, index)
             blanks = lines.blank_run(at) if index else 0
             lines.replace(at, at + blanks - 1, ("\n\n" if index else "") + "\n\n".join(definitions) + "\n\n")
-        return lines.edited()
+        return lines.edits()
 
 
 def _parts(lines: Lines, node: ast.Lambda) -> Optional[tuple[str, str, tuple[int, int]]]:
@@ -227,32 +252,88 @@ def _reindented(body: str, source: list[str], first_line: int, old_col: int, old
     return "".join(out)
 
 
-def _role(node: ast.AST, parent: dict) -> str:
-    """A name for what the lambda is: the keyword, the assigned name or attribute, or the method it is given to."""
+def _name(node: ast.Lambda, parent: dict) -> str:
+    """A name for the helper: what the lambda is where it stands (the keyword it is passed as, the name it is
+    assigned to), else what it does (:func:`_action`), else the call it is given to (``map_fn``)."""
+    role, specific = _role(node, parent)
+    return role if specific else _action(node) or role
+
+
+def _role(node: ast.AST, parent: dict) -> tuple[str, bool]:
+    """What the lambda is where it stands, and whether that says what it is for: the keyword it is passed as or the
+    name or attribute it is assigned to (specific), else the method it is given to (``map_fn``, not: many
+    functions are given to one)."""
     child, current = node, parent.get(node)
     fallback = "worker_fn"
+    through_call = False
     while current is not None:
         if isinstance(current, ast.keyword) and current.arg:
-            return current.arg
+            return current.arg, not through_call
         if isinstance(current, (ast.Assign, ast.AnnAssign)):
             targets = current.targets if isinstance(current, ast.Assign) else [current.target]
             target = targets[0]
             if isinstance(target, ast.Name):
-                return target.id
+                return target.id, not through_call
             if isinstance(target, ast.Attribute):
-                return target.attr
+                return target.attr, not through_call
             break
         if isinstance(current, ast.Call) and child is not current.func:
             func = current.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             if name == "partial" or (name and name[:1].isupper()):
                 # partial(...) and a class such as Compose([...]): what it is given to says more.
-                if name != "partial" and fallback == "worker_fn":
-                    fallback = f"{name.lower()}_fn"
+                if name != "partial":
+                    through_call = True
+                    if fallback == "worker_fn":
+                        fallback = f"{_identifier(name) or 'worker'}_fn"
                 child, current = current, parent.get(current)
                 continue
-            return f"{name}_fn" if name else fallback
+            return (f"{name}_fn" if name else fallback), False
         if not isinstance(current, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Starred)):
             break
         child, current = current, parent.get(current)
-    return fallback
+    return fallback, False
+
+
+#: calls that hold or convert what the lambda computes: the name comes from what they are given
+_CONTAINERS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted", "reversed", "iter", "next", "map",
+                         "filter", "zip", "enumerate", "str", "int", "float", "bool", "len", "sum", "min", "max",
+                         "any", "all", "abs", "round", "isinstance", "print", "repr", "type", "getattr", "hasattr"})
+
+
+def _action(node: ast.Lambda) -> Optional[str]:
+    """A name for what the lambda computes: the function its body calls (``torch.flatten(x)``: ``flatten``), the key
+    or attribute it takes (``x["text"]``: ``text``), the first key of the dict it builds, ``identity``; None when
+    the body says nothing a name can (arithmetic, a comparison)."""
+    args = node.args
+    params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if arg}
+    body = node.body
+    for _ in range(4):  # tuple(torch.stack(c) for c in ...): through the containers to what they hold
+        if isinstance(body, ast.Name):
+            return "identity" if body.id in params else None
+        if isinstance(body, ast.Call):
+            func = body.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name not in _CONTAINERS:
+                return _identifier(name)
+            inner = body.args[0] if body.args else None
+            body = inner.elt if isinstance(inner, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) else inner
+            continue
+        if isinstance(body, ast.Dict) and body.keys and isinstance(body.keys[0], ast.Constant):
+            return _identifier(body.keys[0].value)
+        if isinstance(body, ast.Subscript) and isinstance(body.slice, ast.Constant):
+            return _identifier(body.slice.value)
+        if isinstance(body, ast.Attribute):
+            return _identifier(body.attr)
+        return None
+    return None
+
+
+def _identifier(word) -> Optional[str]:
+    """``word`` (a name, a string key) as a lower-case snake-case identifier (``ToTensor``: ``to_tensor``), or None
+    (a word of fewer than three letters, ``x`` or ``y``, names nothing)."""
+    if not isinstance(word, str):
+        return None
+    word = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word)
+    word = re.sub(r"\W+", "_", word).strip("_").lower()
+    return word if len(word) >= 3 and word.isidentifier() and not keyword.iskeyword(word) else None

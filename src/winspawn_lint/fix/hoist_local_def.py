@@ -35,12 +35,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
+from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
-from ._base import WinspawnCodemod
-from ._tree import CannotHoist, ancestors, enclosing_free_variables, find_node, top_level_statement, unique_name
-from ..io.source import split_rows
-from .lines import CannotEdit, Lines, char_column, indent_step, indented
-from .style import wrap_call
+from ..io.source import split_lines, split_rows
+from ..rules import FixSafety
+from ._base import CannotEdit, Codemod, Edit
+from ._tree import (CannotHoist, Captured, ancestors, captured, enclosing_free_variables, find_node, needs_partial,
+                    top_level_statement, unique_name, used_names, whole_note)
+from .lines import Lines, indent_step, indented
+from .style import line_limit, wrap_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _MAX_HELPER_DEPTH = 50  # local functions calling local functions: deeper chains take more passes
@@ -55,9 +58,11 @@ class _Plan:
     top: ast.stmt
     keep_local: bool  # the local name must stay bound (rename or partial)
     shared: bool = False  # an identical definition is already at module level, or hoisted by another plan
+    #: what stands for ``free`` (the names, or the attribute chains read of them), when the plan writes edits
+    captured: Optional[Captured] = None
 
 
-class HoistLocalDef(WinspawnCodemod):
+class HoistLocalDef(Codemod):
     DESCRIPTION = "Hoist functions and classes defined inside functions to module level."
     TITLE = "Move the definition to module level"
     FIXES = (rules.WSP202, rules.WSP203, rules.WSP204, rules.WSP901)
@@ -66,12 +71,10 @@ class HoistLocalDef(WinspawnCodemod):
     def wants(finding) -> bool:
         return "def" in finding.fix_hint
 
-    ON_TEXT = True
-
-    def transform_text_impl(self, text: str) -> str:
+    def edit(self, text: str) -> list[Edit]:
         located = self.locate(text, _DEFS, "def")
         module, parent, scopes, taken = located.module, located.parent, located.scopes, located.taken
-        lines = Lines(text)
+        lines = Lines(text) if not self.decide else None
         module_binds = set(scopes.module.bindings)
         plans: dict[int, _Plan] = {}
         # (shape, the top-level statement index it is defined before) of each module-level function: an
@@ -83,10 +86,12 @@ class HoistLocalDef(WinspawnCodemod):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.decorator_list:
                 module_functions.setdefault(len(stmt.body), []).append((index, stmt))
 
-        def shape_of(node: ast.AST, free: list[str]) -> str:
+        def shape_of(node: ast.AST, cap: Optional[Captured]) -> Optional[str]:
+            if self.decide:  # sharing one module-level copy changes the edits, not what is fixed
+                return None
             for index, stmt in module_functions.pop(len(node.body), ()):
-                shapes.setdefault(_shape(stmt, [], lines), (stmt.name, index))
-            return _shape(node, free, lines)
+                shapes.setdefault(_shape(stmt, None, lines), (stmt.name, index))
+            return _shape(node, cap, lines)
 
         # In source order, so that a definition shared by several is hoisted before the first that uses it.
         found = sorted(located.found, key=lambda pair: (pair[1].lineno, pair[1].col_offset))
@@ -99,8 +104,7 @@ class HoistLocalDef(WinspawnCodemod):
             find_node(module, _DEFS, node.lineno, node.col_offset)  # a helper's parents (the scopes found it)
             free = self._check(node, scopes)
             if free and not self.unsafe:
-                raise CannotHoist(f"it reads {', '.join(free)} from the enclosing function (binding them with "
-                                  "functools.partial is an unsafe fix: use --unsafe-fixes)")
+                raise CannotHoist(needs_partial(free))
             # A local function it calls is hoisted with it, in the same pass (else a chain of them would take one
             # pass each): one that keeps its name at module level is no longer taken from the enclosing function.
             if depth < _MAX_HELPER_DEPTH:
@@ -108,6 +112,7 @@ class HoistLocalDef(WinspawnCodemod):
                     helper = _local_function(scopes, node, name)
                     if helper is None:
                         continue
+                    scopes.expand(helper)  # its body was not asked about until now
                     try:
                         helper_plan = plan(helper, [], depth + 1)
                     except CannotHoist:
@@ -117,19 +122,21 @@ class HoistLocalDef(WinspawnCodemod):
             bound_once = len(scopes.scope_of[node].parent.bindings.get(node.name, ())) == 1
             top = top_level_statement(node, parent)
             top_index = next(i for i, stmt in enumerate(module.body) if stmt is top)
-            shape = shape_of(node, free) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            cap = captured(scopes, node, free, used_names(node)) if free and not self.decide else None
+            shape = shape_of(node, cap) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
             if shape in shapes and shapes[shape][1] <= top_index:
                 name = shapes[shape][0]
                 removable = name == node.name and not free and bound_once
                 # A removed definition's comment lines would go with it: such a one is hoisted on its own.
                 if not (removable and _has_leading_comment(node, lines)):
-                    plans[id(node)] = _Plan(node, name, free, findings, top, shared=True, keep_local=not removable)
+                    plans[id(node)] = _Plan(node, name, free, findings, top, shared=True, keep_local=not removable,
+                                            captured=cap)
                     return plans[id(node)]
             same_name = not free and node.name not in module_binds and bound_once
             new_name = node.name if same_name else unique_name("_" + node.name.lstrip("_"), taken)
             if same_name:
                 module_binds.add(node.name)
-            plans[id(node)] = _Plan(node, new_name, free, findings, top, keep_local=not same_name)
+            plans[id(node)] = _Plan(node, new_name, free, findings, top, keep_local=not same_name, captured=cap)
             if shape is not None:
                 shapes.setdefault(shape, (new_name, top_index))
             return plans[id(node)]
@@ -141,13 +148,20 @@ class HoistLocalDef(WinspawnCodemod):
                 self.note(finding, str(why))
         plan = None  # the recursive closure held itself, and the module with it, in a cycle
         if not plans:
-            return text
+            return []
+        if self.decide:  # what follows declines only rows that cannot be moved (a rare indentation)
+            for hoist in plans.values():
+                if hoist.free:
+                    self.fixes(hoist.findings, FixSafety.UNSAFE, needs_partial(hoist.free))
+                else:
+                    self.fixes(hoist.findings)
+            return []
         return self._edit(lines, module, parent, plans)
 
-    def _edit(self, lines: Lines, module: ast.Module, parent: dict, plans: dict[int, _Plan]) -> str:
+    def _edit(self, lines: Lines, module: ast.Module, parent: dict, plans: dict[int, _Plan]) -> list[Edit]:
         """The text with each planned definition hoisted, and what stands in its place."""
         partial = self.partial_ref(module) if any(p.free for p in plans.values()) else ""
-        limit = self.context.line_length
+        limit = line_limit(lines.rows, self.line_length)
         step = indent_step(module, lines)
         top_index = {id(stmt): index for index, stmt in enumerate(module.body)}
         hoisted: dict[int, list[str]] = {}  # top-level statement index -> definitions before it
@@ -183,13 +197,13 @@ class HoistLocalDef(WinspawnCodemod):
             try:
                 if not plan.shared:
                     definition = self._hoisted(lines.dedented(first, last, indent), node.lineno - first + 1, plan,
-                                               limit, step)
+                                               limit, step, _replacements(lines, plan, first, indent))
                     hoisted.setdefault(top_index[id(plan.top)], []).append("".join(comments) + definition)
                 if not plan.keep_local:
                     lines.replace(lead, last, "")
                 else:
                     if plan.free:
-                        code = wrap_call(f"{node.name} = ", partial, [plan.new_name, *plan.free],
+                        code = wrap_call(f"{node.name} = ", partial, [plan.new_name, *plan.captured.values],
                                          len(indent.expandtabs()), step, limit)
                     else:
                         code = f"{node.name} = {plan.new_name}\n"
@@ -201,7 +215,7 @@ class HoistLocalDef(WinspawnCodemod):
             except CannotEdit as why:
                 # The others may rely on this one (a shared definition, a helper hoisted with its caller): the
                 # pass makes no change, and says why for each.
-                return self._declined(plans, f"{why} (while hoisting `{node.name}`)", lines.text)
+                return self._declined(plans, f"{why} (while hoisting `{node.name}`)")
         for index, definitions in hoisted.items():
             at = lines.top_leading(module, index)
             top = module.body[index]
@@ -212,22 +226,28 @@ class HoistLocalDef(WinspawnCodemod):
             blanks = sum(1 for row in range(at, lines.first(top)) if not lines.row(row).strip())
             lines.insert(at, code + "\n" * max(0, 2 - blanks))
         try:
-            text = lines.edited()
+            lines.edited()
         except CannotEdit as why:
-            return self._declined(plans, str(why), lines.text)
+            return self._declined(plans, str(why))
         for plan in active:
-            self.applied.extend(plan.findings)
-        return text
+            if plan.free:
+                self.fixes(plan.findings, FixSafety.UNSAFE, needs_partial(plan.free))
+                if plan.captured.whole and plan.findings:
+                    self.remark(plan.findings[0], whole_note(plan.captured.whole))
+            else:
+                self.fixes(plan.findings)
+        return lines.edits()
 
-    def _declined(self, plans: dict[int, _Plan], why: str, text: str) -> str:
+    def _declined(self, plans: dict[int, _Plan], why: str) -> list[Edit]:
         for plan in plans.values():
             for finding in plan.findings:
                 self.note(finding, why)
-        return text
+        return []
 
-    def _hoisted(self, fragment: str, row: int, plan: _Plan, limit: int, step: str) -> str:
+    def _hoisted(self, fragment: str, row: int, plan: _Plan, limit: int, step: str, replaced: list) -> str:
         """The module-level definition made of ``fragment`` (the local one's rows at column 0; its header on
-        ``row``): renamed, and taking the names it read from the enclosing function as leading parameters.  A
+        ``row``): renamed, and taking what it read from the enclosing function as leading parameters (``replaced``:
+        the attribute chains those stand for, at the fragment's positions, and the parameter of each).  A
         header longer than ``limit`` gets its parameters on a continuation row indented twice (as pycodestyle
         wants before a block), and one per row when that is still too long."""
         try:
@@ -236,16 +256,17 @@ class HoistLocalDef(WinspawnCodemod):
             raise CannotEdit("it could not be tokenized") from error
         at = next(i for i, t in enumerate(tokens) if t.start[0] == row and t.string in ("def", "class"))
         rows = split_rows(fragment)
-        edits = [(tokens[at + 1].start, tokens[at + 1].end, plan.new_name)]
+        edits = [(tokens[at + 1].start, tokens[at + 1].end, plan.new_name), *replaced]
         node = plan.node
         if not plan.free or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return _spliced(rows, edits)
+        params = plan.captured.params
         opening = at + 2  # `def name(`
         first = next(i for i in range(opening + 1, len(tokens)) if tokens[i].type not in _LAYOUT)
         has_params = tokens[first].string != ")"
-        extra = ", ".join(plan.free) + (", " if has_params else "")
+        extra = ", ".join(params) + (", " if has_params else "")
         text = _spliced(rows, [*edits, (tokens[first].start, tokens[first].start, extra)])
-        header = text.split("\n")[row - 1]  # rows as the tokenizer numbers them (no break at a form feed)
+        header = split_lines(text)[row - 1]
         # What stood between `(` and the first parameter makes way for the new row, unless it holds a comment.
         if len(header) <= limit or any(t.type == tokenize.COMMENT for t in tokens[opening + 1:first]):
             return text
@@ -253,7 +274,7 @@ class HoistLocalDef(WinspawnCodemod):
         args = node.args
         simple = not (args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg)
         one_row = len(step * 2) + len(header) - header.index("(") <= limit
-        if one_row or not simple or len(plan.free) + len(args.args) < 2:
+        if one_row or not simple or len(params) + len(args.args) < 2:
             return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra)])
         # One parameter per row: a new row after the comma that ends each (not after a trailing one).
         moved = ast.parse(fragment).body[0].args  # the same parameters, at the fragment's positions
@@ -266,7 +287,7 @@ class HoistLocalDef(WinspawnCodemod):
                                    if tokens[i].start >= after and tokens[i].string == ","))
         if any(tokens[index + 1].type == tokenize.COMMENT for index in separators):
             return text
-        extra = ("," + hang).join(plan.free) + ("," + hang if has_params else "")
+        extra = ("," + hang).join(params) + ("," + hang if has_params else "")
         return _spliced(rows, [*edits, (tokens[opening].end, tokens[first].start, hang + extra),
                                *((tokens[index].end, tokens[index + 1].start, hang) for index in separators)])
 
@@ -283,19 +304,34 @@ class HoistLocalDef(WinspawnCodemod):
         return enclosing_free_variables(scopes, node)
 
 
-def _shape(node: ast.AST, free: list[str], lines: Lines) -> str:
-    """The module-level function ``node`` becomes once hoisted with ``free`` as leading parameters, whatever its
+def _replacements(lines: Lines, plan: _Plan, first: int, indent: str) -> list:
+    """The attribute chains the hoisted definition reads of captured names, as edits of its fragment (its rows from
+    ``first``, ``indent`` taken off): each becomes the parameter that stands for it."""
+    if plan.captured is None:
+        return []
+    out = []
+    for chain, param in plan.captured.replaced:
+        start = (chain.lineno - first + 1, char_column(lines.row(chain.lineno), chain.col_offset) - len(indent))
+        end = (chain.end_lineno - first + 1, char_column(lines.row(chain.end_lineno), chain.end_col_offset)
+               - len(indent))
+        out.append((start, end, param))
+    return out
+
+
+def _shape(node: ast.AST, cap: Optional[Captured], lines: Lines) -> str:
+    """The module-level function ``node`` becomes once hoisted with ``cap``'s parameters in front, whatever its
     name, and its comments: equal shapes are the same code, and dropping one of them loses no comment."""
     clone = copy.copy(node)
     clone.name = "_"
     args = copy.copy(node.args)
-    extra = [ast.arg(arg=name) for name in free]
+    extra = [ast.arg(arg=name) for name in (cap.params if cap else [])]
     if args.posonlyargs:
         args.posonlyargs = [*extra, *args.posonlyargs]
     else:
         args.args = [*extra, *args.args]
     clone.args = args
-    return f"{ast.dump(clone)}\n{_comments(lines.segment(node))}"
+    stands_for = [(ast.dump(chain), param) for chain, param in cap.replaced] if cap else []
+    return f"{ast.dump(clone)}\n{stands_for}\n{_comments(lines.segment(node))}"
 
 
 def _comments(segment: str) -> str:

@@ -19,33 +19,26 @@ same edit of a libcst tree gives:
 from __future__ import annotations
 
 import ast
+import functools
 import io
-import re
 import tokenize
+from collections import Counter
 from typing import Optional
 
+from ..analysis.positions import char_column
 from ..io.source import split_rows
-from .style import rows_inside
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-class CannotEdit(Exception):
-    """The rows cannot be rewritten as asked (indentation that does not nest, tokens that do not split)."""
+from ._base import CannotEdit, Edit, apply_edits
+from .tokens import rows_inside
 
 
 class Lines:
-    """Rows of one text (1-based, line endings kept) and the edits planned on them, applied together."""
+    """Rows of one text (1-based, line endings kept) and the edits planned on them (:class:`._base.Edit`)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.rows = split_rows(text)
-        found = _NEWLINE.search(text)
-        self.newline = found.group() if found else "\n"  # what libcst calls the module's default newline
-        self._starts = [0]  # row n starts at self._starts[n - 1]; the last entry is the text's end
-        for row in self.rows:
-            self._starts.append(self._starts[-1] + len(row))
-        self._edits: list[tuple[int, int, str, bool]] = []  # (start, end) offsets in the text, new text, native
+        # row n starts at self._starts[n - 1]; the last entry is the text's end
+        self.rows, self._starts, self.newline = _split(text)
+        self._edits: list[Edit] = []
 
     # -- reading ----------------------------------------------------------------------------------------
     def row(self, number: int) -> str:
@@ -140,35 +133,33 @@ class Lines:
     def replace(self, first: int, last: int, text: str, native: bool = False) -> None:
         """Rows ``first..last`` become ``text`` (``\\n`` line ends, or the text's own with ``native``; rows as they
         should stand, line ends included)."""
-        self._edits.append((self.offset(first), self.offset(last + 1), text, native))
+        self.replace_span(self.offset(first), self.offset(last + 1), text, native)
 
     def insert(self, before: int, text: str, native: bool = False) -> None:
         """``text`` (whole rows) before row ``before``; inserts at one row keep the order they were made in."""
-        self._edits.append((self.offset(before), self.offset(before), text, native))
+        self.replace_span(self.offset(before), self.offset(before), text, native)
 
     def insert_at(self, offset: int, text: str) -> None:
         """``text`` (``\\n`` line ends) at ``offset`` in the text."""
-        self._edits.append((offset, offset, text, False))
+        self.replace_span(offset, offset, text)
 
     def replace_node(self, node: ast.AST, text: str) -> None:
         """The code of ``node`` (an ``ast`` expression: its own parentheses stay) becomes ``text``."""
-        self._edits.append((self.at(node.lineno, node.col_offset), self.at(node.end_lineno, node.end_col_offset), text,
-                            False))
+        self.replace_span(self.at(node.lineno, node.col_offset), self.at(node.end_lineno, node.end_col_offset), text)
+
+    def replace_span(self, start: int, end: int, text: str, native: bool = False) -> None:
+        """``self.text[start:end]`` becomes ``text`` (``\\n`` line ends, or the text's own with ``native``)."""
+        if self.newline != "\n" and not native:
+            text = text.replace("\n", self.newline)
+        self._edits.append(Edit(start, end, text))
+
+    def edits(self) -> list[Edit]:
+        """The edits planned, in the order they were made."""
+        return list(self._edits)
 
     def edited(self) -> str:
         """The text with every edit applied; :class:`CannotEdit` when two overlap."""
-        if not self._edits:
-            return self.text
-        out: list[str] = []
-        at = 0
-        for start, end, text, native in sorted(self._edits, key=lambda edit: (edit[0], edit[1])):
-            if start < at:
-                raise CannotEdit("two of its edits overlap")
-            out.append(self.text[at:start])
-            out.append(text.replace("\n", self.newline) if self.newline != "\n" and not native else text)
-            at = end
-        out.append(self.text[at:])
-        return "".join(out)
+        return apply_edits(self.text, self._edits) if self._edits else self.text
 
 
 def row_groups(body: list[ast.stmt]) -> list[list[ast.stmt]]:
@@ -183,14 +174,52 @@ def row_groups(body: list[ast.stmt]) -> list[list[ast.stmt]]:
 
 
 def indent_step(module: ast.Module, lines: Lines) -> str:
-    """The module's indentation step, as libcst's ``default_indent`` finds it: the first indented block's."""
-    for node in ast.walk(module):
-        body = getattr(node, "body", None)
-        if isinstance(node, ast.stmt) and isinstance(body, list) and body and body[0].lineno > node.lineno:
-            step = lines.indent(body[0].lineno)[len(lines.indent(node.lineno)):]
-            if step:
-                return step
-    return "    "
+    """The module's indentation unit: the step most of its blocks are indented by (four spaces when it has none).
+    A file indented by four spaces whose first block happens to be indented by two is a four-space file
+    (pycodestyle's E111 and E114 count every row of the other unit)."""
+    return _indent_unit(lines.text)
+
+
+@functools.lru_cache(maxsize=4)
+def _indent_unit(text: str) -> str:
+    """The step most often between a row that opens a block (it ends with ``:``, a comment aside) and the next
+    code row, when that one is indented deeper (by the other's indentation and more); rows are read as text, so a
+    row inside a string may count too: the unit of the file is what most of its blocks say."""
+    steps: Counter = Counter()
+    first_seen: dict[str, int] = {}
+    opener: Optional[str] = None  # the indentation of the row before, when it opens a block
+    for row in _split(text)[0]:
+        stripped = row.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = row[:len(row) - len(row.lstrip(" \t"))]
+        if opener is not None and len(indent) > len(opener) and indent.startswith(opener):
+            step = indent[len(opener):]
+            steps[step] += 1
+            first_seen.setdefault(step, len(first_seen))
+        code = stripped.split("#", 1)[0].rstrip() if "#" in stripped else stripped
+        opener = indent if code.endswith(":") else None
+    if not steps:
+        return "    "
+    return max(steps, key=lambda step: (steps[step], -first_seen[step]))
+
+
+@functools.lru_cache(maxsize=4)
+def _split(text: str) -> tuple[list[str], list[int], str]:
+    """The rows of ``text`` (line ends kept), where each starts (and where the text ends), and its line end (the
+    first row's): made once per text for every codemod and pass that reads it."""
+    rows = split_rows(text)
+    starts = [0]
+    for row in rows:
+        starts.append(starts[-1] + len(row))
+    first = rows[0] if rows else ""
+    return rows, starts, first[len(first.rstrip("\r\n")):] or "\n"
+
+
+def forget() -> None:
+    """Drop the rows kept per text (the fixer is done with a file)."""
+    _split.cache_clear()
+    _indent_unit.cache_clear()
 
 
 def indented(code: str, indent: str) -> str:
@@ -207,11 +236,6 @@ def _rows_in_strings(code: str) -> set[int]:
         return {row for token in tokenize.generate_tokens(io.StringIO(code).readline) for row in rows_inside(token)}
     except (tokenize.TokenError, SyntaxError) as error:  # (an IndentationError is a SyntaxError)
         raise CannotEdit("it could not be tokenized") from error
-
-
-def char_column(row: str, byte_col: int) -> int:
-    """The character column of ``ast``'s byte column ``byte_col`` in ``row``."""
-    return byte_col if row.isascii() else len(row.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
 
 def _blank_or_comment(row: str) -> bool:

@@ -1,14 +1,17 @@
 """``--fix`` for notebooks: the fixer on a notebook's module, its output put back into the cells, and (an unsafe
-fix of WSP206) the definitions a worker needs moved into a module next to the notebook.
+fix, WSP206's) the definitions a worker needs moved into a module next to the notebook.
 
-The fixer sees a notebook as :mod:`winspawn_lint.io.notebook` presents it, one module of its code cells; this
-module plans the move of definitions out of the notebook (:func:`plan_move`) and turns the fixer's output into
-the notebook's new text (:func:`fix_notebook`).  Nothing is written here: the driver writes the notebook and
-the new module.
+The fixer sees a notebook as :mod:`winspawn_lint.io.notebook` presents it, one module of its code cells.  A function
+defined in a notebook is pickled by reference to the kernel's ``__main__``, which a spawned worker cannot import:
+so in a notebook the hoists of WSP201-WSP203 (a lambda, a local function or class made a top-level definition) are
+half a fix, which the move of definitions into ``<stem>_defs.py`` completes (:func:`plan_move`).  With
+``--unsafe-fixes`` both are made, the hoists first; a hoisted definition that cannot move (it reads a notebook
+variable) makes its hoist declined.  Nothing is written here: the driver writes the notebook and the new module.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import re
@@ -16,11 +19,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .. import rules
+from ..analysis.scopes import ScopeTree
 from ..finding import Finding
-from ..io.notebook import (Notebook, NotebookFixError, cell_diff, loads, masked_rows, rewrite, split_fixed,
-                           to_cells)
-from ..io.source import split_rows
+from ..io.notebook import (Notebook, NotebookFixError, cell_diff, is_cell_marker, loads, masked_rows, rewrite,
+                           split_fixed, to_cells)
+from ..io.source import split_lines, split_rows
 from . import Check, FixOutcome, fix_text
+from ._base import DEFINITIONS
 
 
 @dataclass
@@ -50,51 +55,100 @@ def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display
     *enabled*: the codes reported for this file; *only*: fix these of *findings* and leave the others (None:
     every allowed one).
     """
-    module_text, move, notes = notebook.module, None, []
-    # The move is one new module: asked for one of its definitions, it takes them all (a second move could
-    # not create the module again).
-    if move_definitions and rules.WSP206.fix_safety.applies(unsafe) and \
-            (only is None or any(f in only and f.rule is rules.WSP206 for f in findings)):
-        move, why = plan_move(notebook, findings, path)
-        sibling = os.path.join(os.path.dirname(path), f"{move.module_name}.py") if move else ""
-        if move is not None and exists(sibling):
-            move, why = None, f"definitions not moved: {sibling} exists"
-        if move is not None:
-            module_text = move.notebook_module
-            notes.append(f"moved {', '.join(f'`{n}`' for n in move.names)} into {sibling}")
-        elif why:
-            notes.append(why)
-    module_findings = findings if module_text == notebook.module else check(module_text, None)
-    # After a move, what *only* asked for was the move (no codemod fixes WSP206): nothing more is fixed.
-    outcome: FixOutcome = fix_text(module_text, module_findings, check, filename=display, unsafe=unsafe,
-                                   line_length=line_length, only=only if move is None else frozenset())
-    notes += [outcome.note] if outcome.note else []
+    sibling = os.path.join(os.path.dirname(path), f"{sibling_module_name(path)}.py")
+    can_move = move_definitions and rules.WSP206.fix_safety.applies(unsafe)
+    if can_move and exists(sibling):
+        can_move, taken = False, f"definitions not moved: {sibling} exists"
+    else:
+        taken = None
+    fixed = _fixed(notebook.module, findings, check, display, unsafe, line_length, path, can_move, only)
+    notes = [note for note in (fixed.outcome.note, taken, fixed.why) if note]
     result = NotebookFix(note="; ".join(notes) or None)
-    if outcome.text == notebook.module:
+    if fixed.text == notebook.module:
         return result
     try:
-        changed = split_fixed(notebook, outcome.text)
+        changed = split_fixed(notebook, fixed.text)
         new_raw = rewrite(notebook, changed) if changed else notebook.raw
     except NotebookFixError as error:
         result.note = f"{result.note}; {error}" if result.note else f"not fixed: {error}"
         return result
     if new_raw == notebook.raw:
         return result
+    move = fixed.move
     result.raw = new_raw
     result.diff_lines = cell_diff(notebook, changed, display)
-    result.fixed = outcome.fixed
-    result.fixed_count = len(outcome.fixed) + (len(move.names) if move else 0)
     if move is not None:
         result.new_module = (sibling, move.module_text)
         shown = os.path.join(os.path.dirname(display), f"{move.module_name}.py")
-        new_file = difflib.unified_diff([], split_rows(move.module_text), fromfile="/dev/null",
-                                        tofile=shown)
+        moved_note = f"moved {', '.join(f'`{name}`' for name in move.names)} into {shown}"
+        result.note = f"{result.note}; {moved_note}" if result.note else moved_note
+        new_file = difflib.unified_diff([], split_rows(move.module_text), fromfile="/dev/null", tofile=shown)
         result.diff_lines = [*new_file, *result.diff_lines]
     # What remains is placed in the fixed notebook: its module is the fixer's output with the cells re-masked.
     fixed_notebook = loads(new_raw)
-    left = outcome.remaining if fixed_notebook.module == outcome.text else check(fixed_notebook.module, None)
+    left = check(fixed_notebook.module, None)
+    still = {f.args.get("what") for f in left if f.rule is rules.WSP206}
+    moved = [f for f in findings if f.rule is rules.WSP206 and f.args.get("what") not in still]
+    result.fixed = sorted([*fixed.outcome.fixed, *moved], key=Finding.sort_key)
+    result.fixed_count = len(result.fixed)
     result.remaining = to_cells(fixed_notebook, [f for f in left if f.code in enabled])
     return result
+
+
+@dataclass
+class _Fixed:
+    """The notebook's module as the fixes leave it."""
+
+    text: str
+    outcome: FixOutcome
+    move: Optional["Move"] = None
+    why: Optional[str] = None  # why definitions were not moved
+
+
+#: why, in a notebook, a hoist is half a fix
+_NOT_PICKLABLE_THERE = {rules.WSP206.code: (
+    "in a notebook its new top-level function would be pickled by reference to the kernel's `__main__`, which "
+    "workers cannot import, and it cannot move to a module next to the notebook")}
+
+
+def _fixed(module: str, findings: list[Finding], check: Check, display: str, unsafe: bool, line_length: int,
+           path: str, can_move: bool, only: Optional[frozenset[Finding]]) -> _Fixed:
+    """The module fixed: the hoists and the other fixes, then (``can_move``) the definitions workers need moved out,
+    those the hoists made among them; a hoist whose definition cannot move is not made.
+
+    ``only``: fix these of ``findings`` and leave the others (an editor's quick fix).  Asked for a WSP206, the move
+    alone is made, of every definition (a second move could not create the module again); asked for a hoist, the
+    definitions that hoist makes move, and those the notebook had stay."""
+    if only is not None and any(f in only and f.rule is rules.WSP206 for f in findings):
+        outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
+                           only=frozenset())
+        move, why = plan_move(module, findings, path) if can_move else (None, None)
+        return _Fixed(move.notebook_module if move is not None else module, outcome, move, why)
+    if not can_move:
+        outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
+                           added_note=_NOT_PICKLABLE_THERE, only=only)
+        return _Fixed(outcome.text, outcome)
+    had = {f.args.get("what") for f in findings if f.rule is rules.WSP206}
+    outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
+                       may_add=frozenset({rules.WSP206.code}), only=only)
+    move, why = plan_move(outcome.text, _to_move(outcome.remaining if outcome.text != module else findings, had,
+                                                 only), path)
+    text = move.notebook_module if move is not None else outcome.text
+    if text == module or {f.args.get("what") for f in check(text, None) if f.rule is rules.WSP206} <= had:
+        return _Fixed(text, outcome, move, why)
+    # A definition a hoist made stays in the notebook (it reads a notebook variable): without those hoists.
+    outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
+                       added_note=_NOT_PICKLABLE_THERE, only=only)
+    move, why = plan_move(outcome.text, _to_move(outcome.remaining if outcome.text != module else findings, had,
+                                                 only), path)
+    return _Fixed(move.notebook_module if move is not None else outcome.text, outcome, move, why)
+
+
+def _to_move(left: list[Finding], had: set, only: Optional[frozenset[Finding]]) -> list[Finding]:
+    """The findings whose definitions move: every WSP206, or (a quick fix) those of definitions a hoist made."""
+    if only is None:
+        return left
+    return [f for f in left if f.rule is not rules.WSP206 or f.args.get("what") not in had]
 
 
 # -- the unsafe fix of WSP206: move definitions into a module next to the notebook ---------------------
@@ -126,48 +180,49 @@ def sibling_module_name(path: str) -> str:
     return f"{stem}_defs"
 
 
-def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[Optional[Move], Optional[str]]:
-    """(the move, None) or (None, why not) for the notebook-level definitions WSP206 reports.
+def plan_move(module: str, findings: list[Finding], path: str) -> tuple[Optional[Move], Optional[str]]:
+    """(the move, None) or (None, why not) for the notebook-level definitions WSP206 reports in the notebook's
+    ``module``.
 
     A definition moves only when it is self-contained: every name it reads from the notebook is an import
-    (copied into the new module) or another definition that moves with it; it declares no ``global``; the
-    notebook binds its name once; no IPython line is inside it.  Anything else stays, and is still reported.
+    (the names it uses copied into the new module) or another definition that moves with it; it declares no
+    ``global``; the notebook binds its name once; no IPython line is inside it.  Anything else stays, and is still
+    reported.
     """
-    import ast
     import builtins
 
-    tree = ast.parse(notebook.module)
-    lines = notebook.module.split("\n")
-    top_defs = {node.lineno: node for node in tree.body
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    wanted = {top_defs[f.line] for f in findings if f.code == rules.WSP206.code and f.line in top_defs}
+    tree = ast.parse(module)
+    lines = split_lines(module)
+    top_defs = {node.lineno: node for node in tree.body if isinstance(node, DEFINITIONS)}
+    wanted = {top_defs[f.line] for f in findings if f.rule is rules.WSP206 and f.line in top_defs}
     if not wanted:
         return None, None
+    scopes = ScopeTree(tree)
     bindings: dict[str, list[ast.stmt]] = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
             return None, "definitions not moved: the notebook has a star import"
-        for name in _bound_names(stmt):
+        for name in scopes.module_binds(stmt):
             bindings.setdefault(name, []).append(stmt)
     masked_lines = masked_rows(lines)
-    needs: dict[ast.stmt, tuple[set[ast.stmt], set[ast.stmt]]] = {}  # def -> (imports, other defs)
+    needs: dict[ast.stmt, tuple[dict[str, ast.stmt], set[ast.stmt]]] = {}  # def -> (imported name: import, defs)
     movable: set[ast.stmt] = set()
     todo = list(wanted)
     while todo:  # bounded: each definition of the module is looked at once
         node = todo.pop()
         if node in needs:
             continue
-        imports, defs, ok = set(), set(), True
+        imports, defs, ok = {}, set(), True
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         if masked_lines & set(range(start, node.end_lineno + 1)) or len(bindings.get(node.name, ())) != 1 \
                 or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node)):
             ok = False
-        for name in _free_names(node) - {node.name}:
+        for name in scopes.module_reads([node]) - {node.name}:
             found = bindings.get(name)
             if not found:
                 ok = ok and hasattr(builtins, name)
             elif all(isinstance(s, (ast.Import, ast.ImportFrom)) and not getattr(s, "level", 0) for s in found):
-                imports.add(found[0])
+                imports[name] = found[0]
             elif len(found) == 1 and found[0] in top_defs.values():
                 defs.add(found[0])
                 todo.append(found[0])
@@ -176,6 +231,7 @@ def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[O
         needs[node] = (imports, defs)
         if ok:
             movable.add(node)
+    scopes.unlink()
     changed = True
     while changed:  # a definition that needs one that cannot move cannot move either
         changed = False
@@ -188,24 +244,32 @@ def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[O
     if not moving:
         return None, "definitions not moved: they read notebook variables, or contain IPython syntax"
     module_name = sibling_module_name(path)
-    imports = sorted({i for n in moving for i in needs[n][0]}, key=lambda s: s.lineno)
+    used: dict[ast.stmt, set[str]] = {}  # import statement -> the names the moved definitions use of it
+    for node in moving:
+        for name, statement in needs[node][0].items():
+            used.setdefault(statement, set()).add(name)
     spans = [(min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno) for n in moving]
     parts = ['"""Definitions moved out of the notebook by `winspawn-lint --fix --unsafe-fixes` (WSP206): worker\n'
              'processes cannot import a notebook, but they can import this module."""\n']
-    if imports:
-        parts.append("\n" + "".join(ast.get_source_segment(notebook.module, s) + "\n" for s in imports))
+    if used:
+        parts.append("\n" + "".join(_import_of(statement, names, module) + "\n"
+                                    for statement, names in sorted(used.items(), key=lambda item: item[0].lineno)))
     for start, end in spans:
         parts.append("\n\n" + "\n".join(lines[start - 1: end]) + "\n")
     names = [n.name for n in moving]
-    new_lines = list(lines)
+    new_lines: list[Optional[str]] = list(lines)
     for index, (start, end) in enumerate(spans):
         if index:  # the blank lines that separated a removed definition from the code above go with it
             while start > 1 and lines[start - 2].strip() == "" and new_lines[start - 2] is not None:
                 start -= 1
-        new_lines[start - 1: end] = [None] * (end - start + 1)  # type: ignore[list-item]
+            if start == 1 or is_cell_marker(lines[start - 2]):  # at the top of its cell: those after it too
+                while end < len(lines) and not lines[end].strip():
+                    end += 1
+        new_lines[start - 1: end] = [None] * (end - start + 1)
         if index == 0:
             new_lines[start - 1] = f"from {module_name} import {', '.join(names)}"
-    notebook_module = "\n".join(line for line in new_lines if line is not None)
+    notebook_module = "".join(f"{line}\n" for line in _tidied([line for line in new_lines if line is not None],
+                                                                f"from {module_name} import "))
     module_text = "".join(parts)
     try:
         compile(module_text, module_name + ".py", "exec", dont_inherit=True)
@@ -214,6 +278,39 @@ def plan_move(notebook: Notebook, findings: list[Finding], path: str) -> tuple[O
     except SyntaxError as error:
         return None, f"definitions not moved: the result would not compile ({error.msg})"
     return Move(module_name, module_text, notebook_module, names), None
+
+
+def _tidied(lines: list[str], imported: str) -> list[str]:
+    """``lines`` with the blank rows around the new import row as a maintainer leaves them: none between it and the
+    start of its cell, one after it (two before a definition)."""
+    at = next(index for index, line in enumerate(lines) if line.startswith(imported))
+    above = at
+    while above > 0 and not lines[above - 1].strip():
+        above -= 1
+    if above == 0 or is_cell_marker(lines[above - 1]):
+        lines, at = lines[:above] + lines[at:], above
+    below = at + 1
+    while below < len(lines) and not lines[below].strip():
+        below += 1
+    if below < len(lines) and not is_cell_marker(lines[below]):
+        wanted = 2 if lines[below].startswith(("def ", "class ", "async def ", "@")) else 1
+        lines = lines[:at + 1] + [""] * wanted + lines[below:]
+    else:
+        lines = lines[:at + 1] + lines[below:]
+    return lines
+
+
+def _import_of(statement: ast.stmt, names: set[str], module: str) -> str:
+    """``statement`` (an import) as the new module needs it: as written when every name it binds is used, else
+    only the names used (``from torch.utils.data import DataLoader, Dataset`` of which only ``Dataset`` is: ``from
+    torch.utils.data import Dataset``)."""
+    aliases = [alias for alias in statement.names if (alias.asname or alias.name.split(".")[0]) in names]
+    if len(aliases) == len(statement.names):
+        return ast.get_source_segment(module, statement)
+    spelled = ", ".join(f"{alias.name} as {alias.asname}" if alias.asname else alias.name for alias in aliases)
+    if isinstance(statement, ast.Import):
+        return f"import {spelled}"
+    return f"from {statement.module} import {spelled}"
 
 
 def _needed_by(node, roots: set, needs: dict) -> bool:
@@ -227,57 +324,3 @@ def _needed_by(node, roots: set, needs: dict) -> bool:
             return True
         todo.extend(needs.get(current, ((), ()))[1])
     return False
-
-
-def _bound_names(stmt) -> set[str]:
-    """Names a top-level statement binds (over-approximated for compound statements)."""
-    import ast
-
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return {(alias.asname or alias.name).split(".")[0] for alias in stmt.names}
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {stmt.name}
-    names = set()
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
-
-
-def _free_names(node) -> set[str]:
-    """Module-level names a definition reads: everything in its decorators, defaults, annotations and bases,
-    and what its body reads but does not bind itself."""
-    import ast
-
-    outer: list = [*node.decorator_list]
-    if isinstance(node, ast.ClassDef):
-        outer += [*node.bases, *(k.value for k in node.keywords)]
-    else:
-        args = node.args
-        outer += [*args.defaults, *(d for d in args.kw_defaults if d is not None), node.returns]
-        outer += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                  if a is not None]
-    free = {n.id for expr in outer if expr is not None for n in ast.walk(expr)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    body_loads, body_bound = set(), set()
-    for stmt in node.body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name):
-                (body_loads if isinstance(n.ctx, ast.Load) else body_bound).add(n.id)
-            elif isinstance(n, ast.arg):
-                body_bound.add(n.arg)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                body_bound.add(n.name)
-            elif isinstance(n, (ast.Import, ast.ImportFrom)):
-                body_bound.update((alias.asname or alias.name).split(".")[0] for alias in n.names)
-    if not isinstance(node, ast.ClassDef):
-        args = node.args
-        body_bound.update(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                          if a is not None)
-    return free | (body_loads - body_bound)

@@ -46,9 +46,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
-from . import _cst as cst
-from ._base import WinspawnCodemod, definition_order
-from ._tree import find_node, parents
+from ._base import Codemod, Edit, line_ref, syntax_tree
+from ._tree import find_node, import_names, parents, qualified_name
+from .lines import Lines, indent_step, indented
 
 #: ``open()``'s parameters, in order
 _PARAMETERS = ("file", "mode", "buffering", "encoding", "errors", "newline", "closefd", "opener")
@@ -78,7 +78,7 @@ class _File:
     sent: list[str]  # what travels besides the name and position: "encoding", "errors"
 
 
-class ReopenFile(WinspawnCodemod):
+class ReopenFile(Codemod):
     DESCRIPTION = "Pickle files that objects keep open by name and position, and reopen them on unpickling."
     TITLE = "Pickle the file by name and position, and reopen it in the worker"
     FIXES = (rules.WSP301,)
@@ -93,8 +93,8 @@ class ReopenFile(WinspawnCodemod):
         where = finding.fix_hint.get("class")
         return (where["line"], where["col"]) if where else None
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, _ = self.prepare(tree)
+    def edit(self, text: str) -> list[Edit]:
+        module = syntax_tree(text)
         parent = parents(module)
         by_class: dict[int, tuple[ast.ClassDef, list]] = {}
         for finding in self.findings_for(text):
@@ -104,9 +104,8 @@ class ReopenFile(WinspawnCodemod):
                 self.note(finding, "the class that opens the file was not found")
                 continue
             by_class.setdefault(id(node), (node, []))[1].append(finding)
-        methods: dict[int, str] = {}  # source-order index of the class -> the methods to add
-        order = definition_order(module)
-        limit = self.context.line_length
+        lines = Lines(text)
+        step = indent_step(module, lines)
         for node, findings in by_class.values():
             try:
                 owner = findings[0].fix_hint.get("owner")
@@ -118,37 +117,13 @@ class ReopenFile(WinspawnCodemod):
                     self.note(finding, str(why))
                 continue
             files = list({f.key: f for f in files}.values())
-            methods[order[id(node)]] = _methods(files, node.body[0].col_offset, tree.default_indent, limit,
-                                                _quote(node, text))
-            self.applied.extend(findings)
-        if not methods:
-            return tree
-        codemod = self
-
-        class AddMethods(cst.CSTTransformer):
-            """Finds each class again by its index in source order (the order a visitor enters definitions)."""
-
-            def __init__(self) -> None:
-                super().__init__()
-                self.next = 0
-                self.entered: dict[int, int] = {}
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-                self.next += 1
-
-            def visit_ClassDef(self, node: cst.ClassDef) -> None:
-                self.entered[id(node)] = self.next
-                self.next += 1
-
-            def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
-                code = methods.get(self.entered.get(id(original), -1))
-                if code is None:
-                    return updated
-                added = codemod.parse_statements(tree, code)
-                added = [m.with_changes(leading_lines=[cst.EmptyLine(indent=False)]) for m in added]
-                return updated.with_changes(body=updated.body.with_changes(body=[*updated.body.body, *added]))
-
-        return tree.visit(AddMethods())
+            indent = lines.indent(node.body[0].lineno)
+            methods = _methods(files, len(indent.expandtabs()), step, self.line_length, _quote(node, text))
+            # At the end of the class body (before the comment rows that close it), each after a blank row.
+            lines.insert(lines.last(node.body[-1]) + 1,
+                         "".join("\n" + indented(method, indent) for method in methods))
+            self.fixes(findings)
+        return lines.edits()
 
     # -- what may be fixed ------------------------------------------------------------------------------
     def _check_class(self, node: ast.ClassDef, owner: ast.ClassDef, module: ast.Module, others) -> None:
@@ -163,7 +138,7 @@ class ReopenFile(WinspawnCodemod):
                 raise Decline(f"`{cls.name}` is decorated (the decorator may change how it pickles)")
             if cls.keywords:
                 raise Decline(f"`{cls.name}` has a metaclass or class keywords")
-        imports = _imports(module)
+        imports = import_names(module)
         classes = {c.name: c for c in module.body if isinstance(c, ast.ClassDef)}
         todo, seen = [owner, node], set()
         while todo:  # the classes and their bases in this module; each class is looked at once
@@ -178,7 +153,7 @@ class ReopenFile(WinspawnCodemod):
                 target = base.value if isinstance(base, ast.Subscript) else base  # Dataset[int]
                 if isinstance(target, ast.Name) and target.id in classes and target.id not in imports:
                     todo.append(classes[target.id])
-                elif _qualname(target, imports) not in _PLAIN_BASES:
+                elif qualified_name(target, imports) not in _PLAIN_BASES:
                     raise Decline(f"its base `{ast.unparse(base)}` is defined elsewhere and may pickle its own "
                                   "state")
 
@@ -188,7 +163,7 @@ class ReopenFile(WinspawnCodemod):
         assignment = parent.get(call)
         attr = _self_attribute(assignment, call)
         if attr is None:
-            raise Decline(f"the file is opened at line {hint['line']}, not in a `self.<name> = open(...)` "
+            raise Decline(f"the file is opened at {line_ref(hint['line'])}, not in a `self.<name> = open(...)` "
                           "statement")
         _bound_once(module, node, attr, assignment)
         bound = _bind(call)
@@ -266,7 +241,7 @@ def _bound_once(module: ast.Module, node: ast.ClassDef, attr: str, assignment: a
         if not (isinstance(found, ast.Attribute) and found.attr == attr) or id(found.value) in elsewhere:
             continue
         if not isinstance(found.ctx, ast.Load) and id(found) not in targets:
-            raise Decline(f"`{attr}` is also assigned or deleted at line {found.lineno}")
+            raise Decline(f"`{attr}` is also assigned or deleted at {line_ref(found.lineno)}")
     for found in ast.walk(module):
         closed = None
         if (isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute)
@@ -279,7 +254,7 @@ def _bound_once(module: ast.Module, node: ast.ClassDef, attr: str, assignment: a
                 if isinstance(closed, ast.Attribute) and closed.attr == attr:
                     break
         if isinstance(closed, ast.Attribute) and closed.attr == attr and id(closed.value) not in elsewhere:
-            raise Decline(f"the file is closed at line {found.lineno} (the reopened copy would differ from the "
+            raise Decline(f"the file is closed at {line_ref(found.lineno)} (the reopened copy would differ from the "
                           "closed one; a file read once and closed is better not kept)")
 
 
@@ -308,29 +283,6 @@ def _is_descriptor(expr: ast.expr) -> bool:
     return False
 
 
-def _imports(module: ast.Module) -> dict[str, str]:
-    """Top-level import bindings: local name -> what it stands for (``Dataset`` -> ``torch.utils.data.Dataset``)."""
-    out: dict[str, str] = {}
-    for statement in module.body:
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
-        elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
-            for alias in statement.names:
-                out[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
-    return out
-
-
-def _qualname(expr: ast.expr, imports: dict[str, str]) -> Optional[str]:
-    parts = []
-    while isinstance(expr, ast.Attribute):  # one step per attribute of a finite expression
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    return ".".join([imports.get(expr.id, expr.id), *reversed(parts)])
-
-
 def _quote(node: ast.AST, text: str) -> str:
     """The quote the class's strings use most (double when as many)."""
     counts = {'"': 0, "'": 0}
@@ -347,8 +299,8 @@ def _quoted(value: str, quote: str) -> str:
 
 
 # -- the methods ----------------------------------------------------------------------------------------
-def _methods(files: list[_File], column: int, step: str, limit: int, quote: str) -> str:
-    """``__getstate__`` and ``__setstate__`` for ``files``, indented for a method body at ``column``."""
+def _methods(files: list[_File], column: int, step: str, limit: int, quote: str) -> list[str]:
+    """``__getstate__`` and ``__setstate__`` for ``files``, at column 0, for a class body at ``column``."""
     body_column = column + len(step)
     what = " and ".join(f"`self.{f.attr}`" for f in files)
     comment = textwrap.wrap(_COMMENT.format(what=f"the name and position of {what}",
@@ -370,9 +322,9 @@ def _methods(files: list[_File], column: int, step: str, limit: int, quote: str)
                 "else:", f"{step}file.seek(position)"]
     get.append("return state")
     put.append("self.__dict__.update(state)")
-    lines = ["def __getstate__(self):", *(f"{step}# {line}" for line in comment), *(step + line for line in get),
-             "", "def __setstate__(self, state):", *(step + line for line in put)]
-    return "\n".join(lines) + "\n"
+    getstate = ["def __getstate__(self):", *(f"{step}# {line}" for line in comment), *(step + line for line in get)]
+    setstate = ["def __setstate__(self, state):", *(step + line for line in put)]
+    return ["\n".join(getstate) + "\n", "\n".join(setstate) + "\n"]
 
 
 def _assignment(prefix: str, values: list[str], column: int, step: str, limit: int) -> list[str]:

@@ -16,61 +16,50 @@ The string quotes of the original test are kept.  Run on its own::
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 
 from ..analysis.guards import broken_guard, exits_unless_main
 from .. import rules
-from . import _cst as cst
-from ._base import WinspawnCodemod, statement_groups
+from ._base import Codemod, Edit, syntax_tree
+from .lines import Lines
 
 
-class RepairMainGuard(WinspawnCodemod):
+class RepairMainGuard(Codemod):
     DESCRIPTION = 'Repair `if` statements that mean to be `if __name__ == "__main__":` but are not.'
     TITLE = "Repair the main guard"
     FIXES = (rules.WSP102,)
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        text, module, _ = self.prepare(tree)
-        repairs: dict[int, tuple[str, list]] = {}  # id(ast If) -> (kind, findings)
+    def edit(self, text: str) -> list[Edit]:
+        module = syntax_tree(text)
+        lines = Lines(text)
         for finding in self.findings_for(text):
             node = next((n for n in module.body if isinstance(n, ast.If) and n.lineno == finding.line), None)
             if node is None:
                 self.note(finding, "not a module-level `if`")
                 continue
+            quote = _quote(lines.segment(node.test))
+            main = f"{quote}__main__{quote}"
             if broken_guard(node.test):
-                repairs[id(node)] = ("equal", [finding])
+                test = f"__name__ == {main}"
             elif exits_unless_main(node):
-                repairs[id(node)] = ("not_in", [finding])
+                test = f"__name__ not in ({main}, {quote}__mp_main__{quote})"
             else:
                 self.note(finding, "unrecognised guard shape")
-        if not repairs:
-            return tree
-        body = list(tree.body)
-        # A module-level `if` is a libcst top-level statement of its own: found by its place in the module.
-        for index, group in enumerate(statement_groups(tree, module)):
-            if len(group) != 1 or id(group[0]) not in repairs:
                 continue
-            kind, findings = repairs[id(group[0])]
-            statement = body[index]
-            assert isinstance(statement, cst.If)
-            quote = _quote(statement.test)
-            main = f"{quote}__main__{quote}"
-            if kind == "equal":
-                test = f"__name__ == {main}"
-            else:
-                test = f"__name__ not in ({main}, {quote}__mp_main__{quote})"
-            self.applied.extend(findings)
-            new_test = cst.parse_expression(test, config=tree.config_for_parsing)
-            body[index] = statement.with_changes(test=new_test.with_changes(lpar=statement.test.lpar,
-                                                                            rpar=statement.test.rpar))
-        return tree.with_changes(body=body)
+            lines.replace_node(node.test, test)  # its parentheses, if any, stay
+            self.fixes([finding])
+        return lines.edits()
 
 
-def _quote(test: cst.BaseExpression) -> str:
-    found: list[str] = []
-
-    class Find(cst.CSTVisitor):
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            found.append(node.quote)
-
-    test.visit(Find())
-    return found[0] if found and found[0] in ("'", '"') else '"'
+def _quote(test: str) -> str:
+    """The quote of the test's first string literal, f-strings aside (double when it has none, or a triple-quoted
+    one)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(test.strip()).readline):
+            if token.type == tokenize.STRING and "f" not in token.string[:3].lower():
+                literal = token.string.lstrip("rRbBuU")
+                return literal[0] if literal[:3] not in ('"""', "'''") else '"'
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return '"'

@@ -7,11 +7,13 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
 from ..io.source import split_rows
+from .tokens import FSTRING_END, FSTRING_START, depth_change, rows_inside, significant
 
 
 def wrap_call(prefix: str, callee: str, args: list[str], column: int, step: str, limit: int) -> str:
@@ -28,10 +30,29 @@ def wrap_call(prefix: str, callee: str, args: list[str], column: int, step: str,
     return f"{prefix}{callee}(\n" + ",\n".join(f"{step}{arg}" for arg in args) + ")\n"
 
 
-def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str]]:
+def keeps_to(rows: list[str], limit: int) -> bool:
+    """Whether a file (its rows) keeps to the maximum line length ``limit``: at most one row in a hundred is longer
+    (as pycodestyle's E501 counts).  Code a fix moves deeper is rewrapped only in such a file: in one that does not,
+    a rewrapped row stands out among the long ones."""
+    allowed = sum(1 for row in rows if row.strip()) // 100
+    for row in rows:
+        if len(row) > limit and _too_long(row.rstrip("\r\n"), limit):
+            allowed -= 1
+            if allowed < 0:
+                return False
+    return True
+
+
+def line_limit(rows: list[str], limit: int) -> int:
+    """The length code a fix writes keeps to in a file of ``rows``: ``limit``, or no limit in a file that does not
+    keep to it (:func:`keeps_to`)."""
+    return limit if keeps_to(rows, limit) else sys.maxsize
+
+
+def indent_deeper(code: str, indent: str, limit: Optional[int]) -> tuple[str, Optional[str]]:
     """``code`` — top-level statements at column 0, ``\\n`` line ends — as it stands in a block indented by
     ``indent`` (a function or guard body): ``indent`` before every row that is not blank and does not begin inside
-    a string, and no line newly longer than ``limit``.
+    a string, and (unless ``limit`` is None) no line newly longer than ``limit``.
 
     Returns ``(code, None)``, or ``(code, why)`` when a line that fits now would not fit there and has no clean
     wrap.  A newly long line is broken the way black and pycodestyle accept (see :func:`_break_row`), as a last
@@ -64,7 +85,7 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
             current = []
     replaced: dict[int, str] = {}
     for row, line in enumerate(lines, 1):
-        if row in in_string or _too_long(line, limit) or not _too_long(indent + line, limit):
+        if limit is None or row in in_string or _too_long(line, limit) or not _too_long(indent + line, limit):
             continue
         quoted = f"`{line.strip()[:30]}…`" if len(line.strip()) > 30 else f"`{line.strip()}`"
         if row not in rows:
@@ -77,8 +98,8 @@ def indent_deeper(code: str, indent: str, limit: int) -> tuple[str, Optional[str
         new = "".join(replaced.get(row, line) for row, line in enumerate(lines, 1))
         # A wrap only moves whitespace, or splits a string literal in two (implicit concatenation): the tokens
         # other than strings are the same, and so is the syntax tree (where the two parts are one value again).
-        if _significant(new) != _significant(code) and not (
-                _significant(new, strings=False) == _significant(code, strings=False) and _same_tree(new, code)):
+        if significant(new) != significant(code) and not (
+                significant(new, strings=False) == significant(code, strings=False) and _same_tree(new, code)):
             return code, "wrapping its long lines would change its tokens"
     # A wrapped row's new rows hold no string that spans rows: the rows inside strings are the original's.
     return "".join(line if row in in_string else "".join(
@@ -123,25 +144,6 @@ def _rows(logical: list[tokenize.TokenInfo]) -> dict[int, _Row]:
             for row, tokens in by_row.items()}
 
 
-def depth_change(token: tokenize.TokenInfo) -> int:
-    """+1 for a bracket the token opens, -1 for one it closes, 0 otherwise."""
-    if token.type != tokenize.OP:  # brackets inside a 3.12 f-string are OP tokens between FSTRING_* ones
-        return 0
-    return 1 if token.string in "([{" else -1 if token.string in ")]}" else 0
-
-
-_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12 tokenizes f-strings
-_FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
-_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
-
-
-def rows_inside(token: tokenize.TokenInfo) -> range:
-    """The rows (1-based) that begin inside *token*'s text: those after the first of a string spanning lines."""
-    if token.type in (tokenize.STRING, _FSTRING_MIDDLE):
-        return range(token.start[0] + 1, token.end[0] + 1)
-    return range(0)
-
-
 _NOQA = re.compile(r"# no(?:qa|pep8)\b", re.I)
 
 
@@ -153,19 +155,6 @@ def _too_long(line: str, limit: int) -> bool:
         return False
     chunks = line.split()
     return not (len(chunks) == 2 and chunks[0] == "#" and len(line) - len(chunks[-1]) < limit - 7)
-
-
-def _significant(code: str, strings: bool = True) -> list[tuple[int, str]]:
-    """The tokens of ``code`` other than line breaks and indentation (and, ``strings=False``, string literals:
-    what an f-string holds between its braces stays)."""
-    skip = {tokenize.NL, tokenize.INDENT, tokenize.DEDENT}
-    if not strings:
-        skip |= {tokenize.STRING, _FSTRING_START, _FSTRING_MIDDLE, _FSTRING_END}
-    try:
-        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(code).readline)
-                if t.type not in skip]
-    except (tokenize.TokenError, SyntaxError):
-        return []
 
 
 def _break_row(line: str, row: _Row, limit: int) -> Optional[str]:
@@ -238,10 +227,10 @@ def _split_string(line: str, code: list, depth: int, limit: int) -> Optional[str
     spans: list[tuple[int, int]] = []  # (start, end) columns of the literals at bracket depth >= 1
     nesting, begun = 0, (0, 0)  # 3.12 tokenizes an f-string as FSTRING_START ... FSTRING_END
     for token in code:
-        if token.type == _FSTRING_START:
+        if token.type == FSTRING_START:
             begun = begun if nesting else token.start
             nesting += 1
-        elif token.type == _FSTRING_END:
+        elif token.type == FSTRING_END:
             nesting -= 1
             if nesting == 0 and depth > 0 and begun[0] == token.end[0]:
                 spans.append((begun[1], token.end[1]))

@@ -6,7 +6,7 @@ A spawned worker imports the main module as ``__mp_main__``: everything outside
 statements that start workers, load data or set the start method — from the first flagged one on,
 together with the script statements after it and the ones just before it that only feed them —
 out of the import path, and keeps at module level what the workers need when they re-import the
-module: imports, functions, classes, and the assignments those read.
+module: imports, functions, classes, and the plain assignments those read.
 
 Two shapes, chosen per module:
 
@@ -18,18 +18,30 @@ Two shapes, chosen per module:
   end of the module: names the moved code assigns become locals, except those a module-level
   function reads or that module-level code also binds, which are declared ``global``.
 
+**The order of what runs in the main process is kept.**  A statement that stays at module level while
+one before it moves would now run first: it stays only when it is a plain assignment (no call, nothing a
+moved statement assigns or reads), else it moves too.  A definition or import that stays while a
+statement before it moves must not need, when it runs, a name that statement assigns (a base class, a
+decorator, a default value), nor bind a name the moved code uses; otherwise the fix is declined, with a
+note that says which line needs which name.
+
 A name assigned by flagged code and read by a function that may run in a worker (one passed as a
 value, a method, or what those call) must stay at module level, else the worker gets a NameError:
-that finding is reported without a fix.  Moved statements are one block deeper: a line that would
-newly pass the project's maximum line length is wrapped (:func:`.style.indent_deeper`), and a statement
-with such a line that has no clean break (a long comment, a long string outside brackets) does not move,
-with a note.  The new guard always starts with ``freeze_support()`` (reusing an ``import
-multiprocessing``, else importing it).
+that finding is reported without a fix.  Moved statements are one block deeper, indented by the file's
+own unit (:func:`.lines.indent_step`); in a file that keeps to the project's maximum line length, a line
+that would newly pass it is wrapped (:func:`.style.indent_deeper`), and a statement with such a line that
+has no clean break does not move, with a note.  The new guard always starts with ``freeze_support()``
+(reusing an ``import multiprocessing``, else importing it).
+
+A ``DataLoader`` with workers that the moved code builds and a loop iterates once per epoch gets
+``persistent_workers=True`` with ``--unsafe-fixes`` (its workers then live across epochs: under spawn each new
+one re-imports the script); a safe run says so in a note instead.
+
 UNSAFE: code that imports the module no longer gets the moved names or side effects.
 
-The codemod edits the module's rows (:mod:`.lines`), with no libcst tree: a statement moves with the rows libcst
-would give it (its leading comment and blank rows, its blocks' footer), and one block deeper each of its rows is
-indented, but blank rows and rows inside a string.
+The codemod edits the module's rows (:mod:`.lines`): a statement moves with its leading comment and blank rows
+and its blocks' footer, and one block deeper each of its rows is indented, but blank rows and rows inside a
+string.
 
 Run on its own::
 
@@ -44,25 +56,28 @@ from typing import Optional
 
 from .. import rules
 from ..analysis.guards import is_main_guard
+from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
-from ._base import DEFINITIONS, WinspawnCodemod, existing_spelling, syntax_tree
-from ._tree import module_names, unique_name
-from .lines import Lines, char_column, indent_step, indented, row_groups
 from ..io.source import split_rows
-from .style import indent_deeper
+from ._base import DEFINITIONS, Codemod, Edit, existing_spelling, line_ref, syntax_tree
+from ._tree import module_names, unique_name
+from .lines import Lines, indent_step, indented, row_groups
+from .persistent_workers import epoch_loaders, keyword_insertion
+from .style import indent_deeper, keeps_to
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, *DEFINITIONS)
 
 
 @dataclass
 class _Unit:
-    """One top-level statement as libcst counts them: the ast statements on its rows (``a = 1; b = 2``)."""
+    """One top-level statement as the rows count them: the ast statements on its rows (``a = 1; b = 2``)."""
 
     index: int
     at: int  # the index of its first statement in the module's body
     stmts: list[ast.stmt]
     binds: set[str]  # names it binds in the module scope
     reads: set[str]  # module-level names it reads (in its nested functions and classes too)
+    runs: set[str]  # module-level names it reads when it runs (not in the functions it defines)
     findings: list = field(default_factory=list)
 
     @property
@@ -80,6 +95,23 @@ class _Unit:
         """A def or class (pycodestyle wants two blank rows around it at top level)."""
         return isinstance(self.stmts[0], DEFINITIONS)
 
+    @property
+    def line(self) -> int:
+        """Its first row (a decorator's, for a decorated definition)."""
+        first = self.stmts[0]
+        return min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+
+    @property
+    def pure(self) -> bool:
+        """A plain assignment to names (``LABELS = ("a", "b")``): running it earlier or later changes nothing but
+        the names it binds, as long as nothing it reads changes in between."""
+        return all(isinstance(s, (ast.Assign, ast.AnnAssign))
+                   and all(isinstance(t, ast.Name) for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
+                   and not any(isinstance(n, _EFFECTS) for n in ast.walk(s)) for s in self.stmts)
+
+
+_EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Subscript, ast.Attribute)
+
 
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
@@ -91,25 +123,27 @@ def _is_constant_config(unit: _Unit) -> bool:
     return bool(names) and all(n.isupper() for n in names)
 
 
-class WrapInMainGuard(WinspawnCodemod):
+class WrapInMainGuard(Codemod):
     DESCRIPTION = "Move import-time worker starts and heavy work under the main guard."
     TITLE = 'Move import-time code under `if __name__ == "__main__":`'
     FIXES = (rules.WSP101, rules.WSP103, rules.WSP104, rules.WSP105)
-
-    ON_TEXT = True
 
     @classmethod
     def title(cls, finding) -> str:
         return "Call `freeze_support()` first in the main guard" if finding.rule is rules.WSP105 else cls.TITLE
 
-    def transform_text_impl(self, text: str) -> str:
+    def edit(self, text: str) -> list[Edit]:
         if text and not text.endswith(("\n", "\r")):  # rows are whole rows: end the last one, and take it off again
             newline = Lines(text).newline
-            new = self.transform_text_impl(text + newline)
-            return text if new == text + newline else new[:-len(newline)]
+            edits = self.edit(text + newline)
+            if not edits:
+                return []
+            new = Lines(text + newline)
+            new._edits = edits
+            return [Edit(0, len(text), new.edited()[:-len(newline)])]
         findings = self.findings_for(text)
         if not findings:
-            return text
+            return []
         module = syntax_tree(text)
         scopes = self.scopes(module)
         lines = Lines(text)
@@ -127,34 +161,41 @@ class WrapInMainGuard(WinspawnCodemod):
                 continue
             unit = by_line.get(finding.line)
             if unit is None or unit.kind == "guard" or any(isinstance(stmt, DEFINITIONS) for stmt in unit.stmts):
-                self.note(finding, "not in a module-level statement that can move (a decorator or class body?)")
+                self.note(finding, "it is not in a module-level statement that can move (a decorator or a class "
+                                   "body?)")
                 continue
             unit.findings.append(finding)
 
         # The moved statements go one level deeper: lines that would grow past the maximum line length are
-        # wrapped, and a statement with such a line that cannot be wrapped cleanly does not move.
+        # wrapped (in a file that keeps to it), and a statement with such a line that cannot be wrapped cleanly
+        # does not move.
         step = indent_step(module, lines)
         block = step
         if guard is not None and _body_rows(guard):
             block = lines.indent(guard.stmts[0].body[0].lineno)
-        self._deeper = _Deeper(lines, module, units, block, self.context.line_length)
-        moved = self._plan(units, module, scopes)
+        limit = self.line_length if keeps_to(lines.rows, self.line_length) else None
+        self._deeper = _Deeper(lines, module, units, block, limit)
+        moved = self._plan(units, scopes, guard)
         if not moved and not (guard is not None and freeze_findings):
-            return text
+            return []
+        if self.decide:  # the plan is made: what follows writes it
+            self.fixes([f for unit in moved for f in unit.findings])
+            if guard is not None or moved:
+                self.fixes(freeze_findings)
+            return []
+        self._persistent_workers(module, lines, units, moved)
 
         freeze = self._freeze_support(module)
         newline = lines.newline
         for unit in moved:
-            self.applied.extend(unit.findings)
+            self.fixes(unit.findings)
             lines.replace(*_span(lines, module, unit), "", native=True)
-            if unit.kind == "statement" and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in unit.stmts):
-                self.import_block_changed = True
         moved_index = {u.index for u in moved}
         _respace(lines, module, [u for u in units if u.index not in moved_index])
 
         if guard is not None:
             self._into_guard(lines, module, guard, moved, freeze, block, freeze_findings)
-            return lines.edited()
+            return lines.edits()
 
         single_call = len(moved) == 1 and len(moved[0].stmts) == 1 and isinstance(moved[0].stmts[0], ast.Expr) \
             and isinstance(moved[0].stmts[0].value, (ast.Call, ast.Await))
@@ -169,7 +210,7 @@ class WrapInMainGuard(WinspawnCodemod):
             added = (f"\n\ndef {name}() -> None:\n{declaration}".replace("\n", newline) + moved_rows
                      + f"{guard_text}{step}{name}()\n".replace("\n", newline))
         lines.insert(lines.last(module.body[-1]) + 1, added, native=True)
-        return lines.edited()
+        return lines.edits()
 
     def _into_guard(self, lines: Lines, module: ast.Module, guard: _Unit, moved: list[_Unit], freeze: str,
                     block: str, freeze_findings: list) -> None:
@@ -180,13 +221,13 @@ class WrapInMainGuard(WinspawnCodemod):
         body = statement.body
         first = row_groups(body)[0]
         has_freeze = _is_freeze_call(first[0])
-        before = "".join(self._deeper.rows(u.index, first=i == 0) for i, u in enumerate(moved)
-                         if u.index < guard.index)
-        after = "".join(self._deeper.rows(u.index, first=i == 0) for i, u in enumerate(moved)
-                        if u.index > guard.index)
+        above = [u for u in moved if u.index < guard.index]
+        below = [u for u in moved if u.index > guard.index]
+        before = "".join(self._deeper.rows(u.index, first=i == 0) for i, u in enumerate(above))
+        after = "".join(self._deeper.rows(u.index, first=False) for u in below)
         if not has_freeze and (freeze_findings or moved):
             before = f"{block}{freeze}()\n".replace("\n", newline) + before
-            self.applied.extend(freeze_findings)
+            self.fixes(freeze_findings)
         if not _body_rows(guard):  # `if __name__ == "__main__": main()`: the body goes to rows of its own
             row = lines.row(body[0].lineno)
             column = char_column(row, body[0].col_offset)
@@ -206,27 +247,31 @@ class WrapInMainGuard(WinspawnCodemod):
         units, at = [], 0
         for index, group in enumerate(row_groups(module.body)):
             binds = set().union(*(scopes.module_binds(s) for s in group))
-            units.append(_Unit(index, at, group, binds, scopes.module_reads(group)))
+            runs = set().union(*(scopes.run_time_reads(s) for s in group))
+            units.append(_Unit(index, at, group, binds, scopes.module_reads(group), runs))
             at += len(group)
         return units
 
-    def _plan(self, units: list[_Unit], module: ast.Module, scopes: ScopeTree) -> list[_Unit]:
-        """The units to move, in order; drops (with a note) findings whose fix would break workers.
+    def _plan(self, units: list[_Unit], scopes: ScopeTree, guard: Optional[_Unit]) -> list[_Unit]:
+        """The units to move, in order; drops (with a note) findings whose fix would break workers or change the
+        order of what runs.
 
         Each round either returns or declines at least one flagged unit, so there are at most as many
         rounds as flagged units, plus the one that finds none left.
         """
-        workers = _worker_functions(module)
+        workers = _worker_functions(scopes.module.node)
         worker_reads = scopes.module_reads(workers)
         for _ in range(sum(1 for u in units if u.findings) + 1):
             flagged = [u for u in units if u.findings]
             if not flagged:
                 break
-            moved = self._moved(units, flagged)
+            moved = self._moved(units, flagged, guard, worker_reads)
             # Names a worker may read must stay: a flagged unit binding one cannot be fixed.
-            blocked = {i: f"{', '.join(sorted(units[i].binds & worker_reads))} is read by code that runs in worker "
-                          "processes; moving it under the guard would make the workers fail with NameError"
+            blocked = {i: f"{_names(units[i].binds & worker_reads)}, which it assigns, is read by code that runs "
+                          "in worker processes: under the guard, the workers would fail with NameError"
                        for i in sorted(moved) if units[i].binds & worker_reads}
+            if not blocked:
+                blocked = _order_problems(units, moved, guard)
             if not blocked:
                 blocked = {i: f"indented under the guard, {why}" for i in sorted(moved)
                            if (why := self._deeper.problem(i))}
@@ -239,12 +284,16 @@ class WrapInMainGuard(WinspawnCodemod):
                 victims = [unit] if unit.findings else (
                     [u for u in flagged if u.index < unit.index] or [u for u in flagged if u.index > unit.index])
                 for victim in victims:
+                    said = why if victim is unit else (
+                        f"{line_ref(unit.line)} would have to move with it (what runs after it moves too, to keep the "
+                        f"order), and {why}")
                     for finding in victim.findings:
-                        self.note(finding, why)
+                        self.note(finding, said)
                     victim.findings = []
         return []
 
-    def _moved(self, units: list[_Unit], flagged: list[_Unit]) -> set[int]:
+    def _moved(self, units: list[_Unit], flagged: list[_Unit], guard: Optional[_Unit],
+               worker_reads: set[str]) -> set[int]:
         """Indexes of the units that move with the flagged ones."""
         first = flagged[0].index
         moved = {u.index for u in flagged}
@@ -262,16 +311,17 @@ class WrapInMainGuard(WinspawnCodemod):
                 moved.add(unit.index)
             else:
                 break
-        # Keep (at module level) unflagged statements whose names definitions read, unless they depend on
-        # moved code.  Each round keeps at least one more unit or stops: at most len(units) rounds.
+        # A plain assignment that a definition or a worker reads stays at module level, when moving the statements
+        # before it after it changes nothing: it reads nothing they assign, and binds nothing they use.  Each
+        # round keeps one more unit or stops: at most len(units) rounds.
         for _ in range(len(units)):
-            kept_reads = set().union(*(u.reads for u in units if u.index not in moved and u.kind != "guard"))
-            keep = [unit for unit in units
-                    if unit.index in moved and not unit.findings and unit.binds & kept_reads
-                    and not (unit.reads & set().union(*(units[i].binds for i in moved if i != unit.index)))]
-            if not keep:
+            kept_reads = worker_reads | set().union(
+                *(u.reads for u in units if u.index not in moved and u.kind != "guard"))
+            keep = next((unit for unit in units if unit.index in moved and not unit.findings and unit.pure
+                         and unit.binds & kept_reads and _commutes(unit, _jumped(unit, units, moved, guard))), None)
+            if keep is None:
                 break
-            moved.discard(keep[0].index)
+            moved.discard(keep.index)
         return moved
 
     def _globals(self, units: list[_Unit], moved: list[_Unit], scopes: ScopeTree) -> set[str]:
@@ -281,8 +331,7 @@ class WrapInMainGuard(WinspawnCodemod):
         binds = set().union(*(u.binds for u in moved))
         moved_reads = set().union(*(u.reads for u in moved))
         stay = [u for u in units if u.index not in moved_index]
-        definitions = [s for u in stay for s in u.stmts
-                       if isinstance(s, DEFINITIONS)]
+        definitions = [s for u in stay for s in u.stmts if isinstance(s, DEFINITIONS)]
         read_by_definitions = scopes.module_reads(definitions)
         bound_elsewhere = set().union(*(u.binds for u in stay)) if stay else set()
         return (binds & read_by_definitions) | (binds & bound_elsewhere & moved_reads)
@@ -294,16 +343,50 @@ class WrapInMainGuard(WinspawnCodemod):
             spelling = "freeze_support"
         return spelling
 
+    def _persistent_workers(self, module: ast.Module, lines: Lines, units: list[_Unit], moved: list[_Unit]) -> None:
+        """``persistent_workers=True`` for each module-level ``DataLoader`` with workers that a loop iterates once
+        per epoch, now that the loop runs under the guard (unsafe: its workers then live across epochs, where under
+        spawn each new one would re-import the script); a note in a safe run."""
+        findings = [f for unit in moved for f in unit.findings]
+        if not findings:
+            return
+        moved_index = {u.index for u in moved}
+        for unit in units:
+            for loader, name, workers in epoch_loaders(module, unit.stmts):
+                keyword = f"persistent_workers={workers}"
+                if self.unsafe:
+                    edit = keyword_insertion(lines, loader, keyword)
+                    if unit.index in moved_index:
+                        self._deeper.amend(unit.index, edit)
+                    else:
+                        lines.replace_span(*edit)
+                    what = (f"added `{keyword}` to the DataLoader `{name}`, which a loop iterates once per epoch: "
+                            "its workers now live across epochs instead of each epoch starting new ones that "
+                            "re-import this module")
+                else:
+                    what = (f"the DataLoader `{name}` is iterated once per epoch: give it `{keyword}` "
+                            "(--unsafe-fixes adds it), or every epoch starts new workers that re-import this module")
+                self.remark(findings[0], what)
+
 
 class _Deeper:
     """Each top-level statement's rows as they stand one block deeper (see :func:`.style.indent_deeper`), or
     why they cannot; worked out once per statement, when the plan first moves it."""
 
-    def __init__(self, lines: Lines, module: ast.Module, units: list[_Unit], indent: str, limit: int) -> None:
+    def __init__(self, lines: Lines, module: ast.Module, units: list[_Unit], indent: str,
+                 limit: Optional[int]) -> None:
         self.lines, self.module, self.units, self.indent, self.limit = lines, module, units, indent, limit
         self.done: dict[int, tuple[list[str], list[str], Optional[str]]] = {}
+        self.amendments: dict[int, list[tuple[int, int, str]]] = {}  # unit -> (start, end, text) in the text
+
+    def amend(self, index: int, edit: tuple[int, int, str]) -> None:
+        """Change the unit's code before it moves (``edit``: offsets in the text, ``\\n`` line ends)."""
+        self.amendments.setdefault(index, []).append(edit)
+        self.done.pop(index, None)
 
     def problem(self, index: int) -> Optional[str]:
+        if self.limit is None:  # nothing is rewrapped: a statement that parses moves as it is
+            return None
         return self._work(index)[2]
 
     def rows(self, index: int, first: bool) -> str:
@@ -320,7 +403,10 @@ class _Deeper:
     def _deeper(self, unit: _Unit) -> tuple[list[str], list[str], Optional[str]]:
         lines, newline = self.lines, self.lines.newline
         start, stop = _span(lines, self.module, unit)
-        raw = "".join(lines.rows[start - 1:stop])
+        base = lines.offset(start)
+        raw = lines.text[base:lines.offset(stop + 1)]
+        for begin, end, text in sorted(self.amendments.get(unit.index, ()), reverse=True):
+            raw = raw[:begin - base] + text.replace("\n", newline) + raw[end - base:]
         code = raw.replace("\r\n", "\n")
         new, why = indent_deeper(code, self.indent, self.limit)
         if why:
@@ -365,6 +451,49 @@ def _respace(lines: Lines, module: ast.Module, remaining: list[_Unit]) -> None:
             lines.replace(at, at + blanks - 1, "\n\n")
 
 
+def _jumped(unit: _Unit, units: list[_Unit], moved: set[int], guard: Optional[_Unit]) -> list[_Unit]:
+    """The moved units that ``unit``, staying where it is, would now run before (or after) instead of after (or
+    before): those between it and the place they move to.  With a guard, statements above it move to its start
+    and those below it to its end; without one, everything moves to a new ``main()`` at the end."""
+    if guard is None:
+        return [units[i] for i in sorted(moved) if i < unit.index]
+    if unit.index < guard.index:
+        return [units[i] for i in sorted(moved) if i < unit.index]
+    return [units[i] for i in sorted(moved) if unit.index < i]
+
+
+def _commutes(unit: _Unit, jumped: list[_Unit]) -> bool:
+    """Whether ``unit`` may run on the other side of ``jumped`` without anything changing: it reads nothing they
+    assign, and assigns nothing they read or assign."""
+    binds = set().union(*(u.binds for u in jumped)) if jumped else set()
+    reads = set().union(*(u.reads for u in jumped)) if jumped else set()
+    return not (unit.runs & binds) and not (unit.binds & (binds | reads))
+
+
+def _order_problems(units: list[_Unit], moved: set[int], guard: Optional[_Unit]) -> dict[int, str]:
+    """Moved unit -> why moving it changes what a definition or import that stays (and would now run first) sees."""
+    problems: dict[int, str] = {}
+    for unit in units:
+        if unit.index in moved or unit.kind == "guard":
+            continue
+        for other in _jumped(unit, units, moved, guard):
+            if other.index in problems:
+                continue
+            needed = unit.runs & other.binds
+            if needed:
+                problems[other.index] = (f"{line_ref(unit.line)} needs {_names(needed)} when it runs, which "
+                                         f"{line_ref(other.line)} assigns: moved under the guard, that would run too late")
+            elif unit.binds & (other.binds | other.reads):
+                problems[other.index] = (f"{line_ref(unit.line)} rebinds {_names(unit.binds & (other.binds | other.reads))}"
+                                         f", which {line_ref(other.line)} uses: moved under the guard, it would see "
+                                         "another value")
+    return problems
+
+
+def _names(names: set[str]) -> str:
+    return ", ".join(f"`{name}`" for name in sorted(names))
+
+
 def _body_rows(guard: _Unit) -> bool:
     """Whether the guard's body starts on a row of its own (not ``if __name__ == "__main__": main()``)."""
     statement = guard.stmts[0]
@@ -387,11 +516,13 @@ def _worker_functions(module: ast.Module) -> list[ast.AST]:
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called}
     todo: list[ast.AST] = [*classes, *(f for name, f in functions.items() if name in as_value)]
     seen: list[ast.AST] = []
-    while todo:
+    ids: set[int] = set()
+    while todo:  # each definition is walked once
         node = todo.pop()
-        if any(node is s for s in seen):
+        if id(node) in ids:
             continue
         seen.append(node)
+        ids.add(id(node))
         for inner in ast.walk(node):
             if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in functions:
                 todo.append(functions[inner.func.id])

@@ -45,8 +45,9 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 8  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
-# 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too
+FORMAT = 9  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+# 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
+# 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe)
 #: settings fields that never change a file's findings (which files are walked; where the cache is; whether
 #: unsafe fixes apply, which fix outcomes record in their own key)
 _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cache_dir", "unsafe_fixes"})
@@ -162,7 +163,7 @@ class Entry:
         for row in findings:
             if not (isinstance(row, list) and len(row) == 9 and isinstance(row[0], str)
                     and all(isinstance(v, int) for v in row[1:5]) and isinstance(row[5], dict)
-                    and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none")
+                    and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none", "unsafe")
                     and (row[8] is None or isinstance(row[8], int))):
                 raise ValueError("malformed finding")
         return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
@@ -187,11 +188,14 @@ def _stamp(value: Any) -> Optional[Stamp]:
 def encode_findings(findings: list) -> list:
     from ..rules import FixSafety
 
-    # The check's own fix-safety override (a resource with no fix) is stored; the per-file regrade of the
-    # main-guard wrap is not (it depends on other files: the command line redoes it for each run).
+    # The safety the check and the fixer's plan give a finding on this text is stored (no fix, or an unsafe one
+    # where the rule's is safe); the per-file regrade of the main-guard wrap is not (it depends on other files:
+    # the command line redoes it for each run, and it grades only what the plan left fixable).
     return [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in f.args.items()},
              list(f.platforms) if f.platforms is not None else None,
-             f.fix_safety.value if f.fix_safety is FixSafety.NONE else None, f.cell] for f in findings]
+             f.fix_safety.value if f.fix_safety is FixSafety.NONE
+             or (f.fix_safety is FixSafety.UNSAFE and f.rule.fix_safety is FixSafety.SAFE) else None, f.cell]
+            for f in findings]
 
 
 def decode_findings(rows: list) -> list:

@@ -54,6 +54,11 @@ _HELP = re.compile(r"^(?P<indent>[ \t]*)[A-Za-z_][\w.]*(?:\(\))?\?\??[ \t]*$")
 _ASSIGN = re.compile(r"^(?P<indent>[ \t]*)(?P<names>[A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=[ \t]*[!%]")
 
 
+def is_cell_marker(line: str) -> bool:
+    """Whether a row of a notebook's module is the marker that starts a cell."""
+    return _CELL_MARKER_RE.match(line) is not None
+
+
 def is_notebook(path: Optional[str]) -> bool:
     return bool(path) and path.lower().endswith(SUFFIX)
 
@@ -282,23 +287,20 @@ def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str]:
     segments: dict[int, list[str]] = {}
     order: list[int] = []
     current: Optional[int] = None
+    above: list[str] = []  # lines above the first cell marker (an import the fixer added at the top): the first cell's
     for line in lines:
         marker = _CELL_MARKER_RE.match(line)
         if marker:
             current = int(marker.group(1))
             if current in segments:
                 raise NotebookFixError(f"cell {current} appears twice in the fixed module")
-            segments[current] = []
+            segments[current], above = above, []
             order.append(current)
             continue
         if current is None:
-            # Lines above the first cell marker (an import the fixer added at the top) belong to the first cell.
-            current = notebook.code_cells[0][0] if notebook.code_cells else None
-            if current is None:
+            if not notebook.code_cells:
                 raise NotebookFixError("the fix added code to a notebook without code cells")
-            segments.setdefault(current, [])
-            order.append(current)
-            segments[current].append(line)
+            above.append(line)
             continue
         segments[current].append(line)
     if order != [number for number, _ in notebook.code_cells]:

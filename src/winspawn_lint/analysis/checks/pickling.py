@@ -243,7 +243,7 @@ def _sync_primitive(ctx: Context, flow: Flow, api: str, role: str) -> None:
     elif sink.api.key in DROPS_ARGS_AT_START and _inline(flow):
         ctx.emit(rules.WSP302, flow.source.node, role=role, api=api,
                  what=f"{short} created inline (nothing keeps it alive, so it is destroyed before the spawned "
-                 f"child opens it: keep it in a variable)")
+                 f"child opens it: keep it in a variable)", fix_hint={"inline": span(flow.source.node)})
 
 
 def _inline(flow: Flow) -> bool:

@@ -23,6 +23,7 @@ from ...spawn_apis import PICKLE, Arg
 from ..context import Context
 from ..index import FUNCTION_NODES, Binding, Scope
 from ..names import MAX_DEPTH
+from ..positions import span
 from ..values import MAYBE, NONE, UNKNOWN
 from ..workers import Payload, instance_class, resolve_callee
 
@@ -233,7 +234,8 @@ def _per_epoch_workers(ctx: Context) -> None:
         if outer is None or _within(ctor, outer):
             continue  # iterated once, or a new loader every epoch (persistence would not help)
         ctx.worker = (api, ctx.finder.explicit_method(ctor, ctor_scope), False)
-        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=outer.lineno)
+        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=outer.lineno,
+                 fix_hint={"loader": span(ctor)})
         ctx.worker = None
 
 
