@@ -130,6 +130,22 @@ def test_a_notebook_finding_is_named_by_its_cell(tmp_path):
     assert not path.exists() and not (tmp_path / f"{name}_defs.py").exists()  # nothing is written
 
 
+
+def test_a_notebook_hoist_moves_only_the_definition_it_makes(tmp_path):
+    # In a notebook a hoisted lambda still lives in the kernel's __main__: its quick fix hoists it and moves the new
+    # function into the module next to the notebook; the nested function (another finding) stays where it is.
+    name = "wsp201_in_notebook"
+    text = (FIXTURES_DIR / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8")
+    path = tmp_path / f"{name}.ipynb"
+    found = _check(path, text).findings
+    (lambda_,) = [f for f in found if f.code == "WSP201"]
+    fixed = _fix_one(path, text, lambda_)
+    assert fixed.new_module is not None
+    module = fixed.new_module[1]
+    assert "def _collate_fn(b):" in module and "def first" not in module
+    assert [f.code for f in fixed.fixed] == ["WSP201"]
+    assert "def first(batch):" in fixed.fixed_text
+
 # ------------------------------------------------------------------------ the driver on an editor's text
 
 def test_the_buffer_is_checked_not_the_file(tmp_path):
