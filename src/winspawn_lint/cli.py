@@ -97,6 +97,12 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
             process.terminate()
         for process in processes.values():
             process.join(timeout=2)  # reap them: no zombie or orphan outlives the command
+        # The pool's manager thread closes its wake-up pipe as it ends; until it has, the interpreter's exit hook
+        # may write to that pipe as it closes (a race in CPython < 3.12: "Exception ignored ... Bad file
+        # descriptor" after "interrupted").  With the workers gone it ends at once.
+        manager = getattr(executor, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=2)
         raise
     executor.shutdown()
     return results
