@@ -382,36 +382,39 @@ class Project:
         for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
             if len(out) >= limit:
                 break
-            module = self.module(candidate)
-            if module is not None and key in self.imported_files(module):
+            if key in self.imported_files(candidate):
                 out.append(candidate)
         return out
 
-    def imported_files(self, module: ProjectModule) -> set[str]:
-        """The project files the imports of *module* name (at any place of it), as the import search resolves
-        them."""
-        found = module.derived.get("imported_files")
-        if found is None:
-            found = set()
-            for node in module.index.imports:
-                if isinstance(node, ast.Import):
-                    for alias in node.names:
-                        parts = alias.name.split(".")
-                        for end in range(1, len(parts) + 1):
-                            target = self.imports.module_file(module.path, ".".join(parts[:end]))
-                            if target is not None:
-                                found.add(target)
-                elif isinstance(node, ast.ImportFrom):
-                    base = self.imports.module_file(module.path, node.module or "", node.level)
-                    if base is not None:
-                        found.add(base)
-                    for alias in node.names:
-                        dotted = f"{node.module}.{alias.name}" if node.module else alias.name
-                        target = self.imports.module_file(module.path, dotted, node.level)
+    def imported_files(self, path: str) -> frozenset[str]:
+        """The project files the imports of the module at *path* name (at any place of it), as the import search
+        resolves them; kept per run while the files read for it keep their stamps (:meth:`memo`): a module
+        dropped from the parsed modules is not parsed again to be asked."""
+        return self.memo(("imported files", os.path.abspath(path)), lambda: self._imported_files(path))
+
+    def _imported_files(self, path: str) -> frozenset[str]:
+        module = self.module(path)
+        if module is None:
+            return frozenset()
+        found = set()
+        for node in module.index.imports:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    for end in range(1, len(parts) + 1):
+                        target = self.imports.module_file(module.path, ".".join(parts[:end]))
                         if target is not None:
                             found.add(target)
-            module.derived["imported_files"] = found
-        return found
+            elif isinstance(node, ast.ImportFrom):
+                base = self.imports.module_file(module.path, node.module or "", node.level)
+                if base is not None:
+                    found.add(base)
+                for alias in node.names:
+                    dotted = f"{node.module}.{alias.name}" if node.module else alias.name
+                    target = self.imports.module_file(module.path, dotted, node.level)
+                    if target is not None:
+                        found.add(target)
+        return frozenset(found)
 
     def derived(self, key: str) -> str:
         """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the
