@@ -2119,14 +2119,27 @@ def _same_block(unit: Unit, first: ast.AST, second: ast.stmt, root: ast.AST) -> 
     blocks = unit.module.derived.setdefault("blocks", {})
     where = blocks.get(root)
     if where is None:
-        where = blocks[root] = {}
-        for node in ast.walk(root):
-            for name in ("body", "orelse", "finalbody"):
-                block = getattr(node, name, None)
-                if isinstance(block, list):
-                    for stmt in block:
-                        where[stmt] = id(block)
+        where = blocks[root] = _blocks_of(root)
     return first in where and where.get(first) == where.get(second)
+
+
+def _blocks_of(root: ast.AST) -> dict[ast.AST, int]:
+    """Each statement under *root* -> the id of the block (statement list) that holds it.  Only statements,
+    handlers and match cases hold blocks (an expression never holds a statement): the walk does not enter
+    expressions."""
+    where: dict[ast.AST, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                for stmt in block:
+                    where[stmt] = id(block)
+                stack.extend(block)
+        stack.extend(getattr(node, "handlers", None) or ())
+        stack.extend(getattr(node, "cases", None) or ())
+    return where
 
 
 def _inside(expr: ast.AST, outer: ast.AST) -> bool:
