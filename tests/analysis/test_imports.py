@@ -224,7 +224,7 @@ def test_a_cycle_of_imports_terminates_when_the_importers_are_listed(tmp_path):
     })
     project = Project()
     assert project.importers_of(str(root / "a.py"), 8) == [str(root / "c.py")]
-    assert project.imported_files(project.module(str(root / "a.py"))) == {str(root / "b.py")}
+    assert project.imported_files(str(root / "a.py")) == {str(root / "b.py")}
 
 
 # --- more shapes of the search -----------------------------------------------------------------------------------

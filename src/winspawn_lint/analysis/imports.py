@@ -150,7 +150,13 @@ class ImportSearch:
             return _module_file(self.project, base, parts) if parts else _package_file(self.project, base)
         if not parts:
             return None
-        for folder in self.folders(importer):
+        folders = self.folders(importer)
+        # The modules of a folder share their search path: each name is looked for once per run (the files it
+        # probed are the answer's dependencies, as the project keeps them).
+        return self.project.memo(("module file", folders, tuple(parts)), lambda: self._search(folders, parts))
+
+    def _search(self, folders: tuple[str, ...], parts: list[str]) -> Optional[str]:
+        for folder in folders:
             found = _module_file(self.project, folder, parts)
             if found is not None:
                 return found
@@ -210,7 +216,10 @@ def _path_edit(call: ast.Call) -> Optional[list[ast.expr]]:
 def _path_helper_functions(module: "ProjectModule") -> dict[str, tuple[int, str]]:
     """Functions of the module that add one of their parameters to ``sys.path`` (``def add_path(path):
     sys.path.insert(0, path)``): name -> (the parameter's position, its name)."""
-    out = {}
+    out: dict[str, tuple[int, str]] = {}
+    # (the index holds every method call: most modules edit no sys.path, and their functions are not walked)
+    if not any(_path_edit(call) for method in _PATH_METHODS for call, _ in module.index.method_calls.get(method, ())):
+        return out
     for stmt in module.index.tree.body:
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue

@@ -45,8 +45,8 @@ class Resolver:
             bindings = current.bindings.get(name)
             if bindings:
                 if first and line is not None and current.kind != "class":
-                    before = [b for b in bindings if b.line <= line]
-                    return before[-1] if before else bindings[-1]
+                    # the last binding made at or before the line (the hottest loop of a check: no list built)
+                    return next((b for b in reversed(bindings) if b.line <= line), bindings[-1])
                 return bindings[-1]
             first = False
             current = current.parent

@@ -103,6 +103,10 @@ class Project:
         self._memo: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
         #: memo keys whose files were seen unchanged during the current check
         self._fresh: set = set()
+        #: memo keys whose reads are in ``_reads`` already (a hit adds them once, not on every use)
+        self._replayed: set = set()
+        #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
+        self._transient: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
         self._computing: set = set()
         from .imports import ImportSearch
 
@@ -114,13 +118,13 @@ class Project:
     def reading(self) -> Iterator["Reads"]:
         """Collect, inside the block, every file read or looked for (absolute path -> its stamp when first named,
         ``None``: it did not exist), and the derived facts used (:meth:`derived`)."""
-        previous = self._reads, self._derived, self._fresh
+        previous = self._reads, self._derived, self._fresh, self._replayed
         reads = Reads({}, {})
-        self._reads, self._derived, self._fresh = reads.files, reads.derived, set()
+        self._reads, self._derived, self._fresh, self._replayed = reads.files, reads.derived, set(), set()
         try:
             yield reads
         finally:
-            self._reads, self._derived, self._fresh = previous
+            self._reads, self._derived, self._fresh, self._replayed = previous
 
     @contextmanager
     def checking(self, path: Optional[str], module: "ProjectModule") -> Iterator[None]:
@@ -131,9 +135,11 @@ class Project:
         key = os.path.abspath(path)
         previous = self._checking.get(key)
         self._checking[key] = module
+        self._transient.clear()
         try:
             yield
         finally:
+            self._transient.clear()
             if previous is None:
                 self._checking.pop(key, None)
             else:
@@ -143,31 +149,44 @@ class Project:
         """``compute()``, a fact derived from the project's files, kept while every file it read keeps its stamp
         (checked once per checked file), and whose reads count as the checked file's reads on every use, as the
         reads of a served module do.  A computation that needs its own result gets *cycle*.  The module being
-        checked is not a file here (its text may be an editor's buffer): facts that read it are not kept."""
+        checked is not a file here (its text may be an editor's buffer): facts that read it are kept only while
+        it is checked."""
         if key in self._computing:
             return cycle
-        kept = self._memo.get(key)
-        if kept is not None and (key in self._fresh or all(stat_stamp(path) == stamp
-                                                           for path, stamp in kept[1].items())):
-            self._fresh.add(key)
-            if self._reads is not None:
+        kept = self._transient.get(key)  # (computed during this check, from the text being checked)
+        if kept is None:
+            kept = self._memo.get(key)
+            if kept is not None and (key in self._fresh or all(stat_stamp(path) == stamp
+                                                               for path, stamp in kept[1].items())):
+                self._fresh.add(key)
+            else:
+                kept = None
+        if kept is not None:
+            # (a fact used thousands of times in one check, the import search's, adds its reads once)
+            if self._reads is not None and key not in self._replayed:
+                self._replayed.add(key)
                 for path, stamp in kept[1].items():
                     self._reads.setdefault(path, stamp)
             return kept[0]
-        outer = self._reads
-        self._reads = {}
+        outer, outer_replayed = self._reads, self._replayed
+        self._reads, self._replayed = {}, set()
         self._computing.add(key)
         try:
             value = compute()
         finally:
             self._computing.discard(key)
             reads, self._reads = self._reads, outer
+            replayed, self._replayed = self._replayed, outer_replayed
         if outer is not None:
             for path, stamp in reads.items():
                 outer.setdefault(path, stamp)
+            outer_replayed.update(replayed)  # (their reads are in *reads*, now in *outer* too)
+            outer_replayed.add(key)
         if not any(path in self._checking for path in reads):
             self._memo[key] = (value, reads)
             self._fresh.add(key)
+        elif self._checking:
+            self._transient[key] = (value, reads)
         return value
 
     def _record(self, path: str) -> str:
@@ -363,36 +382,39 @@ class Project:
         for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
             if len(out) >= limit:
                 break
-            module = self.module(candidate)
-            if module is not None and key in self.imported_files(module):
+            if key in self.imported_files(candidate):
                 out.append(candidate)
         return out
 
-    def imported_files(self, module: ProjectModule) -> set[str]:
-        """The project files the imports of *module* name (at any place of it), as the import search resolves
-        them."""
-        found = module.derived.get("imported_files")
-        if found is None:
-            found = set()
-            for node in module.index.imports:
-                if isinstance(node, ast.Import):
-                    for alias in node.names:
-                        parts = alias.name.split(".")
-                        for end in range(1, len(parts) + 1):
-                            target = self.imports.module_file(module.path, ".".join(parts[:end]))
-                            if target is not None:
-                                found.add(target)
-                elif isinstance(node, ast.ImportFrom):
-                    base = self.imports.module_file(module.path, node.module or "", node.level)
-                    if base is not None:
-                        found.add(base)
-                    for alias in node.names:
-                        dotted = f"{node.module}.{alias.name}" if node.module else alias.name
-                        target = self.imports.module_file(module.path, dotted, node.level)
+    def imported_files(self, path: str) -> frozenset[str]:
+        """The project files the imports of the module at *path* name (at any place of it), as the import search
+        resolves them; kept per run while the files read for it keep their stamps (:meth:`memo`): a module
+        dropped from the parsed modules is not parsed again to be asked."""
+        return self.memo(("imported files", os.path.abspath(path)), lambda: self._imported_files(path))
+
+    def _imported_files(self, path: str) -> frozenset[str]:
+        module = self.module(path)
+        if module is None:
+            return frozenset()
+        found = set()
+        for node in module.index.imports:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    for end in range(1, len(parts) + 1):
+                        target = self.imports.module_file(module.path, ".".join(parts[:end]))
                         if target is not None:
                             found.add(target)
-            module.derived["imported_files"] = found
-        return found
+            elif isinstance(node, ast.ImportFrom):
+                base = self.imports.module_file(module.path, node.module or "", node.level)
+                if base is not None:
+                    found.add(base)
+                for alias in node.names:
+                    dotted = f"{node.module}.{alias.name}" if node.module else alias.name
+                    target = self.imports.module_file(module.path, dotted, node.level)
+                    if target is not None:
+                        found.add(target)
+        return frozenset(found)
 
     def derived(self, key: str) -> str:
         """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the

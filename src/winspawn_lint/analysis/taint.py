@@ -348,8 +348,6 @@ class Engine:
         #: a store made on an object after it was built, by its part's key (``+.attr#key``): (the statement, its
         #: module, whether it always runs when its scope does: then it replaces what the attribute held)
         self._stores_by_key: dict[str, tuple[ast.stmt, Optional[str], bool]] = {}
-        #: scope node -> statement -> the block (statement list) that holds it
-        self._blocks: dict[ast.AST, dict[ast.AST, int]] = {}
         self._object_methods = frozenset(method for api in registry.apis
                                          for method in (*api.start_methods, *api.method_payload))
         self._object_words = tuple({name.rsplit(".", 1)[-1] for api in registry.apis if api.kind == "object"
@@ -515,19 +513,20 @@ class Engine:
         changes = self._mutations(expr, binding, unit)
         if changes:
             out = {self._mutated(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
-        items = self._item_mutations(expr, binding, unit)
+        items, stores = self._item_mutations(expr, binding, unit)
         if items:
             out = {self._with_parts(obj, [("[+]", items)]) if obj.kind in (SEQ, DICT) else obj for obj in out}
         if any(obj.kind == DICT for obj in out):
-            keys = self._key_mutations(expr, binding, unit)
+            keys = self._key_mutations(expr, binding, unit, stores)
             if keys:
                 out = {self._with_parts(obj, keys) if obj.kind == DICT else obj for obj in out}
         return frozenset(out)
 
-    def _key_mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
-        """The keys the name's scope sets on its dict before this use (``d["k"] = v``, ``d.update(other)``,
-        ``d.update(k=v)``), as parts; one set in a branch may also be absent, and a key that cannot be told
-        makes the dict incomplete (``**``)."""
+    def _key_mutations(self, expr: ast.Name, binding: Binding, unit: Unit,
+                       stores: list[tuple[ast.stmt, frozenset]]) -> list[tuple[str, frozenset]]:
+        """The keys the name's scope sets on its dict before this use (``d["k"] = v``: *stores*, as
+        :meth:`_item_mutations` found them; ``d.update(other)``, ``d.update(k=v)``), as parts; one set in a branch
+        may also be absent, and a key that cannot be told makes the dict incomplete (``**``)."""
         line = getattr(expr, "lineno", None)
         scope = binding.scope
         if line is None or binding.kind not in ("assign", "other", "param"):
@@ -538,15 +537,14 @@ class Engine:
             if key is None:
                 out.append(("**", EMPTY))
             else:
-                always = self._same_block(binding.node, stmt, scope.node)
+                always = _same_block(unit, binding.node, stmt, scope.node)
                 out.append((f"['{key}']", value if always else value | {ABSENT_OBJ}))
 
-        for stmt, target, value in _scope_item_stores(unit, scope):
-            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
-                index = next((t.slice for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Subscript)
-                              and isinstance(t.value, ast.Name) and t.value.id == expr.id), None)
-                key = index.value if isinstance(index, ast.Constant) and isinstance(index.value, str) else None
-                add(key, self.eval(value, unit, scope), stmt)
+        for stmt, value in stores:
+            index = next((t.slice for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Subscript)
+                          and isinstance(t.value, ast.Name) and t.value.id == expr.id), None)
+            key = index.value if isinstance(index, ast.Constant) and isinstance(index.value, str) else None
+            add(key, value, stmt)
         for call, site in unit.index.method_calls.get("update", ()):
             receiver = call.func.value
             if not (isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope
@@ -565,14 +563,17 @@ class Engine:
                 add(keyword.arg, self.eval(keyword.value, unit, scope), stmt)
         return out
 
-    def _item_mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> frozenset:
+    def _item_mutations(self, expr: ast.Name, binding: Binding, unit: Unit
+                        ) -> tuple[frozenset, list[tuple[ast.stmt, frozenset]]]:
         """What the name's scope adds to its list or dict before this use: ``xs.append(x)``, ``xs.extend(ys)``,
-        ``xs.insert(i, x)``, ``d[k] = v``."""
+        ``xs.insert(i, x)``, ``d[k] = v``; and the ``d[k] = v`` statements with their values (for
+        :meth:`_key_mutations`: each value is evaluated once)."""
         line = getattr(expr, "lineno", None)
         scope = binding.scope
         if line is None or binding.kind not in ("assign", "other", "param"):
-            return EMPTY
+            return EMPTY, []
         out: set = set()
+        stores: list[tuple[ast.stmt, frozenset]] = []
         for method in ("append", "extend", "insert"):
             for call, site in unit.index.method_calls.get(method, ()):
                 receiver = call.func.value
@@ -583,8 +584,9 @@ class Engine:
                 out |= self._items(value) if method == "extend" else value
         for stmt, target, value in _scope_item_stores(unit, scope):
             if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
-                out |= self.eval(value, unit, scope)
-        return frozenset(out)
+                stores.append((stmt, self.eval(value, unit, scope)))
+                out |= stores[-1][1]
+        return frozenset(out), stores
 
     def _mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
         """What statements of the name's scope store on its object before this use: ``ds.transform = f``,
@@ -597,7 +599,7 @@ class Engine:
         for stmt, target, attr, value in _scope_stores(unit, scope):
             if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
                 key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
-                self._stores_by_key[key] = (stmt, unit.path, self._same_block(binding.node, stmt, scope.node))
+                self._stores_by_key[key] = (stmt, unit.path, _same_block(unit, binding.node, stmt, scope.node))
                 out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
         for call, site in unit.index.method_calls.get("set_transform", ()):
             receiver = call.func.value
@@ -620,20 +622,6 @@ class Engine:
                 parts = [part for part in parts if not part[0].startswith(f"+.{attr}#")]
             parts.append((name, value))
         return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts(parts))
-
-    def _same_block(self, first: ast.AST, second: ast.stmt, root: ast.AST) -> bool:
-        """Whether two statements are in the same block of *root* (straight-line code: when the first runs, so
-        does the second, barring an exception or a jump)."""
-        where = self._blocks.get(root)
-        if where is None:
-            where = self._blocks[root] = {}
-            for node in ast.walk(root):
-                for name in ("body", "orelse", "finalbody"):
-                    block = getattr(node, name, None)
-                    if isinstance(block, list):
-                        for stmt in block:
-                            where[stmt] = id(block)
-        return first in where and where.get(first) == where.get(second)
 
     def _replaces(self, key: str) -> bool:
         """Whether the store after construction with this key always runs when its scope does."""
@@ -2122,6 +2110,36 @@ def _before_own_value(binding: Optional[Binding], expr: ast.Name) -> Optional[Bi
     bindings = binding.scope.bindings.get(binding.name, [])
     position = next((i for i, b in enumerate(bindings) if b is binding), 0)
     return bindings[position - 1] if position > 0 else None
+
+
+def _same_block(unit: Unit, first: ast.AST, second: ast.stmt, root: ast.AST) -> bool:
+    """Whether two statements are in the same block of *root*, a scope of *unit* (straight-line code: when the
+    first runs, so does the second, barring an exception or a jump)."""
+    # scope node -> statement -> the block (statement list) that holds it: one walk per scope, kept with the module
+    blocks = unit.module.derived.setdefault("blocks", {})
+    where = blocks.get(root)
+    if where is None:
+        where = blocks[root] = _blocks_of(root)
+    return first in where and where.get(first) == where.get(second)
+
+
+def _blocks_of(root: ast.AST) -> dict[ast.AST, int]:
+    """Each statement under *root* -> the id of the block (statement list) that holds it.  Only statements,
+    handlers and match cases hold blocks (an expression never holds a statement): the walk does not enter
+    expressions."""
+    where: dict[ast.AST, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                for stmt in block:
+                    where[stmt] = id(block)
+                stack.extend(block)
+        stack.extend(getattr(node, "handlers", None) or ())
+        stack.extend(getattr(node, "cases", None) or ())
+    return where
 
 
 def _inside(expr: ast.AST, outer: ast.AST) -> bool:

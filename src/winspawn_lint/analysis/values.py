@@ -30,6 +30,8 @@ class Values:
         self.resolver = resolver
         # Asked only when the fast pass cannot decide (e.g. a constant imported from a sibling module).
         self.infer = infer
+        #: scope node -> the names of the dicts it changes in place (one walk of each scope asked about)
+        self._changed: dict[ast.AST, frozenset[str]] = {}
 
     def fold(self, expr: Optional[ast.AST], scope: Scope, depth: int = 0) -> Any:
         if expr is None or depth > MAX_DEPTH:
@@ -96,8 +98,12 @@ class Values:
         None too for a dict that is changed in place (``kwargs.update(...)``, ``kwargs["num_workers"] = n``):
         its literal no longer says what it holds.
         """
-        if isinstance(expr, ast.Name) and _changed_in_place(expr.id, scope):
-            return None
+        if isinstance(expr, ast.Name):
+            changed = self._changed.get(scope.node)
+            if changed is None:
+                changed = self._changed[scope.node] = _changed_in_place(scope)
+            if expr.id in changed:
+                return None
         expr, scope = self.resolver.value_of(expr, scope)
         if isinstance(expr, ast.Dict):
             out = {}
@@ -181,8 +187,9 @@ def _assigned_once(binding) -> bool:
 _DICT_MUTATORS = frozenset({"update", "setdefault", "__setitem__"})
 
 
-def _changed_in_place(name: str, scope: Scope) -> bool:
-    """Whether the function (or module) *scope* changes the dict named *name* in place anywhere."""
+def _changed_in_place(scope: Scope) -> frozenset[str]:
+    """The names of the dicts the function (or module) *scope* changes in place anywhere."""
+    names = set()
     for node in ast.walk(scope.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_MUTATORS:
             target = node.func.value
@@ -190,9 +197,9 @@ def _changed_in_place(name: str, scope: Scope) -> bool:
             target = node.value
         else:
             continue
-        if isinstance(target, ast.Name) and target.id == name:
-            return True
-    return False
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+    return frozenset(names)
 
 
 def _keys_set_in_place(name: str, scope: Scope) -> set[str]:

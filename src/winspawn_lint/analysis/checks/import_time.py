@@ -23,10 +23,6 @@ from ..index import Site
 from ..workers import resolve_callee
 
 
-def _is_heavy(call: ast.Call, ctx: Context, site: Site) -> Optional[str]:
-    return heavy_work(call, ctx.resolver, site.scope)
-
-
 def _is_set_start_method(call: ast.Call, ctx: Context, site: Site) -> bool:
     name = ctx.resolver.qualname(call.func, site.scope)
     if name not in SET_START_METHOD:
@@ -62,7 +58,7 @@ class Effects:
             if function is None or function.kind == "lambda":
                 continue
             if id(call) not in start_nodes:
-                heavy = _is_heavy(call, ctx, site)
+                heavy = heavy_work(call, ctx.resolver, site.scope)
                 if heavy:
                     self.direct.setdefault(function.node, {}).setdefault("heavy", heavy)
             if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
@@ -175,7 +171,7 @@ def check(ctx: Context) -> None:
                 if effect is not None:
                     heavy_calls.add(id(call))
         if starts and id(call) not in start_nodes:
-            work = _is_heavy(call, ctx, site)
+            work = heavy_work(call, ctx.resolver, site.scope)
             if work:
                 heavy(call, site, what=work)  # the call to move, on its own line in a long statement
                 heavy_calls.add(id(call))
@@ -219,7 +215,7 @@ def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
     for call, site in ctx.index.calls:
         if not site.import_time:
             continue
-        if _is_heavy(call, ctx, site):
+        if heavy_work(call, ctx.resolver, site.scope):
             return True
         callee = resolve_callee(call, site, ctx.index, ctx.resolver)
         if callee is not None and effects.of(callee, "heavy") is not None:
