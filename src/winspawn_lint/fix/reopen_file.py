@@ -106,19 +106,20 @@ class ReopenFile(Codemod):
             by_class.setdefault(id(node), (node, []))[1].append(finding)
         lines = Lines(text)
         step = indent_step(module, lines)
+        uses = _Uses(module) if by_class else None
         for node, findings in by_class.values():
             try:
                 owner = findings[0].fix_hint.get("owner")
                 owner = find_node(module, (ast.ClassDef,), owner["line"], owner["col"]) if owner else None
                 self._check_class(node, owner or node, module, findings[0].fix_hint.get("others", ()))
-                files = [self._file(f, node, module, text, parent) for f in findings]
+                files = [self._file(f, node, module, lines, parent, uses) for f in findings]
             except Decline as why:
                 for finding in findings:
                     self.note(finding, str(why))
                 continue
             files = list({f.key: f for f in files}.values())
             indent = lines.indent(node.body[0].lineno)
-            methods = _methods(files, len(indent.expandtabs()), step, self.line_length, _quote(node, text))
+            methods = _methods(files, len(indent.expandtabs()), step, self.line_length, _quote(node, lines))
             # At the end of the class body (before the comment rows that close it), each after a blank row.
             lines.insert(lines.last(node.body[-1]) + 1,
                          "".join("\n" + indented(method, indent) for method in methods))
@@ -157,7 +158,7 @@ class ReopenFile(Codemod):
                     raise Decline(f"its base `{ast.unparse(base)}` is defined elsewhere and may pickle its own "
                                   "state")
 
-    def _file(self, finding, node: ast.ClassDef, module: ast.Module, text: str, parent) -> _File:
+    def _file(self, finding, node: ast.ClassDef, module: ast.Module, lines: Lines, parent, uses: "_Uses") -> _File:
         hint = finding.fix_hint["open"]
         call = find_node(module, (ast.Call,), hint["line"], hint["col"])
         assignment = parent.get(call)
@@ -165,7 +166,7 @@ class ReopenFile(Codemod):
         if attr is None:
             raise Decline(f"the file is opened at {line_ref(hint['line'])}, not in a `self.<name> = open(...)` "
                           "statement")
-        _bound_once(module, node, attr, assignment)
+        _bound_once(uses, node, attr, assignment)
         bound = _bind(call)
         path = bound.get("file")
         if path is None or _is_descriptor(path):
@@ -188,17 +189,17 @@ class ReopenFile(Codemod):
         if "closefd" in bound and not (isinstance(bound["closefd"], ast.Constant) and bound["closefd"].value is True):
             raise Decline("it passes `closefd`")
         binary = "b" in mode_text
-        arguments = [] if mode is None else [ast.get_source_segment(text, mode)]
+        arguments = [] if mode is None else [_source(lines, mode)]
         sent = []
         for name in ("buffering", "encoding", "errors", "newline"):
             given = bound.get(name)
             if given is not None and _is_literal(given, (str, int, type(None))):
-                arguments.append(f"{name}={ast.get_source_segment(text, given)}")
+                arguments.append(f"{name}={_source(lines, given)}")
             elif name in ("encoding", "errors") and not binary:
                 arguments.append(f"{name}={name}")
                 sent.append(name)
         key = f"_{node.name.lstrip('_')}{attr}" if attr.startswith("__") and not attr.endswith("__") else attr
-        return _File(attr, key, ast.get_source_segment(text, call.func), arguments, sent)
+        return _File(attr, key, _source(lines, call.func), arguments, sent)
 
 
 def _hook(node: ast.ClassDef) -> Optional[str]:
@@ -226,34 +227,52 @@ def _self_attribute(assignment, call: ast.Call) -> Optional[str]:
     return None
 
 
-def _bound_once(module: ast.Module, node: ast.ClassDef, attr: str, assignment: ast.stmt) -> None:
+class _Uses:
+    """Where a module stores into and closes attributes, and which class's ``self`` each name is: one walk of the
+    module for every file a fix looks at (a walk of the module per file made the check-time plan of a 500-line
+    script with a dozen such classes cost 2 s)."""
+
+    def __init__(self, module: ast.Module) -> None:
+        #: id(a name) -> ids of the classes of whose methods it is the first parameter
+        self.selves: dict[int, set[int]] = {}
+        #: attribute name -> where it is assigned or deleted, in ``ast.walk`` order
+        self.stores: dict[str, list[ast.Attribute]] = {}
+        #: attribute name -> (the call or ``with``, the attribute it closes), in ``ast.walk`` order
+        self.closes: dict[str, list[tuple[ast.AST, ast.Attribute]]] = {}
+        for found in ast.walk(module):
+            if isinstance(found, ast.ClassDef):
+                for method in found.body:
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+                        first = method.args.args[0].arg
+                        for name in ast.walk(method):
+                            if isinstance(name, ast.Name) and name.id == first:
+                                self.selves.setdefault(id(name), set()).add(id(found))
+            elif isinstance(found, ast.Attribute) and not isinstance(found.ctx, ast.Load):
+                self.stores.setdefault(found.attr, []).append(found)
+            elif (isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute)
+                    and found.func.attr in ("close", "__exit__") and isinstance(found.func.value, ast.Attribute)):
+                self.closes.setdefault(found.func.value.attr, []).append((found, found.func.value))
+            elif isinstance(found, (ast.With, ast.AsyncWith)):
+                for item in found.items:
+                    expr = item.context_expr
+                    closed = expr.args[0] if isinstance(expr, ast.Call) and expr.args else expr  # closing(self.f)
+                    if isinstance(closed, ast.Attribute):
+                        self.closes.setdefault(closed.attr, []).append((found, closed))
+
+    def of_another_class(self, value: ast.AST, node: ast.ClassDef) -> bool:
+        """Whether ``value`` is the ``self`` of a method of a class other than ``node``."""
+        return any(owner != id(node) for owner in self.selves.get(id(value), ()))
+
+
+def _bound_once(uses: _Uses, node: ast.ClassDef, attr: str, assignment: ast.stmt) -> None:
     """Raise Decline when ``attr`` is assigned, deleted or closed anywhere but in ``assignment`` (another
     class's methods may have an attribute of the same name on their own ``self``)."""
-    elsewhere = set()
-    for other in ast.walk(module):
-        if isinstance(other, ast.ClassDef) and other is not node:
-            for method in other.body:
-                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
-                    elsewhere.update(id(n) for n in ast.walk(method)
-                                     if isinstance(n, ast.Name) and n.id == method.args.args[0].arg)
     targets = {id(t) for t in getattr(assignment, "targets", [getattr(assignment, "target", None)])}
-    for found in ast.walk(module):
-        if not (isinstance(found, ast.Attribute) and found.attr == attr) or id(found.value) in elsewhere:
-            continue
-        if not isinstance(found.ctx, ast.Load) and id(found) not in targets:
+    for found in uses.stores.get(attr, ()):
+        if id(found) not in targets and not uses.of_another_class(found.value, node):
             raise Decline(f"`{attr}` is also assigned or deleted at {line_ref(found.lineno)}")
-    for found in ast.walk(module):
-        closed = None
-        if (isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute)
-                and found.func.attr in ("close", "__exit__")):
-            closed = found.func.value
-        elif isinstance(found, (ast.With, ast.AsyncWith)):
-            for item in found.items:
-                expr = item.context_expr
-                closed = expr.args[0] if isinstance(expr, ast.Call) and expr.args else expr  # closing(self.f)
-                if isinstance(closed, ast.Attribute) and closed.attr == attr:
-                    break
-        if isinstance(closed, ast.Attribute) and closed.attr == attr and id(closed.value) not in elsewhere:
+    for found, closed in uses.closes.get(attr, ()):
+        if not uses.of_another_class(closed.value, node):
             raise Decline(f"the file is closed at {line_ref(found.lineno)} (the reopened copy would differ from the "
                           "closed one; a file read once and closed is better not kept)")
 
@@ -283,12 +302,20 @@ def _is_descriptor(expr: ast.expr) -> bool:
     return False
 
 
-def _quote(node: ast.AST, text: str) -> str:
+def _source(lines: Lines, node: ast.AST) -> str:
+    """``ast.get_source_segment``, which splits the whole text on each call (a pure-Python loop): a row's part
+    from the rows split once."""
+    if node.lineno == node.end_lineno:
+        return lines.segment(node).lstrip(" ")
+    return ast.get_source_segment(lines.text, node)
+
+
+def _quote(node: ast.AST, lines: Lines) -> str:
     """The quote the class's strings use most (double when as many)."""
     counts = {'"': 0, "'": 0}
     for found in ast.walk(node):
         if isinstance(found, ast.Constant) and isinstance(found.value, str):
-            segment = (ast.get_source_segment(text, found) or "").lstrip("rRbBuUfF")
+            segment = lines.segment(found).lstrip(" ").lstrip("rRbBuUfF")
             if segment[:1] in counts:
                 counts[segment[0]] += 1
     return "'" if counts["'"] > counts['"'] else '"'
