@@ -51,6 +51,10 @@ class Job:
     only: Optional[frozenset[Finding]] = None
     #: ``--add-noqa``: plan the ``# noqa`` comments that silence the file's findings (instead of a fix)
     add_noqa: bool = False
+    #: plan each finding's fix as the file is checked, so that its fix safety says what ``--fix`` would do (``[*]``
+    #: only for a fix that applies); False: the rule's safety as the file grades it, as an editor shows findings
+    #: while typing (the plan costs more than the check; its code actions ask for it when they are asked for)
+    plan_fixes: bool = True
 
     @property
     def fixing(self) -> bool:
@@ -209,7 +213,7 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
     # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
     checked = check(src.text, filename, settings, project=project, parse_clean=job.report_unparsable)
     found, declined = _fixability(src.text, checked.findings, filename, checked.tree, project, settings,
-                                  job.unsafe_fixes)
+                                  job.unsafe_fixes) if job.plan_fixes else (checked.findings, {})
     record = _Checked(checked.lines is not None or job.report_unparsable, found)
     result.findings = found
     if job.keep_lines and checked.lines is not None:
@@ -359,7 +363,8 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     name = filename or (path if notebook.is_notebook(path) else "notebook.ipynb")
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
     planned = None
-    if any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
+    if job.plan_fixes and \
+            any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
         # What --fix --unsafe-fixes makes of a notebook depends on what can move out of it: the fix itself, run
         # once (notebooks with a fixable finding are few), says which findings it fixes.
         planned = _fix_notebook(book, findings, path, result.path, name, settings, project, True, from_stdin)

@@ -38,6 +38,8 @@ class Report:
     #: the document is excluded by the configuration; nothing was checked
     excluded: bool = False
     dependencies: set[str] = field(default_factory=set)
+    #: the findings with their fixes planned (see Linter.planned), once asked for
+    planned: Optional[list[Finding]] = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -115,9 +117,24 @@ class Linter:
                 settings.is_excluded(subject.path, below=folder or os.path.dirname(subject.path)):
             return Report(subject, FileResult(subject.path), settings, excluded=True)
         read: dict = {}
-        result = check_buffer(subject.path, subject.text, Job(settings, unsafe_fixes=settings.unsafe_fixes),
+        # The diagnostics wait for the check only: the fixes are planned when a code action asks (self.planned).
+        result = check_buffer(subject.path, subject.text,
+                              Job(settings, unsafe_fixes=settings.unsafe_fixes, plan_fixes=False),
                               self.projects[folder], notebook=subject.notebook, dependencies=read)
         return Report(subject, result, settings, dependencies=set(read))
+
+    def planned(self, report: Report) -> list[Finding]:
+        """The report's findings, each with the safety of the fix ``--fix`` would make of it here (``NONE`` where
+        the fixer declines it), planned once per report."""
+        if report.planned is None:
+            if not report.findings or report.settings is None:
+                report.planned = report.findings
+            else:
+                subject = report.subject
+                report.planned = check_buffer(
+                    subject.path, subject.text, Job(report.settings, unsafe_fixes=report.settings.unsafe_fixes),
+                    self.projects[self.folder_of(subject.path)], notebook=subject.notebook).findings
+        return report.planned
 
     def fix(self, report: Report, only: Optional[frozenset[Finding]] = None, unsafe: bool = False) -> FileResult:
         """What the fix makes of the report's text: every safe fix (and unsafe ones with *unsafe*), or only

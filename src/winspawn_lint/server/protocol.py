@@ -454,6 +454,7 @@ def create(debounce: float = DEFAULT_DEBOUNCE) -> Server:
         report = await ls.report_for(subject)
         if report.findings == [] or report.settings is None:
             return None
+        findings = await ls.run(ls.linter.planned, report)
         only = params.context.only
 
         def wanted(kind: str) -> bool:
@@ -465,7 +466,7 @@ def create(debounce: float = DEFAULT_DEBOUNCE) -> Server:
         asked = ((params.range.start.line, params.range.start.character),
                  (params.range.end.line, params.range.end.character))
         if wanted(types.CodeActionKind.QuickFix) and rows is not None:
-            for finding in report.findings:
+            for finding in findings:
                 if finding.cell != cell or not _contains(finding_range(finding, rows), *asked):
                     continue
                 action = await fix_action(ls, report, finding)
@@ -478,7 +479,7 @@ def create(debounce: float = DEFAULT_DEBOUNCE) -> Server:
                         kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic(finding, rows)], edit=noqa))
         for kind in (FIX_ALL, NOTEBOOK_FIX_ALL):
             if wanted(kind) and (kind == FIX_ALL or subject.notebook) and \
-                    any(f.safety is FixSafety.SAFE for f in report.findings):
+                    any(f.safety is FixSafety.SAFE for f in findings):
                 action = types.CodeAction(title=f"{SOURCE}: Fix all safe fixes", kind=kind,
                                           data={"uri": subject.uri, "versions": subject.versions})
                 actions.append(action if ls.resolves_edits else await resolve(ls, action))
