@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -119,33 +120,32 @@ def _fixed(module: str, findings: list[Finding], check: Check, display: str, uns
     ``only``: fix these of ``findings`` and leave the others (an editor's quick fix).  Asked for a WSP206, the move
     alone is made, of every definition (a second move could not create the module again); asked for a hoist, the
     definitions that hoist makes move, and those the notebook had stay."""
+    fixes = functools.partial(fix_text, module, findings, check, filename=display, unsafe=unsafe,
+                              line_length=line_length)
     if only is not None and any(f in only and f.rule is rules.WSP206 for f in findings):
-        outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
-                           only=frozenset())
+        outcome = fixes(only=frozenset())
         move, why = plan_move(module, findings, path) if can_move else (None, None)
         return _Fixed(move.notebook_module if move is not None else module, outcome, move, why)
     if not can_move:
-        outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
-                           added_note=_NOT_PICKLABLE_THERE, only=only)
+        outcome = fixes(added_note=_NOT_PICKLABLE_THERE, only=only)
         return _Fixed(outcome.text, outcome)
     had = {f.args.get("what") for f in findings if f.rule is rules.WSP206}
-    outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
-                       may_add=frozenset({rules.WSP206.code}), only=only)
-    move, why = plan_move(outcome.text, _to_move(outcome.remaining if outcome.text != module else findings, had,
-                                                 only), path)
+    outcome = fixes(may_add=frozenset({rules.WSP206.code}), only=only)
+    move, why = plan_move(outcome.text, _to_move(outcome, module, findings, had, only), path)
     text = move.notebook_module if move is not None else outcome.text
     if text == module or {f.args.get("what") for f in check(text, None) if f.rule is rules.WSP206} <= had:
         return _Fixed(text, outcome, move, why)
     # A definition a hoist made stays in the notebook (it reads a notebook variable): without those hoists.
-    outcome = fix_text(module, findings, check, filename=display, unsafe=unsafe, line_length=line_length,
-                       added_note=_NOT_PICKLABLE_THERE, only=only)
-    move, why = plan_move(outcome.text, _to_move(outcome.remaining if outcome.text != module else findings, had,
-                                                 only), path)
+    outcome = fixes(added_note=_NOT_PICKLABLE_THERE, only=only)
+    move, why = plan_move(outcome.text, _to_move(outcome, module, findings, had, only), path)
     return _Fixed(move.notebook_module if move is not None else outcome.text, outcome, move, why)
 
 
-def _to_move(left: list[Finding], had: set, only: Optional[frozenset[Finding]]) -> list[Finding]:
-    """The findings whose definitions move: every WSP206, or (a quick fix) those of definitions a hoist made."""
+def _to_move(outcome: FixOutcome, module: str, findings: list[Finding], had: set,
+             only: Optional[frozenset[Finding]]) -> list[Finding]:
+    """The findings whose definitions move after ``outcome``: every WSP206 left, or (a quick fix) those of
+    definitions a hoist made."""
+    left = outcome.remaining if outcome.text != module else findings
     if only is None:
         return left
     return [f for f in left if f.rule is not rules.WSP206 or f.args.get("what") not in had]
