@@ -92,17 +92,21 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
         results = list(outcomes)
     except BaseException:
         processes.update(getattr(executor, "_processes", None) or {})  # shutdown() sets it to None
+        manager = getattr(executor, "_executor_manager_thread", None)  # and this one
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes.values():
             process.terminate()
         for process in processes.values():
             process.join(timeout=2)  # reap them: no zombie or orphan outlives the command
-        # The pool's manager thread closes its wake-up pipe as it ends; until it has, the interpreter's exit hook
-        # may write to that pipe as it closes (a race in CPython < 3.12: "Exception ignored ... Bad file
-        # descriptor" after "interrupted").  With the workers gone it ends at once.
-        manager = getattr(executor, "_executor_manager_thread", None)
+        # The pool's manager thread closes its wake-up pipe as it ends, and the interpreter's exit hook writes to
+        # that pipe to wake it: if the two meet, CPython < 3.12 prints "Exception ignored ... Bad file descriptor"
+        # after "interrupted" (fixed with a lock in 3.12, gh-125451).  With its workers gone the thread ends by
+        # itself, so wait for it briefly and take it off the hook's list in case a loaded machine is slower.
         if manager is not None:
             manager.join(timeout=2)
+            from concurrent.futures import process as pool_module
+
+            getattr(pool_module, "_threads_wakeups", {}).pop(manager, None)
         raise
     executor.shutdown()
     return results
