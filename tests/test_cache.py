@@ -321,3 +321,36 @@ def test_editing_a_project_module_rechecks_the_files_whose_findings_depend_on_it
     assert "ds.py:8:9: WSP301" in run("ds.py")[1]
     write(project / "base.py", "class BaseDataset:\n    pass\n")
     assert "WSP301" not in run("ds.py")[1]
+
+
+def test_editing_a_module_another_check_only_looked_for_rechecks_only_that_module(project, monkeypatch):
+    # Checking ds.py asks which files import it: train.py does, and resolving train.py's imports looks for
+    # util.py without reading it.  Only util.py's presence is a dependency of ds.py's findings, not its text.
+    from winspawn_lint.io import source
+
+    write(project / "pkg" / "__init__.py", "")
+    write(project / "pkg" / "ds.py", "import threading\n\nfrom torch.utils.data import Dataset\n\n\n"
+          "class Mine(Dataset):\n    def __init__(self):\n        self.lock = threading.Lock()\n")
+    write(project / "pkg" / "util.py", "def helper():\n    return 1\n")
+    write(project / "pkg" / "train.py", "from pkg import ds\nfrom pkg import util\n\nprint(ds, util)\n")
+    for path in project.rglob("*.py"):
+        os.utime(path, ns=(10**18, 10**18))
+    first = run(".")
+    assert "pkg/ds.py:8:9: WSP301" in first[1]
+    reads = []
+    original = source.read
+
+    def counting_read(path, *args, **kwargs):
+        reads.append(os.path.relpath(path, project))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(source, "read", counting_read)
+    write(project / "pkg" / "util.py", "def helper():\n    return 2\n")
+    os.utime(project / "pkg" / "util.py", ns=(2 * 10**18, 2 * 10**18))
+    assert main(["--isolated", "-j", "1", "."]) == first[0]
+    assert reads == [os.path.join("pkg", "util.py")]
+    assert run(".") == first  # (and the answer is --no-cache's)
+    os.remove(project / "pkg" / "util.py")  # gone: train.py's import no longer finds it, and ds.py is re-checked
+    reads.clear()
+    main(["--isolated", "-j", "1", "."])
+    assert os.path.join("pkg", "ds.py") in reads

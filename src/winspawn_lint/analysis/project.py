@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
-from ..io.cache import Stamp, stat_stamp
+from ..io.cache import PRESENT, PRESENT_FILE, Stamp, holds, stat_stamp
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
 from .index import ModuleIndex
 from .names import Resolver
@@ -156,7 +156,7 @@ class Project:
         kept = self._transient.get(key)  # (computed during this check, from the text being checked)
         if kept is None:
             kept = self._memo.get(key)
-            if kept is not None and (key in self._fresh or all(stat_stamp(path) == stamp
+            if kept is not None and (key in self._fresh or all(holds(path, stamp, trust_recent=True)
                                                                for path, stamp in kept[1].items())):
                 self._fresh.add(key)
             else:
@@ -166,7 +166,7 @@ class Project:
             if self._reads is not None and key not in self._replayed:
                 self._replayed.add(key)
                 for path, stamp in kept[1].items():
-                    self._reads.setdefault(path, stamp)
+                    _note(self._reads, path, stamp)
             return kept[0]
         outer, outer_replayed = self._reads, self._replayed
         self._reads, self._replayed = {}, set()
@@ -179,7 +179,7 @@ class Project:
             replayed, self._replayed = self._replayed, outer_replayed
         if outer is not None:
             for path, stamp in reads.items():
-                outer.setdefault(path, stamp)
+                _note(outer, path, stamp)
             outer_replayed.update(replayed)  # (their reads are in *reads*, now in *outer* too)
             outer_replayed.add(key)
         if not any(path in self._checking for path in reads):
@@ -190,20 +190,29 @@ class Project:
         return value
 
     def _record(self, path: str) -> str:
+        """*path*, absolute, recorded as read: its content is a dependency."""
         key = os.path.abspath(path)
-        if self._reads is not None and key not in self._reads:
-            self._reads[key] = stat_stamp(key)
+        if self._reads is not None:
+            _note(self._reads, key, stat_stamp(key))
         return key
 
     # ---------------------------------------------------------------- files
 
     def is_file(self, path: str) -> bool:
-        """Whether *path* is a file; the answer (either way) is a dependency."""
-        return os.path.isfile(self._record(path))
+        """Whether *path* is a file; the answer (either way), not the file's content, is a dependency."""
+        key = os.path.abspath(path)
+        found = os.path.isfile(key)
+        if self._reads is not None:
+            _note(self._reads, key, PRESENT_FILE if found else stat_stamp(key))
+        return found
 
     def exists(self, path: str) -> bool:
-        """Whether anything (a file, a directory, a dangling link) is at *path*; a dependency either way."""
-        return os.path.lexists(self._record(path))
+        """Whether anything (a file, a directory, a dangling link) is at *path*; the answer is a dependency."""
+        key = os.path.abspath(path)
+        found = os.path.lexists(key)
+        if self._reads is not None:
+            _note(self._reads, key, PRESENT if found else None)
+        return found
 
     def module(self, path: str) -> Optional[ProjectModule]:
         """The parsed module at *path*, or None (missing, too large, not Python)."""
@@ -474,6 +483,21 @@ class Project:
         for candidate, _ in cached[1]:
             self._record(candidate)
         return cached[0]
+
+
+_PRESENCE = (PRESENT, PRESENT_FILE)
+
+
+def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) -> None:
+    """Record *stamp* for *path* in *reads*: the first record of a path stands, except that a file's stamp
+    (its content was read) or its absence replaces a record of its presence alone, and a file's presence
+    replaces a path's."""
+    if path not in reads:
+        reads[path] = stamp
+        return
+    old = reads[path]
+    if old == PRESENT and stamp is not None or old == PRESENT_FILE and stamp not in _PRESENCE:
+        reads[path] = stamp
 
 
 #: between the parts of a derived fact's key (a character no path holds)

@@ -11,8 +11,10 @@ the Python version (the parser).  Per file, an entry holds:
 - whether it was parsed (a file named on the command line must be, to report a syntax error);
 - its findings, and the files its findings and fixes depend on (every file the project reader,
   :class:`winspawn_lint.analysis.project.Project`, read or looked for while checking it), each with its own
-  size and mtime (``None`` for a file that did not exist): any change there is a miss; and the derived facts
-  it used (which files of the project import the module), each with its digest, recomputed when looked up;
+  size and mtime (``None`` for a file that did not exist): any change there is a miss; a file only looked
+  for and found (the import search's probes) is recorded as :data:`PRESENT_FILE` or :data:`PRESENT`, so an
+  edit of it is not a miss, only its disappearance; and the derived facts it used (which files of the project
+  import the module), each with its digest, recomputed when looked up;
 - what ``--fix``/``--diff`` made of it, per fix request (:func:`fix_key`: safe or unsafe, and the fixes' grade
   for this file, which depends on other files and is recomputed every run): the fixed text as line edits, the
   fixer's note and its findings.  A rerun of ``--diff``, or of ``--fix`` on a file whose fixes were declined,
@@ -55,6 +57,10 @@ _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cach
 _RACY_NS = 2_000_000_000
 
 Stamp = tuple[int, Optional[int]]  # (size, mtime_ns); mtime None: not to be trusted
+#: the stamp of a path looked for and found to be a file, whose content the answer did not read
+PRESENT_FILE: Stamp = (-1, 0)
+#: the stamp of a path looked for and found to be there (a file, a directory, a link)
+PRESENT: Stamp = (-2, 0)
 
 
 # ---------------------------------------------------------------- keys
@@ -116,6 +122,18 @@ def stat_stamp(path: str) -> Optional[Stamp]:
     return (st.st_size, mtime)
 
 
+def holds(path: str, recorded: Optional[Stamp], trust_recent: bool = False) -> bool:
+    """Whether what was recorded of *path* still holds: its presence (:data:`PRESENT_FILE`, :data:`PRESENT`), or
+    its absence (``None``), or its size and mtime (*trust_recent*: an mtime too recent to trust still proves
+    the file unchanged, as within one run)."""
+    if recorded == PRESENT_FILE:
+        return os.path.isfile(path)
+    if recorded == PRESENT:
+        return os.path.lexists(path)
+    now = stat_stamp(path)
+    return now == recorded if trust_recent else _same(recorded, now)
+
+
 def _same(recorded: Any, now: Optional[Stamp]) -> bool:
     """Whether a stamp recorded earlier proves the file unchanged (a distrusted mtime never does)."""
     if now is None:
@@ -172,7 +190,7 @@ class Entry:
     def dependencies_unchanged(self, derive: Any) -> bool:
         """Whether every file it depends on keeps its stamp and every derived fact its digest (*derive*: a
         function from a derived fact's key to its digest now)."""
-        return all(_same(recorded, stat_stamp(path)) for path, recorded in self.dependencies.items()) and \
+        return all(holds(path, recorded) for path, recorded in self.dependencies.items()) and \
             all(derive(key) == digest for key, digest in self.derived.items())
 
 
