@@ -346,7 +346,7 @@ def test_editing_a_module_another_check_only_looked_for_rechecks_only_that_modul
 
     monkeypatch.setattr(source, "read", counting_read)
     write(project / "pkg" / "util.py", "def helper():\n    return 2\n")
-    os.utime(project / "pkg" / "util.py", ns=(2 * 10**18, 2 * 10**18))
+    os.utime(project / "pkg" / "util.py", ns=(15 * 10**17, 15 * 10**17))
     assert main(["--isolated", "-j", "1", "."]) == first[0]
     assert reads == [os.path.join("pkg", "util.py")]
     assert run(".") == first  # (and the answer is --no-cache's)
@@ -354,3 +354,31 @@ def test_editing_a_module_another_check_only_looked_for_rechecks_only_that_modul
     reads.clear()
     main(["--isolated", "-j", "1", "."])
     assert os.path.join("pkg", "ds.py") in reads
+
+
+def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(project, monkeypatch):
+    # The derived facts (which files import a module) are recomputed at lookup: from what the cache kept of each
+    # file's imports while its size and mtime are unchanged, not from reading every file of the project again.
+    from winspawn_lint.analysis import importers
+
+    for path in project.rglob("*.py"):
+        os.utime(path, ns=(10**18, 10**18))
+    first = run(".")
+    searched = []
+    original = importers._read_regular
+
+    def counting(path):
+        searched.append(os.path.relpath(path, project))
+        return original(path)
+
+    monkeypatch.setattr(importers, "_read_regular", counting)
+    assert main(["--isolated", "-j", "1", "."]) == first[0]
+    assert searched == []
+    write(project / "config.py", "NUM_WORKERS = 2\n")
+    os.utime(project / "config.py", ns=(15 * 10**17, 15 * 10**17))
+    status = main(["--isolated", "-j", "1", "."])
+    assert searched in ([], ["config.py"])  # (the edited file, if this run searches the project)
+    searched.clear()
+    assert main(["--isolated", "-j", "1", "."]) == status
+    assert searched == []
+    assert run(".")[0] == status  # (the same answer as --no-cache)

@@ -122,6 +122,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
     from .io import cache as cache_module, notebook
 
     cache = cache_module.ResultsCache.open(job.settings, project.derived)
+    project.scan_memory = cache.scans
     hits, todo = [], []
     for path in paths:
         found = cache.lookup(path, need_parsed=path not in walked)

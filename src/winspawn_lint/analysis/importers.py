@@ -172,9 +172,11 @@ def module_name(path: str) -> str:
     return os.path.splitext(base)[0]
 
 
-def scan(root: str, passes: Any = None) -> Optional[ProjectIndex]:
+def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectIndex]:
     """The :class:`ProjectIndex` of *root* (*passes*: the text prefilter, ``passes(text) -> bool``); None when
-    there are more than MAX_FILES files to search (counted before any is read)."""
+    there are more than MAX_FILES files to search (counted before any is read).  *memory* (the results cache's
+    :class:`~winspawn_lint.io.cache.ScanMemory`) gives what an earlier run read in a file whose size and mtime
+    are unchanged, and keeps what this run reads: a warm run reads no file to search the project."""
     found: list[str] = []
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
@@ -186,25 +188,40 @@ def scan(root: str, passes: Any = None) -> Optional[ProjectIndex]:
     index = ProjectIndex({}, {}, set(), {})
     for path in found:
         try:
-            if os.path.getsize(path) > MAX_SCANNED_BYTES:
-                continue  # a huge file is not a module
+            info = os.stat(path)
         except OSError:
             continue
-        text = _read_regular(path)
-        if text is None:
-            continue
+        if info.st_size > MAX_SCANNED_BYTES:
+            continue  # a huge file is not a module
+        read = memory.recall(path, info) if memory is not None else None
+        if read is None:
+            read = _read_for_index(path, passes)
+            if read is None:
+                continue
+            if memory is not None:
+                memory.keep(path, info, read)
+        sink, words = read
         index.stems.setdefault(module_name(path), []).append(path)
-        if path.endswith(".ipynb"):
-            text = _notebook_code(text)  # (not its outputs: images and tables, often most of the file)
-        if passes is not None and passes(text):
+        if sink:
             index.sinks.add(path)
-        if "import" not in text:
+        if words is None:
             continue
-        words = _mentions(text)
         index.imports[path] = words
         for word in words:
             index.mentions.setdefault(word, []).append(path)
     return index
+
+
+def _read_for_index(path: str, passes: Any) -> Optional[tuple[bool, Optional[set[str]]]]:
+    """What the index needs of one file: whether its text passes the prefilter, and the words its imports
+    mention (None: the text holds no ``import``); None when it cannot be read."""
+    text = _read_regular(path)
+    if text is None:
+        return None
+    if path.endswith(".ipynb"):
+        text = _notebook_code(text)  # (not its outputs: images and tables, often most of the file)
+    sink = passes is not None and bool(passes(text))
+    return sink, (_mentions(text) if "import" in text else None)
 
 
 def _notebook_code(text: str) -> str:

@@ -108,6 +108,8 @@ class Project:
         #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
         self._transient: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
         self._computing: set = set()
+        #: what earlier runs read of each file to search the project (io.cache.ScanMemory; None: read them all)
+        self.scan_memory: Any = None
         from .imports import ImportSearch
 
         self.imports = ImportSearch(self)
@@ -460,7 +462,7 @@ class Project:
                 from ..spawn_apis import DEFAULT_REGISTRY
 
                 registry = DEFAULT_REGISTRY
-            self._importers[root] = scan(root, lambda text: may_have_findings(text, registry))
+            self._importers[root] = scan(root, lambda text: may_have_findings(text, registry), self.scan_memory)
         return self._importers[root]
 
     def files_changed(self) -> None:

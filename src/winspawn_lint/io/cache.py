@@ -319,6 +319,8 @@ class ResultsCache:
         #: (path, PRESENT_FILE / PRESENT / None) -> what the file system said of it in this run
         self._observed: dict[tuple[str, Optional[Stamp]], Any] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
+        #: what the project search read of each file (the run's Project.scan_memory)
+        self.scans = ScanMemory(directory, digest)
 
     @classmethod
     def open(cls, settings: Any, derive: Any = None) -> "ResultsCache":
@@ -403,31 +405,89 @@ class ResultsCache:
 
     def save(self) -> None:
         """Merge this run's entries into the file on disk, atomically; a failure only loses the cache."""
+        self.scans.save()
         if not self.changed:
             return
-        import tempfile
+        merged = self._load()  # what concurrent runs wrote since we loaded
+        # Entries of deleted (or renamed) files would otherwise pile up.
+        merged = {path: raw for path, raw in merged.items() if os.path.exists(path)}
+        merged.update({path: entry.to_json() for path, entry in self.changed.items()})
+        _write(self.directory, self.path, {"format": FORMAT, "key": self.digest, "files": merged})
 
+
+class ScanMemory:
+    """What the project search (:func:`winspawn_lint.analysis.importers.scan`) read of each file, kept with the
+    file's size and mtime: whether its text passes the prefilter, and the words its imports mention.  A file
+    whose size and mtime are unchanged is not read again (an mtime too recent to trust is not kept).  One JSON
+    file per settings digest beside the results (the prefilter depends on the registry), loaded and saved once
+    per run; anything unreadable or malformed counts as not kept."""
+
+    def __init__(self, directory: str, digest: str) -> None:
+        self.directory = directory
+        self.digest = digest
+        self.path = os.path.join(directory, f"scan-{FORMAT}-{digest[:24]}.json")
+        self.records = self._load()
+        self.changed: dict[str, list] = {}
+
+    def _load(self) -> dict[str, Any]:
         try:
-            os.makedirs(self.directory, exist_ok=True)
-            _mark(self.directory)
-            merged = self._load()  # what concurrent runs wrote since we loaded
-            # Entries of deleted (or renamed) files would otherwise pile up.
-            merged = {path: raw for path, raw in merged.items() if os.path.exists(path)}
-            merged.update({path: entry.to_json() for path, entry in self.changed.items()})
-            text = json.dumps({"format": FORMAT, "key": self.digest, "files": merged}, separators=(",", ":"))
-            fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
+            with open(self.path, "rb") as handle:
+                data = json.loads(handle.read())
+            if data.get("format") != FORMAT or data.get("key") != self.digest or not isinstance(data["files"], dict):
+                return {}
+            return data["files"]
+        except Exception:
+            return {}
+
+    def recall(self, path: str, info: os.stat_result) -> Optional[tuple[bool, Optional[set[str]]]]:
+        """(passes the prefilter, the words its imports mention or None) of *path* as kept for its size and
+        mtime in *info*, or None."""
+        raw = self.records.get(path)
+        if not (isinstance(raw, list) and len(raw) == 4) or raw[0] != info.st_size or raw[1] != info.st_mtime_ns:
+            return None
+        sink, words = raw[2], raw[3]
+        if not isinstance(sink, bool) or not (words is None or isinstance(words, list)
+                                              and all(isinstance(word, str) for word in words)):
+            return None
+        return sink, (set(words) if words is not None else None)
+
+    def keep(self, path: str, info: os.stat_result, read: tuple[bool, Optional[set[str]]]) -> None:
+        if time.time_ns() - info.st_mtime_ns < _RACY_NS:
+            return  # (may change again within the same mtime tick)
+        sink, words = read
+        self.changed[path] = self.records[path] = [info.st_size, info.st_mtime_ns, sink,
+                                                   sorted(words) if words is not None else None]
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        merged = {path: raw for path, raw in self._load().items() if os.path.exists(path)}
+        merged.update(self.changed)
+        _write(self.directory, self.path, {"format": FORMAT, "key": self.digest, "files": merged})
+
+
+def _write(directory: str, path: str, data: dict) -> None:
+    """Replace the cache file at *path* with *data*, atomically; a failure (a read-only tree, a full disk) only
+    loses the cache."""
+    import tempfile
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        _mark(directory)
+        text = json.dumps(data, separators=(",", ":"))
+        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".results-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(temporary, path)
+        except BaseException:
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(temporary, self.path)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
-        except OSError:
-            pass  # a read-only tree or a full disk: the run's results stand, only the cache is lost
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        pass
 
 
 def _mark(directory: str) -> None:
