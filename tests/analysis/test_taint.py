@@ -1002,10 +1002,6 @@ def test_heavy_work_in_a_module_imported_only_inside_the_main_function_is_silent
 # --- which library an import names ---------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="of `try: from multiprocess.pool import Pool` / `except ImportError: from "
-                                       "multiprocessing.pool import Pool`, the fallback is taken: a false WSP201 "
-                                       "naming multiprocessing.Pool, where multiprocess pickles the lambda with dill "
-                                       "(the script runs under spawn; found in pathos/helpers, tests/test_mp.py)")
 def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first(tmp_path):
     found = lint(tmp_path, {
         "helpers.py": """
@@ -1022,6 +1018,70 @@ def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first
         """),
     })
     assert [code for _, _, code in found] in ([], ["WSP901"])  # dill pickles it: silent, or "only with dill"
+
+
+# Python tries the `try` body's import first; the handler's runs only when it fails (never, for the standard
+# library): each shape was run under spawn with multiprocess installed.
+_POOL_MAP_LAMBDA = """
+    with ProcessPool(2) as pool:
+        print(pool.map(lambda x: x * 2, [1, 2])){comment}
+"""
+
+
+def _pool_script(imports: str, comment: str = "") -> str:
+    return script(imports, _POOL_MAP_LAMBDA.format(comment=comment))
+
+
+def test_a_pool_imported_with_a_fallback_in_the_checked_file_is_the_one_tried_first(tmp_path):
+    assert_exact(tmp_path, {"train.py": _pool_script("""
+        try:
+            from multiprocess.pool import Pool as ProcessPool
+        except ImportError:
+            from multiprocessing.pool import Pool as ProcessPool
+    """, "  # error: WSP901")})
+
+
+def test_a_standard_library_pool_tried_first_is_taken_whatever_the_fallback(tmp_path):
+    assert_exact(tmp_path, {"train.py": _pool_script("""
+        try:
+            from multiprocessing.pool import Pool as ProcessPool
+        except ImportError:
+            from multiprocess.pool import Pool as ProcessPool
+    """, "  # error: WSP201")})
+
+
+def test_a_standard_library_pool_tried_first_in_a_helper_module_is_taken(tmp_path):
+    assert_exact(tmp_path, {
+        "helpers.py": """
+            try:
+                from multiprocessing.pool import Pool as ProcessPool
+            except ImportError:
+                from multiprocess.pool import Pool as ProcessPool
+        """,
+        "train.py": _pool_script("from helpers import ProcessPool", "  # error: WSP201"),
+    })
+
+
+def test_a_module_imported_with_a_fallback_is_the_one_tried_first(tmp_path):
+    source = _pool_script("""
+        try:
+            import {first} as mp
+        except ImportError:
+            import {second} as mp
+    """, "  # error: {code}").replace("ProcessPool(2)", "mp.Pool(2)")
+    assert_exact(tmp_path / "dill", {"train.py": source.format(first="multiprocess", second="multiprocessing",
+                                                               code="WSP901")})
+    assert_exact(tmp_path / "pickle", {"train.py": source.format(first="multiprocessing", second="multiprocess",
+                                                                 code="WSP201")})
+
+
+def test_a_pool_of_an_unknown_library_tried_before_the_standard_library_is_silent(tmp_path):
+    assert_exact(tmp_path, {"train.py": _pool_script("""
+        try:
+            from fastpool import Pool as ProcessPool
+        except ImportError:
+            from multiprocessing import Pool as ProcessPool
+    """)})
 
 
 @pytest.mark.xfail(strict=True, reason="the taint analysis looks for worker starts in statements and comprehensions, "

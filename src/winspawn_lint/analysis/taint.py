@@ -41,7 +41,8 @@ from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
-from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches
+from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
+                    tried_first)
 
 if TYPE_CHECKING:
     from .project import Project, ProjectModule
@@ -768,7 +769,7 @@ class Engine:
             if not bindings:
                 value = self._star_imported(name, unit) if unit.index.module_scope.star_imports else EMPTY
             else:
-                value = self._binding(bindings[-1], unit)
+                value = self._binding(tried_first(bindings[-1]), unit)
         finally:
             self._resolving.discard(key)
             self._depth -= 1
