@@ -79,6 +79,33 @@ def test_in_a_function_the_binding_before_the_use_is_the_one_seen():
     assert qualname(source, "Make(2)") == "concurrent.futures.ProcessPoolExecutor"
 
 
+_FALLBACK = '''
+    try:
+        from multiprocess import Pool
+    except ImportError:
+        from multiprocessing import Pool
+        Pool(1)
+    Pool(2)
+
+    def main():
+        Pool(3)
+'''
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("Pool(1)", "multiprocessing.Pool"),  # in the handler: the fallback has run
+    ("Pool(2)", "multiprocess.Pool"),  # after the try: the import Python tries first
+    ("Pool(3)", "multiprocess.Pool"),
+])
+def test_a_name_imported_with_a_fallback_stands_for_the_import_tried_first(call, expected):
+    assert qualname(_FALLBACK, call) == expected
+
+
+def test_an_import_in_the_handler_of_another_name_is_no_fallback():
+    source = "try:\n    from multiprocess import Queue\nexcept ImportError:\n    from multiprocessing import Pool\nPool(2)\n"
+    assert qualname(source, "Pool(2)") == "multiprocessing.Pool"
+
+
 def test_a_method_does_not_see_its_class_body_names():
     source = '''
         from multiprocessing import Pool

@@ -722,9 +722,6 @@ def test_a_lambda_constructor_argument_replaced_by_an_unconditional_store_is_sil
                                                        "dataset.transform = double")})
 
 
-@pytest.mark.xfail(strict=True, reason="stores on both branches of an if/else always run, but each is conditional on "
-                                       "its own, so neither replaces the earlier lambda: a false WSP204 (the "
-                                       "script runs under spawn)")
 def test_stores_on_both_branches_of_an_if_else_replace_an_earlier_lambda(tmp_path):
     assert_exact(tmp_path, {"train.py": _squares_train(
         "dataset = Squares(4)",
@@ -733,6 +730,85 @@ def test_stores_on_both_branches_of_an_if_else_replace_an_earlier_lambda(tmp_pat
         "    dataset.transform = double",
         "else:",
         "    dataset.transform = double",
+    )})
+
+
+def test_stores_on_both_branches_of_an_if_else_replace_a_lambda_constructor_argument(tmp_path):
+    assert_exact(tmp_path, {"train.py": _squares_train(
+        "dataset = Squares(4, transform=lambda x: x)",
+        "if flag:",
+        "    dataset.transform = double",
+        "else:",
+        "    dataset.transform = double",
+    )})
+
+
+# Shapes of branches after `dataset.transform = lambda x: x` (each was run under spawn with `flag` False): those
+# that store on every path that reaches the loader replace the lambda; on another path the lambda remains.
+_ALWAYS_STORED = {
+    "if, elif and else": ["if flag:", "    {store}", "elif len(dataset) > 2:", "    {store}", "else:", "    {store}"],
+    "an if/else nested in a branch": ["if flag:", "    {store}", "else:", "    if len(dataset) > 2:",
+                                      "        {store}", "    else:", "        {store}"],
+    "a branch that returns": ["if not flag:", "    {store}", "else:", "    return"],
+    "a branch that raises": ["if not flag:", "    {store}", "else:", "    raise SystemExit('no transform')"],
+    "a try and its handler": ["try:", "    {store}", "except Exception:", "    {store}"],
+    "a finally": ["try:", "    print(len(dataset))", "finally:", "    {store}"],
+}
+_SOMETIMES_STORED = {
+    "one branch": ["if flag:", "    {store}"],
+    "if and elif without else": ["if flag:", "    {store}", "elif len(dataset) > 100:", "    {store}"],
+    "an if without else nested in a branch": ["if flag:", "    {store}", "else:", "    if len(dataset) > 100:",
+                                              "        {store}"],
+    "a try whose handler passes": ["try:", "    dataset.transform = double(None)", "    {store}",
+                                   "except Exception:", "    pass"],
+    "a loop": ["for _ in range(len(dataset) - 4):", "    {store}"],
+}
+
+
+@pytest.mark.parametrize("shape", _ALWAYS_STORED.values(), ids=list(_ALWAYS_STORED))
+def test_stores_on_every_path_that_reaches_the_loader_replace_an_earlier_lambda(tmp_path, shape):
+    stores = [line.format(store="dataset.transform = double") for line in shape]
+    assert_exact(tmp_path, {"train.py": _squares_train("dataset = Squares(4)", "dataset.transform = lambda x: x",
+                                                       *stores)})
+
+
+@pytest.mark.parametrize("shape", _SOMETIMES_STORED.values(), ids=list(_SOMETIMES_STORED))
+def test_stores_on_some_paths_to_the_loader_leave_an_earlier_lambda(tmp_path, shape):
+    stores = [line.format(store="dataset.transform = double") for line in shape]
+    assert_exact(tmp_path, {"train.py": _squares_train("dataset = Squares(4)",
+                                                       "dataset.transform = lambda x: x  # error: WSP204", *stores)})
+
+
+def test_a_lambda_stored_on_one_branch_of_an_if_else_is_reported(tmp_path):
+    assert_exact(tmp_path, {"train.py": _squares_train(
+        "dataset = Squares(4, transform=double)",
+        "if flag:",
+        "    dataset.transform = lambda x: x  # error: WSP204",
+        "else:",
+        "    dataset.transform = double",
+    )})
+
+
+def test_a_loader_inside_the_other_branch_of_an_if_else_that_stores_sees_the_earlier_lambda(tmp_path):
+    assert_exact(tmp_path, {"train.py": _squares_train(
+        "dataset = Squares(4)",
+        "dataset.transform = lambda x: x  # error: WSP204",
+        "if flag:",
+        "    dataset.transform = double",
+        "else:",
+        "    print(list(DataLoader(dataset, num_workers=2)))",
+        "    dataset.transform = double",
+    )})
+
+
+def test_a_variable_assigned_on_both_branches_of_an_if_else_replaces_an_earlier_lambda(tmp_path):
+    assert_exact(tmp_path, {"train.py": _squares_train(
+        "transform = lambda x: x",
+        "if flag:",
+        "    transform = double",
+        "else:",
+        "    transform = double",
+        "dataset = Squares(4, transform=transform)",
     )})
 
 
@@ -926,10 +1002,6 @@ def test_heavy_work_in_a_module_imported_only_inside_the_main_function_is_silent
 # --- which library an import names ---------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="of `try: from multiprocess.pool import Pool` / `except ImportError: from "
-                                       "multiprocessing.pool import Pool`, the fallback is taken: a false WSP201 "
-                                       "naming multiprocessing.Pool, where multiprocess pickles the lambda with dill "
-                                       "(the script runs under spawn; found in pathos/helpers, tests/test_mp.py)")
 def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first(tmp_path):
     found = lint(tmp_path, {
         "helpers.py": """
@@ -946,6 +1018,70 @@ def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first
         """),
     })
     assert [code for _, _, code in found] in ([], ["WSP901"])  # dill pickles it: silent, or "only with dill"
+
+
+# Python tries the `try` body's import first; the handler's runs only when it fails (never, for the standard
+# library): each shape was run under spawn with multiprocess installed.
+_POOL_MAP_LAMBDA = """
+    with ProcessPool(2) as pool:
+        print(pool.map(lambda x: x * 2, [1, 2])){comment}
+"""
+
+
+def _pool_script(imports: str, comment: str = "") -> str:
+    return script(imports, _POOL_MAP_LAMBDA.format(comment=comment))
+
+
+def test_a_pool_imported_with_a_fallback_in_the_checked_file_is_the_one_tried_first(tmp_path):
+    assert_exact(tmp_path, {"train.py": _pool_script("""
+        try:
+            from multiprocess.pool import Pool as ProcessPool
+        except ImportError:
+            from multiprocessing.pool import Pool as ProcessPool
+    """, "  # error: WSP901")})
+
+
+def test_a_standard_library_pool_tried_first_is_taken_whatever_the_fallback(tmp_path):
+    assert_exact(tmp_path, {"train.py": _pool_script("""
+        try:
+            from multiprocessing.pool import Pool as ProcessPool
+        except ImportError:
+            from multiprocess.pool import Pool as ProcessPool
+    """, "  # error: WSP201")})
+
+
+def test_a_standard_library_pool_tried_first_in_a_helper_module_is_taken(tmp_path):
+    assert_exact(tmp_path, {
+        "helpers.py": """
+            try:
+                from multiprocessing.pool import Pool as ProcessPool
+            except ImportError:
+                from multiprocess.pool import Pool as ProcessPool
+        """,
+        "train.py": _pool_script("from helpers import ProcessPool", "  # error: WSP201"),
+    })
+
+
+def test_a_module_imported_with_a_fallback_is_the_one_tried_first(tmp_path):
+    source = _pool_script("""
+        try:
+            import {first} as mp
+        except ImportError:
+            import {second} as mp
+    """, "  # error: {code}").replace("ProcessPool(2)", "mp.Pool(2)")
+    assert_exact(tmp_path / "dill", {"train.py": source.format(first="multiprocess", second="multiprocessing",
+                                                               code="WSP901")})
+    assert_exact(tmp_path / "pickle", {"train.py": source.format(first="multiprocessing", second="multiprocess",
+                                                                 code="WSP201")})
+
+
+def test_a_pool_of_an_unknown_library_tried_before_the_standard_library_is_silent(tmp_path):
+    assert_exact(tmp_path, {"train.py": _pool_script("""
+        try:
+            from fastpool import Pool as ProcessPool
+        except ImportError:
+            from multiprocessing import Pool as ProcessPool
+    """)})
 
 
 @pytest.mark.xfail(strict=True, reason="the taint analysis looks for worker starts in statements and comprehensions, "

@@ -49,10 +49,24 @@ class Binding:
     scope: Scope
     value: Optional[ast.expr] = None  # assign: the value; with: the context expression
     qualname: Optional[str] = None  # import: what the name stands for
+    #: an import in a handler (``except ImportError:``) that rebinds a name the ``try`` body imported: (the
+    #: body's binding, the last line of the ``try``); see :func:`tried_first`
+    fallback_of: Optional[tuple["Binding", int]] = None
 
     @property
     def line(self) -> int:
         return getattr(self.node, "lineno", 0)
+
+
+def tried_first(binding: Binding, line: Optional[int] = None) -> Binding:
+    """The binding a use at *line* (None: once the module has run) sees, of those made up to it: for an import
+    fallback (``try: from multiprocess import Pool`` / ``except ImportError: from multiprocessing import Pool``),
+    after the ``try``, the body's import.  Python tries it first and runs the fallback only when it fails, which
+    cannot be told without the environment: the standard library never fails, and otherwise the body is what the
+    author meant to run (a name of a library the registry does not know keeps the checks silent)."""
+    if binding.fallback_of is not None and (line is None or line > binding.fallback_of[1]):
+        return binding.fallback_of[0]
+    return binding
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +108,27 @@ def _catches_runtime_error(handlers: list[ast.ExceptHandler]) -> bool:
             if name in _RUNTIME_ERROR_CATCHERS:
                 return True
     return False
+
+
+def _mark_import_fallbacks(stmt: ast.stmt, scope: Scope) -> None:
+    """Mark the imports of the handlers of *stmt* (a ``try``) that rebind a name its body imports (statements
+    directly in the blocks: the usual shape of an optional dependency, ``except ImportError``; a handler runs
+    only when the body raised, whatever it catches)."""
+    first = {b.name: b for child in stmt.body if isinstance(child, (ast.Import, ast.ImportFrom))
+             for b in _import_bindings(child, scope)}
+    if not first:
+        return
+    for handler in stmt.handlers:
+        for child in handler.body:
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                for binding in _import_bindings(child, scope):
+                    if binding.name in first:
+                        binding.fallback_of = (first[binding.name], stmt.end_lineno or stmt.lineno)
+
+
+def _import_bindings(stmt: ast.stmt, scope: Scope) -> list[Binding]:
+    names = {alias.asname or alias.name.split(".")[0] for alias in stmt.names if alias.name != "*"}
+    return [b for name in names for b in scope.bindings.get(name, ()) if b.node is stmt]
 
 
 class ModuleIndex:
@@ -187,6 +222,7 @@ class ModuleIndex:
                     self._stmt(child, scope, top, import_time, guarded, catches)
             for child in [*stmt.orelse, *stmt.finalbody]:
                 self._stmt(child, scope, top, import_time, guarded, catches)
+            _mark_import_fallbacks(stmt, scope)
             return
         if isinstance(stmt, (ast.Global, ast.Nonlocal)):
             if isinstance(stmt, ast.Global):

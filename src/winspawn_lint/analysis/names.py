@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
 from ..spawn_apis import CONTEXT_FACTORIES, KNOWN_PREFIXES, MODULE_ALIASES, known_names
-from .index import Binding, ModuleIndex, Scope
+from .index import Binding, ModuleIndex, Scope, tried_first
 
 if TYPE_CHECKING:
     from .project import Project
@@ -46,8 +46,8 @@ class Resolver:
             if bindings:
                 if first and line is not None and current.kind != "class":
                     # the last binding made at or before the line (the hottest loop of a check: no list built)
-                    return next((b for b in reversed(bindings) if b.line <= line), bindings[-1])
-                return bindings[-1]
+                    return tried_first(next((b for b in reversed(bindings) if b.line <= line), bindings[-1]), line)
+                return tried_first(bindings[-1])
             first = False
             current = current.parent
         return None
@@ -126,8 +126,9 @@ class Resolver:
                 found = self.project.resolve_import(self.filename, f"{module}.{name}")
                 if found is not None:
                     bindings = found[1].index.module_scope.bindings.get(name, ())
-                    if bindings and bindings[-1].kind == "import" and not bindings[-1].qualname.startswith("."):
-                        return _canonical(bindings[-1].qualname)
+                    last = tried_first(bindings[-1]) if bindings else None
+                    if last is not None and last.kind == "import" and not last.qualname.startswith("."):
+                        return _canonical(last.qualname)
         if name[:1].isupper():
             for candidate in candidates:
                 if candidate.startswith(KNOWN_PREFIXES):

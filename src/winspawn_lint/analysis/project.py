@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..io.cache import PRESENT, PRESENT_FILE, Stamp, holds, stat_stamp
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
-from .index import ModuleIndex
+from .index import ModuleIndex, tried_first
 from .names import Resolver
 
 if TYPE_CHECKING:
@@ -300,9 +300,10 @@ class Project:
     def imported(self, module: ProjectModule, name: str) -> Optional[tuple[str, ProjectModule]]:
         """For a name *module* imports from another project module: (its name there, that module)."""
         bindings = module.index.module_scope.bindings.get(name, ())
-        if not bindings or bindings[-1].kind != "import" or not isinstance(bindings[-1].node, ast.ImportFrom):
+        last = tried_first(bindings[-1]) if bindings else None
+        if last is None or last.kind != "import" or not isinstance(last.node, ast.ImportFrom):
             return None
-        return self.resolve_import(module.path, bindings[-1].qualname or "")
+        return self.resolve_import(module.path, last.qualname or "")
 
     def imported_base(self, filename: str, qualname: str, targets: frozenset, hops: int = 0) -> Optional[str]:
         """For a base class imported from a project module (*qualname* of its import binding): the name in

@@ -41,7 +41,8 @@ from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
-from .index import FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches
+from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
+                    tried_first)
 
 if TYPE_CHECKING:
     from .project import Project, ProjectModule
@@ -58,6 +59,9 @@ MAX_EVAL_DEPTH = 60
 #: Summaries computed inside one another (a callee's inside its caller's): a chain of calls deeper than this
 #: is not followed.
 MAX_CALL_DEPTH = 10
+#: ``if``/``try`` statements nested in one another that are looked into for stores made on every path through
+#: them; deeper nesting is taken not to store (so what was stored before it may remain).
+MAX_BRANCH_DEPTH = 8
 #: Calls of a function followed per function when a sink waits for its arguments.
 MAX_CALLERS = 24
 #: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
@@ -346,8 +350,9 @@ class Engine:
         self._flows: dict[str, list[Flow]] = {}
         #: statements that stored on an object after it was made (``ds.transform = f``), by id
         #: a store made on an object after it was built, by its part's key (``+.attr#key``): (the statement, its
-        #: module, whether it always runs when its scope does: then it replaces what the attribute held)
-        self._stores_by_key: dict[str, tuple[ast.stmt, Optional[str], bool]] = {}
+        #: module, and if it always runs before the use -- then it replaces what the attribute held -- the
+        #: statement that always stores: the store itself, or the ``if`` or ``try`` whose every path stores)
+        self._stores_by_key: dict[str, tuple[ast.stmt, Optional[str], Optional[ast.stmt]]] = {}
         self._object_methods = frozenset(method for api in registry.apis
                                          for method in (*api.start_methods, *api.method_payload))
         self._object_words = tuple({name.rsplit(".", 1)[-1] for api in registry.apis if api.kind == "object"
@@ -596,11 +601,18 @@ class Engine:
         if line is None or binding.kind not in ("assign", "with", "other", "param"):
             return []
         out = []
-        for stmt, target, attr, value in _scope_stores(unit, scope):
-            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
-                key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
-                self._stores_by_key[key] = (stmt, unit.path, _same_block(unit, binding.node, stmt, scope.node))
-                out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
+        stores = [(stmt, attr, value) for stmt, target, attr, value in _scope_stores(unit, scope)
+                  if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line]
+        for stmt, attr, value in stores:
+            key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
+            if _same_block(unit, binding.node, stmt, scope.node):
+                always: Optional[ast.stmt] = stmt
+            else:  # (then whether it always runs depends on where the use is: its key says so)
+                twins = {other for other, other_attr, _ in stores if other_attr == attr}
+                always = _storing_statement(unit, binding.node, stmt, expr, scope.node, twins)
+                key += "|always" if always is not None else ""
+            self._stores_by_key[key] = (stmt, unit.path, always)
+            out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
         for call, site in unit.index.method_calls.get("set_transform", ()):
             receiver = call.func.value
             if isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope \
@@ -614,18 +626,22 @@ class Engine:
     def _mutated(self, obj: Obj, changes: list[tuple[str, frozenset]]) -> Obj:
         """*obj* after the stores *changes* (in statement order): a store that always runs replaces what earlier
         stores after construction put in that attribute (``config.num_workers = 0`` after the factory's
-        ``C.num_workers = 4``); one in a branch adds a possibility."""
+        ``C.num_workers = 4``), but not its twins in the other branches of the ``if`` that always stores; one in
+        a branch adds a possibility."""
         parts = list(obj.parts)
         for name, value in changes:
             attr, _, key = name[2:].partition("#") if name.startswith("+.") else ("", "", "")
-            if attr and self._replaces(key):
-                parts = [part for part in parts if not part[0].startswith(f"+.{attr}#")]
+            _, path, always = self._stores_by_key.get(key, (None, None, None)) if attr else (None, None, None)
+            if always is not None:
+                parts = [part for part in parts if not part[0].startswith(f"+.{attr}#")
+                         or self._stored_inside(part[0].partition("#")[2], always, path)]
             parts.append((name, value))
         return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts(parts))
 
-    def _replaces(self, key: str) -> bool:
-        """Whether the store after construction with this key always runs when its scope does."""
-        return self._stores_by_key.get(key, (None, None, False))[2]
+    def _stored_inside(self, key: str, statement: ast.stmt, path: Optional[str]) -> bool:
+        """Whether the store with this key is inside *statement* (of the module *path*)."""
+        stmt, stmt_path, _ = self._stores_by_key.get(key, (None, None, None))
+        return stmt is not None and stmt_path == path and stmt is not statement and _inside(stmt, statement)
 
     def _alternatives(self, chosen: Binding, expr: ast.Name, unit: Unit) -> list:
         """Bindings made in other branches of an ``if`` than *chosen* (``ds = A()`` / ``else: ds = B()``)."""
@@ -753,7 +769,7 @@ class Engine:
             if not bindings:
                 value = self._star_imported(name, unit) if unit.index.module_scope.star_imports else EMPTY
             else:
-                value = self._binding(bindings[-1], unit)
+                value = self._binding(tried_first(bindings[-1]), unit)
         finally:
             self._resolving.discard(key)
             self._depth -= 1
@@ -1757,8 +1773,8 @@ class Engine:
         for name, value in obj.parts:
             if name.startswith("+."):
                 attr, _, key = name[2:].partition("#")
-                stmt, stmt_unit, replaces = self._stores_by_key.get(key, (None, None, False))
-                if replaces:  # (what __init__ stored there is gone)
+                stmt, stmt_unit, always = self._stores_by_key.get(key, (None, None, None))
+                if always is not None:  # (what __init__ stored there is gone)
                     out = [entry for entry in out if entry[0] != attr]
                 later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
         return out + later
@@ -2120,14 +2136,55 @@ def _same_block(unit: Unit, first: ast.AST, second: ast.stmt, root: ast.AST) -> 
     where = blocks.get(root)
     if where is None:
         where = blocks[root] = _blocks_of(root)
-    return first in where and where.get(first) == where.get(second)
+    return first in where and where.get(first) is where.get(second)
 
 
-def _blocks_of(root: ast.AST) -> dict[ast.AST, int]:
-    """Each statement under *root* -> the id of the block (statement list) that holds it.  Only statements,
+def _storing_statement(unit: Unit, first: ast.AST, store: ast.stmt, use: ast.AST, root: ast.AST,
+                       twins: set) -> Optional[ast.stmt]:
+    """The statement of *first*'s block (in *root*, a scope of *unit*) that holds *store* if it stores on every
+    path through it that goes on, and *use* comes later in that block: when *use* runs after *first*, *store* or
+    one of its *twins* (the stores of the same attribute on the same name) ran in between.  ``if flag:
+    ds.transform = f`` / ``else: ds.transform = g``; a branch that leaves the block (``return``, ``raise``,
+    ``break``, ``continue``) never reaches *use*."""
+    blocks = unit.module.derived.setdefault("blocks", {})
+    where = blocks.get(root)
+    if where is None:
+        where = blocks[root] = _blocks_of(root)
+    block = where.get(first)
+    if block is None or where.get(store) is block:
+        return None
+    after = block[block.index(first) + 1:]
+    holder = next((stmt for stmt in after if stmt is not store and _inside(store, stmt)), None)
+    if holder is None or not any(_inside(use, later) for later in after[after.index(holder) + 1:]):
+        return None
+    return holder if _always_stores([holder], twins, 0) else None
+
+
+def _always_stores(block: list, stores: set, depth: int) -> bool:
+    """Whether running *block* always runs one of *stores* or leaves the block (an exception aside, as in
+    straight-line code): a store in it, or an ``if`` with an ``else`` whose branches both do, or a ``try``
+    whose ``finally`` does, or whose body (or ``else``) and every handler do."""
+    if depth > MAX_BRANCH_DEPTH:
+        return False
+    for stmt in block:
+        if stmt in stores or isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            return True
+        if isinstance(stmt, ast.If) and stmt.orelse and _always_stores(stmt.body, stores, depth + 1) \
+                and _always_stores(stmt.orelse, stores, depth + 1):
+            return True
+        handlers = getattr(stmt, "handlers", None)
+        if handlers is not None and (_always_stores(stmt.finalbody, stores, depth + 1) or (
+                (_always_stores(stmt.body, stores, depth + 1) or _always_stores(stmt.orelse, stores, depth + 1))
+                and all(_always_stores(handler.body, stores, depth + 1) for handler in handlers))):
+            return True
+    return False
+
+
+def _blocks_of(root: ast.AST) -> dict[ast.AST, list]:
+    """Each statement under *root* -> the block (statement list) that holds it.  Only statements,
     handlers and match cases hold blocks (an expression never holds a statement): the walk does not enter
     expressions."""
-    where: dict[ast.AST, int] = {}
+    where: dict[ast.AST, list] = {}
     stack = [root]
     while stack:
         node = stack.pop()
@@ -2135,7 +2192,7 @@ def _blocks_of(root: ast.AST) -> dict[ast.AST, int]:
             block = getattr(node, name, None)
             if isinstance(block, list):
                 for stmt in block:
-                    where[stmt] = id(block)
+                    where[stmt] = block
                 stack.extend(block)
         stack.extend(getattr(node, "handlers", None) or ())
         stack.extend(getattr(node, "cases", None) or ())
