@@ -948,25 +948,36 @@ def test_a_pool_imported_with_a_standard_library_fallback_is_the_one_tried_first
     assert [code for _, _, code in found] in ([], ["WSP901"])  # dill pickles it: silent, or "only with dill"
 
 
-@pytest.mark.xfail(strict=True, reason="the taint analysis looks for worker starts in statements and comprehensions, "
-                                       "not in a lambda's body: a Process started by a lambda the function calls "
-                                       "is not seen (the fixer's test of a lock created in a lambda found it)")
-def test_a_process_started_inside_a_lambda_is_a_sink(tmp_path):
-    found = lint(tmp_path, {"train.py": """
-        import multiprocessing
+_LAMBDA_STARTS = """
+    import multiprocessing
 
 
-        def work(lock):
-            with lock:
-                pass
+    def work(lock):
+        with lock:
+            pass
 
 
-        def main():
-            start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()
-            start()
+    def main():
+{body}
 
 
-        if __name__ == "__main__":
-            main()
-    """})
-    assert [code for _, _, code in found] == ["WSP302"]
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("body, codes", [
+    ("start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()\n"
+     "start()", ["WSP302"]),
+    ("(lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start())()", ["WSP302"]),
+    ("make = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),))\n"
+     "make().start()", ["WSP302"]),  # what a called lambda returns is its body's value
+    # never called, its body never runs (wsp302_ok_lock_variable_in_lambda.py runs it)
+    ("start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()", []),
+    ("lock = multiprocessing.Lock()\n"
+     "start = lambda: multiprocessing.Process(target=work, args=(lock,)).start()\n"
+     "start()", []),
+], ids=["called", "called-where-made", "returned", "never-called", "lock-in-a-variable"])
+def test_a_process_started_inside_a_lambda_is_a_sink(tmp_path, body, codes):
+    found = lint(tmp_path, {"train.py": _LAMBDA_STARTS.format(body=textwrap.indent(body, " " * 8))})
+    assert [code for _, _, code in found] == codes

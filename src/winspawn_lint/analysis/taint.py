@@ -927,7 +927,7 @@ class Engine:
     def apply(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
         """The value of calling *callee* at *call*."""
         kind = callee.kind
-        if kind == FUNC:
+        if kind in (FUNC, LAMBDA):
             owner = self._unit_for(callee)
             if owner is None:
                 return EMPTY
@@ -1183,9 +1183,9 @@ class Engine:
         if scope is None:
             return summary
         if isinstance(function, ast.Lambda):
-            summary.returns = self.eval(function.body, unit, scope)
-            return summary
-        if function is index.tree:
+            # (its body runs when it is called, like a def's: the calls in it are its effects too)
+            returns = [function.body]
+        elif function is index.tree:
             returns = []
         else:
             returns = function_returns(function)
@@ -1294,7 +1294,7 @@ class Engine:
 
     def _propagate(self, callee: Obj, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
         scope = site.scope
-        if callee.kind == FUNC:
+        if callee.kind in (FUNC, LAMBDA):
             owner = self._unit_for(callee)
             if owner is None:
                 return
