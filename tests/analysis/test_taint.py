@@ -534,7 +534,7 @@ _BUILDERS = """
 
 
 @pytest.mark.parametrize("made, where", [
-    ("Squares.plain(8)", "plain"),
+    # (`Squares.plain(8)`: test_a_lambda_a_classmethod_passes_to_cls_reaches_the_loader)
     ("Shifted.plain(8)", None),  # `cls` is the subclass, whose __init__ drops the lambda
     ("Squares(2, double).plain(8)", "plain"),  # called on an instance, a classmethod gets its class
     ("Shifted(2, double).plain(8)", None),
