@@ -451,9 +451,6 @@ def test_an_instance_a_classmethod_makes_that_never_travels_is_silent(tmp_path):
     })
 
 
-@pytest.mark.xfail(strict=True, reason="taint.substitute turns a NEW symbol (cls(...) in a classmethod) into an "
-                                       "instance without the arguments its __init__ was given, so a lambda "
-                                       "passed to cls(...) is lost; the same call through the class name is found")
 def test_a_lambda_a_classmethod_passes_to_cls_reaches_the_loader(tmp_path):
     assert_exact(tmp_path, {
         "data.py": """
@@ -483,6 +480,86 @@ def test_a_lambda_a_classmethod_passes_to_cls_reaches_the_loader(tmp_path):
             print(list(DataLoader(Squares.plain(8), num_workers=2)))
         """),
     })
+
+
+_BUILDERS = """
+    from torch.utils.data import Dataset
+
+
+    def double(x):
+        return 2 * x
+
+
+    def build(klass, size, transform):
+        return klass(size, transform)
+
+
+    class Squares(Dataset):
+        def __init__(self, size, transform):
+            self.size = size
+            self.transform = transform
+
+        @classmethod
+        def plain(cls, size):
+            return cls(size, lambda x: x){plain}
+
+        @classmethod
+        def doubled(cls, size):
+            return cls(size, double)
+
+        @staticmethod
+        def make(transform):
+            return Squares(4, transform)
+
+        def with_identity(self):
+            return type(self)(self.size, lambda x: x){with_identity}
+
+        def with_double(self):
+            return type(self)(self.size, double)
+
+        def again(self):
+            return self.plain(self.size)
+
+        def __len__(self):
+            return self.size
+
+        def __getitem__(self, index):
+            return self.transform(index * index)
+
+
+    class Shifted(Squares):
+        def __init__(self, size, transform):
+            super().__init__(size, abs)
+"""
+
+
+@pytest.mark.parametrize("made, where", [
+    # (`Squares.plain(8)`: test_a_lambda_a_classmethod_passes_to_cls_reaches_the_loader)
+    ("Shifted.plain(8)", None),  # `cls` is the subclass, whose __init__ drops the lambda
+    ("Squares(2, double).plain(8)", "plain"),  # called on an instance, a classmethod gets its class
+    ("Shifted(2, double).plain(8)", None),
+    ("Squares(2, double).again()", "plain"),  # `self.plain(...)`: `cls` is the class of `self`
+    ("Squares.doubled(8)", None),
+    ("Squares.make(lambda x: x)", "train"),  # a staticmethod has no receiver: its first parameter is given
+    ("Squares.make(double)", None),
+    ("Squares(2, double).with_identity()", "with_identity"),
+    ("Squares(2, double).with_double()", None),
+    ("build(Squares, 8, lambda x: x)", "train"),  # a class given to a helper is built with the helper's arguments
+    ("build(Shifted, 8, lambda x: x)", None),
+    ("build(Squares, 8, double)", None),
+], ids=lambda value: value if isinstance(value, str) else "silent")
+def test_a_class_a_method_or_a_helper_builds_is_given_its_constructor_arguments(tmp_path, made, where):
+    comment = "  # error: WSP204"
+    data = _BUILDERS.format(plain=comment if where == "plain" else "",
+                            with_identity=comment if where == "with_identity" else "")
+    train = script("""
+        from torch.utils.data import DataLoader
+
+        from data import Shifted, Squares, build, double
+    """, f"""
+        print(list(DataLoader({made}, num_workers=2))){comment if where == "train" else ""}
+    """)
+    assert_exact(tmp_path, {"data.py": data, "train.py": train})
 
 
 def test_a_resource_a_helper_method_stores_on_self_reaches_the_instance(tmp_path):
@@ -1084,25 +1161,36 @@ def test_a_pool_of_an_unknown_library_tried_before_the_standard_library_is_silen
     """)})
 
 
-@pytest.mark.xfail(strict=True, reason="the taint analysis looks for worker starts in statements and comprehensions, "
-                                       "not in a lambda's body: a Process started by a lambda the function calls "
-                                       "is not seen (the fixer's test of a lock created in a lambda found it)")
-def test_a_process_started_inside_a_lambda_is_a_sink(tmp_path):
-    found = lint(tmp_path, {"train.py": """
-        import multiprocessing
+_LAMBDA_STARTS = """
+    import multiprocessing
 
 
-        def work(lock):
-            with lock:
-                pass
+    def work(lock):
+        with lock:
+            pass
 
 
-        def main():
-            start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()
-            start()
+    def main():
+{body}
 
 
-        if __name__ == "__main__":
-            main()
-    """})
-    assert [code for _, _, code in found] == ["WSP302"]
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("body, codes", [
+    ("start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()\n"
+     "start()", ["WSP302"]),
+    ("(lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start())()", ["WSP302"]),
+    ("make = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),))\n"
+     "make().start()", ["WSP302"]),  # what a called lambda returns is its body's value
+    # never called, its body never runs (wsp302_ok_lock_variable_in_lambda.py runs it)
+    ("start = lambda: multiprocessing.Process(target=work, args=(multiprocessing.Lock(),)).start()", []),
+    ("lock = multiprocessing.Lock()\n"
+     "start = lambda: multiprocessing.Process(target=work, args=(lock,)).start()\n"
+     "start()", []),
+], ids=["called", "called-where-made", "returned", "never-called", "lock-in-a-variable"])
+def test_a_process_started_inside_a_lambda_is_a_sink(tmp_path, body, codes):
+    found = lint(tmp_path, {"train.py": _LAMBDA_STARTS.format(body=textwrap.indent(body, " " * 8))})
+    assert [code for _, _, code in found] == codes

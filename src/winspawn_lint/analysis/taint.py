@@ -77,7 +77,8 @@ LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, B
     "lambda", "func", "class", "inst", "ext", "extref", "extmod", "res", "sync", "seq", "dict", "partial", "bound",
     "worker", "const")
 #: symbols of a summary: a parameter, an attribute of one, a keyword looked up in a ``**kwargs`` parameter, an
-#: instance of the class a parameter holds (``cls(rows)`` in a classmethod)
+#: instance of the class a parameter holds (``cls(rows)`` in a classmethod, ``type(self)(rows)``), built with the
+#: arguments of its call once a caller gives the class
 PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
 #: a known library method called on a parameter (``ds.with_transform(f)`` of a parameter ``ds``): applied to what
 #: a caller gives
@@ -896,11 +897,17 @@ class Engine:
             out = self._method_call(call, method, receivers, unit, scope)
             if out is not None:
                 return out
+        if isinstance(func, ast.Call) and len(func.args) == 1 and not func.keywords and \
+                not isinstance(func.args[0], ast.Starred) and \
+                unit.resolver.qualname(func.func, scope) == "builtins.type":  # `type(self)(...)`
+            return self._new(call, self.eval(func.args[0], unit, scope), _TYPE_OF, unit, scope)
         callees = self.eval(func, unit, scope)
         out: set = set()
         for callee in callees:
             if callee.kind == PARAM:
-                out.add(Obj(NEW, unit.path, call, None, (("class", frozenset({callee})),)))
+                how = _CLS if _decorated(callee.node, "classmethod") and callee.data == _first_param(callee.node) \
+                    else None
+                out |= self._new(call, frozenset({callee}), how, unit, scope)
             else:
                 out |= self.apply(callee, call, unit, scope)
         if not callees and any(k.arg in DATASET_TRANSFORM_KEYWORDS for k in call.keywords):
@@ -943,7 +950,7 @@ class Engine:
     def apply(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
         """The value of calling *callee* at *call*."""
         kind = callee.kind
-        if kind == FUNC:
+        if kind in (FUNC, LAMBDA):
             owner = self._unit_for(callee)
             if owner is None:
                 return EMPTY
@@ -952,24 +959,56 @@ class Engine:
             summary = self.summary(callee.node, owner)
             return self.substitute(summary.returns, self.bind(callee.node, owner, call, unit, scope))
         if kind == CLASS:
-            owner = self._unit_for(callee)
-            if owner is None:
-                return EMPTY
-            info = owner.index.classes.get(callee.node)
-            init = self._method(info, owner, "__init__") if info is not None else None
-            binding = self.bind(init[0], init[1], call, unit, scope, skip_self=True) if init else {}
-            parts = tuple(sorted(((f"@{name}", value) for name, value in binding.items()), key=lambda p: p[0]))
-            return frozenset({Obj(INST, owner.path, callee.node, callee.data, parts)})
+            return self._instance(callee, call, unit, scope)
         if kind == BOUND:
             owner = self._unit_for(callee)
             if owner is None:
                 return EMPTY
-            binding = self.bind(callee.node, owner, call, unit, scope, skip_self=True)
-            binding[_first_param(callee.node)] = callee.part("self")
+            binding = self._bind_method(callee, owner, call, unit, scope)
             return self.substitute(self.summary(callee.node, owner).returns, binding)
         if kind == EXTREF:
             return self._library_call(callee.data, call, unit, scope)
         return EMPTY
+
+    def _instance(self, cls: Obj, call: ast.Call, unit: Unit, scope: Scope,
+                  given: Optional[dict[int, frozenset]] = None) -> frozenset:
+        """An instance of the project class *cls* made by *call*, holding what its ``__init__`` was given."""
+        owner = self._unit_for(cls)
+        if owner is None:
+            return EMPTY
+        info = owner.index.classes.get(cls.node)
+        init = self._method(info, owner, "__init__") if info is not None else None
+        binding = self.bind(init[0], init[1], call, unit, scope, skip_self=True, given=given) if init else {}
+        parts = tuple(sorted(((f"@{name}", value) for name, value in binding.items()), key=lambda p: p[0]))
+        return frozenset({Obj(INST, owner.path, cls.node, cls.data, parts)})
+
+    def _new(self, call: ast.Call, classes: frozenset, how: Optional[str], unit: Unit, scope: Scope) -> frozenset:
+        """*call* of a class a parameter holds (*how*: ``_CLS`` for a classmethod's ``cls``, ``_TYPE_OF`` for
+        ``type(x)``, None for any other parameter): a NEW symbol carrying the call's arguments, or an instance
+        where ``type(x)`` is of an instance already known."""
+        out: set = set()
+        symbolic = frozenset(o for o in classes if o.kind in _SYMBOLS)
+        if symbolic:
+            arguments = tuple((key, self.eval(expr, unit, scope)) for key, expr in _argument_keys(call))
+            out.add(Obj(NEW, unit.path, call, how, (("class", symbolic), *arguments)))
+        if how == _TYPE_OF:
+            for obj in classes:
+                if obj.kind == INST:
+                    out |= self._instance(_class_of(obj), call, unit, scope)
+        return frozenset(out)
+
+    def _bind_method(self, callee: Obj, owner: Unit, call: ast.Call, unit: Unit, scope: Scope) -> dict:
+        """Parameter -> value for *call* of the method *callee* (a BOUND): ``self`` is the receiver; a classmethod's
+        ``cls`` is the receiver's class (``obj.build()`` passes ``type(obj)``); a staticmethod gets neither."""
+        function = callee.node
+        if _decorated(function, "staticmethod"):
+            return self.bind(function, owner, call, unit, scope)
+        binding = self.bind(function, owner, call, unit, scope, skip_self=True)
+        receiver = callee.part("self")
+        if _decorated(function, "classmethod"):
+            receiver = frozenset(_class_of(o) if o.kind == INST else o for o in receiver)
+        binding[_first_param(function)] = receiver
+        return binding
 
     def _library_call(self, name: Optional[str], call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
         if not name:
@@ -1057,8 +1096,13 @@ class Engine:
     # -- arguments and substitution
 
     def bind(self, function: ast.AST, owner: Unit, call: ast.Call, unit: Unit, scope: Scope,
-             skip_self: bool = False) -> dict[str, frozenset]:
-        """Parameter name -> the value the call gives it (defaults for those it does not give)."""
+             skip_self: bool = False, given: Optional[dict[int, frozenset]] = None) -> dict[str, frozenset]:
+        """Parameter name -> the value the call gives it (defaults for those it does not give).  *given*: the
+        values of the call's arguments (by the id of their expression) where they are known already."""
+
+        def value_of(expr: ast.expr) -> frozenset:
+            return given[id(expr)] if given is not None and id(expr) in given else self.eval(expr, unit, scope)
+
         args = function.args
         positional = [a.arg for a in [*args.posonlyargs, *args.args]]
         if skip_self and positional:
@@ -1071,15 +1115,15 @@ class Engine:
                 starred = True
                 break
             if index < len(positional):
-                binding[positional[index]] = self.eval(value, unit, scope)
+                binding[positional[index]] = value_of(value)
             else:
-                extra_positional.append(self.eval(value, unit, scope))
+                extra_positional.append(value_of(value))
         names = set(positional) | {a.arg for a in args.kwonlyargs}
         extra: list[tuple[str, frozenset]] = []
         complete = not starred
         for keyword in call.keywords:
             if keyword.arg is None:
-                spread = self.eval(keyword.value, unit, scope)
+                spread = value_of(keyword.value)
                 dicts = [o for o in spread if o.kind == DICT]
                 if not dicts or len(dicts) != len(spread):
                     complete = False
@@ -1094,7 +1138,7 @@ class Engine:
                         else:
                             complete = False
                 continue
-            value = self.eval(keyword.value, unit, scope)
+            value = value_of(keyword.value)
             if keyword.arg in names:
                 binding[keyword.arg] = value
             else:
@@ -1144,17 +1188,39 @@ class Engine:
                 out |= self._deferred_method(obj, self.substitute(obj.part("base"), binding, depth + 1), binding,
                                              depth)
             elif obj.kind == NEW:
-                for cls in self.substitute(obj.part("class"), binding, depth + 1):
-                    if cls.kind == CLASS:  # (what its __init__ was given is not followed)
-                        out.add(Obj(INST, cls.unit, cls.node, cls.data))
-                    elif cls.kind in _SYMBOLS:
-                        out.add(Obj(NEW, obj.unit, obj.node, None, (("class", frozenset({cls})),)))
+                out |= self._built(obj, binding, depth)
             elif obj.parts and _symbolic(obj):
                 parts = tuple((name, self.substitute(part, binding, depth + 1)) for name, part in obj.parts)
                 out.add(Obj(obj.kind, obj.unit, obj.node, obj.data, parts))
             else:
                 out.add(obj)
         return _cut(out)
+
+    def _built(self, new: Obj, binding: dict, depth: int) -> frozenset:
+        """A NEW symbol once a caller gives the class: an instance of it, its ``__init__`` given the call's
+        arguments (as the caller gives them); still a symbol while the class is one."""
+        parts = [(name, self.substitute(value, binding, depth + 1)) for name, value in new.parts]
+        arguments = [(name, value) for name, value in parts if name != "class"]
+        owner = self._unit_for(new)
+        scope = self._scope_of_call(new.node, owner) if owner is not None else None
+        out: set = set()
+        for cls in dict(parts)["class"]:
+            if cls.kind in _SYMBOLS:
+                out.add(Obj(NEW, new.unit, new.node, new.data, (("class", frozenset({cls})), *arguments)))
+                continue
+            if cls.kind == INST and new.data in (_CLS, _TYPE_OF):
+                cls = _class_of(cls)  # (a classmethod called on an instance gets its class; so does type(x))
+            elif new.data == _TYPE_OF:
+                continue  # (the type of a class is its metaclass)
+            if cls.kind != CLASS:
+                continue
+            if scope is None:
+                out.add(Obj(INST, cls.unit, cls.node, cls.data))
+                continue
+            keys = dict(arguments)
+            given = {id(expr): keys.get(key, EMPTY) for key, expr in _argument_keys(new.node)}
+            out |= self._instance(cls, new.node, owner, scope, given)
+        return frozenset(out)
 
     def _deferred_method(self, obj: Obj, bases: frozenset, binding: dict, depth: int) -> frozenset:
         """An ``MCALL`` once its receiver is known: the library method applied to what the caller gave."""
@@ -1199,9 +1265,9 @@ class Engine:
         if scope is None:
             return summary
         if isinstance(function, ast.Lambda):
-            summary.returns = self.eval(function.body, unit, scope)
-            return summary
-        if function is index.tree:
+            # (its body runs when it is called, like a def's: the calls in it are its effects too)
+            returns = [function.body]
+        elif function is index.tree:
             returns = []
         else:
             returns = function_returns(function)
@@ -1310,7 +1376,7 @@ class Engine:
 
     def _propagate(self, callee: Obj, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
         scope = site.scope
-        if callee.kind == FUNC:
+        if callee.kind in (FUNC, LAMBDA):
             owner = self._unit_for(callee)
             if owner is None:
                 return
@@ -1338,8 +1404,7 @@ class Engine:
             inner = self.summary(callee.node, owner)
             if not (inner.sinks or inner.starts or inner.stores or inner.heavy):
                 return
-            binding = self.bind(callee.node, owner, call, unit, scope, skip_self=True)
-            binding[_first_param(callee.node)] = callee.part("self")
+            binding = self._bind_method(callee, owner, call, unit, scope)
             name = callee.data
         else:
             return
@@ -2246,8 +2311,35 @@ def _first_param(function: ast.AST) -> str:
     return params[0].arg if params else "self"
 
 
+#: how a NEW symbol's class is had: a classmethod's ``cls`` (an instance given there stands for its class), or
+#: ``type(x)`` of a parameter (the class of what the caller gives)
+_CLS, _TYPE_OF = "cls", "type"
+
+
+def _decorated(function: ast.AST, decorator: str) -> bool:
+    """Whether *function* is a def decorated with the builtin *decorator* (``staticmethod``, ``classmethod``)."""
+    return any(isinstance(d, ast.Name) and d.id == decorator for d in getattr(function, "decorator_list", ()))
+
+
+def _class_of(instance: Obj) -> Obj:
+    """The class of an instance of a project class (``type(obj)``)."""
+    return Obj(CLASS, instance.unit, instance.node, instance.data)
+
+
+def _argument_keys(call: ast.Call) -> list[tuple[str, ast.expr]]:
+    """The arguments of *call* a NEW symbol carries, with their keys: positions up to the first ``*args``, and
+    the keywords (``**kwargs`` included)."""
+    out = []
+    for index, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            break
+        out.append((f"({index})", value))
+    out.extend((f"(={index})", keyword.value) for index, keyword in enumerate(call.keywords))
+    return out
+
+
 def _is_static(function: ast.AST) -> bool:
-    return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list)
+    return _decorated(function, "staticmethod") or _decorated(function, "classmethod")
 
 
 def _is_super(expr: ast.AST) -> bool:
