@@ -300,8 +300,10 @@ def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: 
     if data is None:
         return None
     files = reads.files
+    own = os.path.abspath(path)
+    # (interned: a module is a dependency of hundreds of entries, which a run holds until it saves them)
     return Entry(stamp, content_hash(data), parsed, encode_findings(findings),
-                 {dep: files[dep] for dep in sorted(files) if dep != os.path.abspath(path)}, {},
+                 {sys.intern(dep): files[dep] for dep in sorted(files) if dep != own}, {},
                  dict(sorted(reads.derived.items())))
 
 
@@ -398,6 +400,7 @@ class ResultsCache:
         if entry is None:
             return
         key = os.path.abspath(path)
+        entry.dependencies = {sys.intern(dep): stamp for dep, stamp in entry.dependencies.items()}  # (from -j N)
         previous = self.valid.get(key)
         if previous is not None and previous.digest == entry.digest:  # the same text: other requests' fixes hold
             entry.fixes = {**previous.fixes, **entry.fixes}
@@ -474,11 +477,10 @@ def _write(directory: str, path: str, data: dict) -> None:
     try:
         os.makedirs(directory, exist_ok=True)
         _mark(directory)
-        text = json.dumps(data, separators=(",", ":"))
         fd, temporary = tempfile.mkstemp(dir=directory, prefix=".results-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+                json.dump(data, handle, separators=(",", ":"))  # (in pieces: the text of a large tree is large)
             os.replace(temporary, path)
         except BaseException:
             try:
