@@ -330,14 +330,7 @@ class ResultsCache:
 
     def _load(self) -> dict[str, Any]:
         """Raw entries (decoded lazily); an unreadable, foreign or other-version file counts as empty."""
-        try:
-            with open(self.path, "rb") as handle:
-                data = json.loads(handle.read())
-            if data.get("format") != FORMAT or data.get("key") != self.digest or not isinstance(data["files"], dict):
-                return {}
-            return data["files"]
-        except Exception:
-            return {}
+        return _read(self.path, self.digest)
 
     def lookup(self, path: str, need_parsed: bool) -> Optional[list]:
         """The cached findings of *path* (as Finding objects), or None when it must be checked."""
@@ -433,14 +426,7 @@ class ScanMemory:
         self.changed: dict[str, list] = {}
 
     def _load(self) -> dict[str, Any]:
-        try:
-            with open(self.path, "rb") as handle:
-                data = json.loads(handle.read())
-            if data.get("format") != FORMAT or data.get("key") != self.digest or not isinstance(data["files"], dict):
-                return {}
-            return data["files"]
-        except Exception:
-            return {}
+        return _read(self.path, self.digest)
 
     def recall(self, path: str, info: os.stat_result) -> Optional[tuple[bool, Optional[set[str]]]]:
         """(passes the prefilter, the words its imports mention or None) of *path* as kept for its size and
@@ -467,6 +453,18 @@ class ScanMemory:
         merged = {path: raw for path, raw in self._load().items() if os.path.exists(path)}
         merged.update(self.changed)
         _write(self.directory, self.path, {"format": FORMAT, "key": self.digest, "files": merged})
+
+
+def _read(path: str, digest: str) -> dict[str, Any]:
+    """The ``files`` of the cache file at *path*; an unreadable, foreign or other-version file counts as empty."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
+        if data.get("format") != FORMAT or data.get("key") != digest or not isinstance(data["files"], dict):
+            return {}
+        return data["files"]
+    except Exception:
+        return {}
 
 
 def _write(directory: str, path: str, data: dict) -> None:
