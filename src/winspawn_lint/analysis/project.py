@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
-from ..io.cache import PRESENT, PRESENT_FILE, Stamp, holds, stat_stamp
+from ..io.cache import PRESENCE, PRESENT, PRESENT_FILE, Stamp, holds, stat_stamp
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
 from .index import ModuleIndex, tried_first
 from .names import Resolver
@@ -488,9 +488,6 @@ class Project:
         return cached[0]
 
 
-_PRESENCE = (PRESENT, PRESENT_FILE)
-
-
 def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) -> None:
     """Record *stamp* for *path* in *reads*: the first record of a path stands, except that a file's stamp
     (its content was read) or its absence replaces a record of its presence alone, and a file's presence
@@ -499,7 +496,7 @@ def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) 
         reads[path] = stamp
         return
     old = reads[path]
-    if old == PRESENT and stamp is not None or old == PRESENT_FILE and stamp not in _PRESENCE:
+    if old == PRESENT and stamp is not None or old == PRESENT_FILE and stamp not in PRESENCE:
         reads[path] = stamp
 
 

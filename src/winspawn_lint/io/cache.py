@@ -61,6 +61,7 @@ Stamp = tuple[int, Optional[int]]  # (size, mtime_ns); mtime None: not to be tru
 PRESENT_FILE: Stamp = (-1, 0)
 #: the stamp of a path looked for and found to be there (a file, a directory, a link)
 PRESENT: Stamp = (-2, 0)
+PRESENCE = (PRESENT_FILE, PRESENT)
 
 
 # ---------------------------------------------------------------- keys
@@ -126,11 +127,23 @@ def holds(path: str, recorded: Optional[Stamp], trust_recent: bool = False) -> b
     """Whether what was recorded of *path* still holds: its presence (:data:`PRESENT_FILE`, :data:`PRESENT`), or
     its absence (``None``), or its size and mtime (*trust_recent*: an mtime too recent to trust still proves
     the file unchanged, as within one run)."""
+    return _still(recorded, _observe(path, recorded), trust_recent)
+
+
+def _observe(path: str, recorded: Optional[Stamp]) -> Any:
+    """What the file system says now of *path*, as much as *recorded* needs: whether it is a file, whether it is
+    there, or its stamp."""
     if recorded == PRESENT_FILE:
         return os.path.isfile(path)
     if recorded == PRESENT:
         return os.path.lexists(path)
-    now = stat_stamp(path)
+    return stat_stamp(path)
+
+
+def _still(recorded: Optional[Stamp], now: Any, trust_recent: bool = False) -> bool:
+    """Whether *now* (:func:`_observe`) proves what was *recorded* still true."""
+    if recorded in PRESENCE:
+        return now
     return now == recorded if trust_recent else _same(recorded, now)
 
 
@@ -186,6 +199,11 @@ class Entry:
                 raise ValueError("malformed finding")
         return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
                    fixes, {str(k): str(v) for k, v in derived.items()})
+
+    def __setstate__(self, state: dict) -> None:
+        # An entry from a -j N worker: its dependency paths interned here, as new_entry interns them there.
+        state["dependencies"] = {sys.intern(dep): stamp for dep, stamp in state["dependencies"].items()}
+        self.__dict__.update(state)
 
     def dependencies_unchanged(self, derive: Any, still: Any = holds) -> bool:
         """Whether every file it depends on keeps its stamp and every derived fact its digest (*derive*: a
@@ -381,19 +399,15 @@ class ResultsCache:
     def _holds(self, path: str, recorded: Optional[Stamp]) -> bool:
         """:func:`holds`, asking the file system once per path in a run: a module is a dependency of hundreds of
         entries (on detectron2 + pytorch/examples, 300,000 stat calls for 590 entries, most of a warm run)."""
-        kind = recorded if recorded == PRESENT_FILE or recorded == PRESENT else None
-        key = (path, kind)
+        key = (path, recorded if recorded in PRESENCE else None)
         if key not in self._observed:
-            self._observed[key] = os.path.isfile(path) if kind == PRESENT_FILE else \
-                os.path.lexists(path) if kind == PRESENT else stat_stamp(path)
-        now = self._observed[key]
-        return now if kind is not None else _same(recorded, now)
+            self._observed[key] = _observe(path, recorded)
+        return _still(recorded, self._observed[key])
 
     def store(self, path: str, entry: Optional[Entry]) -> None:
         if entry is None:
             return
         key = os.path.abspath(path)
-        entry.dependencies = {sys.intern(dep): stamp for dep, stamp in entry.dependencies.items()}  # (from -j N)
         previous = self.valid.get(key)
         if previous is not None and previous.digest == entry.digest:  # the same text: other requests' fixes hold
             entry.fixes = {**previous.fixes, **entry.fixes}
@@ -402,13 +416,9 @@ class ResultsCache:
     def save(self) -> None:
         """Merge this run's entries into the file on disk, atomically; a failure only loses the cache."""
         self.scans.save()
-        if not self.changed:
-            return
-        merged = self._load()  # what concurrent runs wrote since we loaded
-        # Entries of deleted (or renamed) files would otherwise pile up.
-        merged = {path: raw for path, raw in merged.items() if os.path.exists(path)}
-        merged.update({path: entry.to_json() for path, entry in self.changed.items()})
-        _write(self.directory, self.path, {"format": FORMAT, "key": self.digest, "files": merged})
+        if self.changed:
+            _save(self.directory, self.path, self.digest,
+                  {path: entry.to_json() for path, entry in self.changed.items()})
 
 
 class ScanMemory:
@@ -448,11 +458,8 @@ class ScanMemory:
                                                    sorted(words) if words is not None else None]
 
     def save(self) -> None:
-        if not self.changed:
-            return
-        merged = {path: raw for path, raw in self._load().items() if os.path.exists(path)}
-        merged.update(self.changed)
-        _write(self.directory, self.path, {"format": FORMAT, "key": self.digest, "files": merged})
+        if self.changed:
+            _save(self.directory, self.path, self.digest, self.changed)
 
 
 def _read(path: str, digest: str) -> dict[str, Any]:
@@ -467,11 +474,15 @@ def _read(path: str, digest: str) -> dict[str, Any]:
         return {}
 
 
-def _write(directory: str, path: str, data: dict) -> None:
-    """Replace the cache file at *path* with *data*, atomically; a failure (a read-only tree, a full disk) only
-    loses the cache."""
+def _save(directory: str, path: str, digest: str, fresh: dict[str, Any]) -> None:
+    """Write the cache file at *path*: what it holds now (what concurrent runs wrote since this run loaded it,
+    minus the records of deleted or renamed files, which would otherwise pile up), updated with *fresh*;
+    atomically, and a failure (a read-only tree, a full disk) only loses the cache."""
     import tempfile
 
+    merged = {name: raw for name, raw in _read(path, digest).items() if os.path.exists(name)}
+    merged.update(fresh)
+    data = {"format": FORMAT, "key": digest, "files": merged}
     try:
         os.makedirs(directory, exist_ok=True)
         _mark(directory)
