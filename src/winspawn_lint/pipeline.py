@@ -34,7 +34,8 @@ class Checked:
 
 def check(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None, *,
           project: Optional["Project"] = None, tree: Optional[ast.Module] = None, noqa: bool = True,
-          prefilter: bool = True, parse_clean: bool = False, enabled: Optional[frozenset[str]] = None) -> Checked:
+          prefilter: bool = True, parse_clean: bool = False, enabled: Optional[frozenset[str]] = None,
+          on_disk: bool = False) -> Checked:
     """Check decoded source text.
 
     *project*: the reader of the project's other files that the caller keeps for its run (a new one when
@@ -42,6 +43,7 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     for flake8, which applies its own).  *prefilter*: skip texts that mention no worker-starting API.
     *parse_clean*: parse a text the prefilter skips anyway, so that a file named on the command line that does
     not parse is reported.  *enabled*: the codes to report (default: the settings' selection for *filename*).
+    *on_disk*: *text* is the file's as it is on disk (see :func:`.analysis.run`).
     Raises :class:`.source.SourceError` when the text cannot be parsed.
     """
     from .analysis.prefilter import may_have_findings
@@ -63,7 +65,7 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")
     lines = split_lines(text)
-    findings = analysis.run(tree, lines, settings, filename, project, enabled)
+    findings = analysis.run(tree, lines, settings, filename, project, enabled, on_disk)
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
     return Checked(findings, lines, tree)

@@ -112,7 +112,9 @@ def _quietly(check: Callable[[], FileResult], project: "Project") -> FileResult:
         finally:
             if collecting:
                 gc.enable()
-                if project.dropped >= _GC_DROPPED_MODULES:
+                # (a full collection traverses every module still alive, so it waits until as many were dropped as
+                # are alive: its cost stays in proportion to the garbage it frees)
+                if project.dropped >= max(_GC_DROPPED_MODULES, project.modules_alive() // 2):
                     project.dropped = 0
                     gc.collect()  # the dropped modules are old: a young collection never reaches them
                 elif gc.get_count()[0] > _GC_PER_FILE:
@@ -145,7 +147,7 @@ def _check_file(path: str, job: Job, project: "Project", stdin_data: Optional[by
         return source_module.decode(stdin_data) if from_stdin else source_module.read(path)
 
     return _check_source(read, path, filename, notebook.is_notebook(display if from_stdin else path), from_stdin,
-                         job, project, FileResult(display or path))
+                         job, project, FileResult(display or path), on_disk=not from_stdin)
 
 
 def check_buffer(path: Optional[str], text: str, job: Job, project: "Project", *, notebook: bool = False,
@@ -167,10 +169,10 @@ def check_buffer(path: Optional[str], text: str, job: Job, project: "Project", *
 
 def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[str], is_notebook: bool,
                   unnamed: bool, job: Job, project: "Project", result: FileResult,
-                  dependencies: Optional[dict[str, Any]] = None) -> FileResult:
+                  dependencies: Optional[dict[str, Any]] = None, on_disk: bool = False) -> FileResult:
     """Check what *read* gives, the text of the file at *path* (shown as ``result.path``; *filename*: its name
     for per-file-ignores and sibling modules, None when unknown; *unnamed*: stdin or an editor's untitled
-    buffer, whose fix is never written)."""
+    buffer, whose fix is never written; *on_disk*: *read* reads the file itself)."""
     from .io import cache, source as source_module
 
     try:
@@ -183,7 +185,7 @@ def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[st
                 if is_notebook:
                     checked = _check_notebook(path, filename, src, job, project, result, unnamed)
                 else:
-                    checked = _check_script(filename, src, job, project, result, unnamed)
+                    checked = _check_script(filename, src, job, project, result, unnamed, on_disk)
             finally:
                 if dependencies is not None:
                     dependencies.update(reads.files)
@@ -204,14 +206,15 @@ def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[st
 
 
 def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Project", result: FileResult,
-                  from_stdin: bool) -> _Checked:
+                  from_stdin: bool, on_disk: bool = False) -> _Checked:
     from .analysis.importers import grade_note, regrade
     from .io import cache
     from .pipeline import check
 
     settings = job.settings
     # A file named explicitly that does not parse is reported (exit 2) even when no finding is possible.
-    checked = check(src.text, filename, settings, project=project, parse_clean=job.report_unparsable)
+    checked = check(src.text, filename, settings, project=project, parse_clean=job.report_unparsable,
+                    on_disk=on_disk)
     found, declined = _fixability(src.text, checked.findings, filename, checked.tree, project, settings,
                                   job.unsafe_fixes) if job.plan_fixes else (checked.findings, {})
     record = _Checked(checked.lines is not None or job.report_unparsable, found)

@@ -18,9 +18,11 @@ if TYPE_CHECKING:
 
 
 def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str], project: "Project",
-        enabled: Optional[frozenset[str]] = None) -> list[Finding]:
+        enabled: Optional[frozenset[str]] = None, on_disk: bool = False) -> list[Finding]:
     """Findings for one parsed module, sorted by position. *lines*: the source lines, without endings;
-    *project*: the reader of the project's other files (see :mod:`.project`)."""
+    *project*: the reader of the project's other files (see :mod:`.project`); *on_disk*: the text is the file's
+    as it is on disk (not an editor's buffer, stdin or the fixer's rewrite), so the project's readers may share
+    its parsed module."""
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
     import os
@@ -37,8 +39,15 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     from .values import Values
     from .workers import WorkerFinder
 
-    index = ModuleIndex(tree)
-    resolver = Resolver(index, filename, project)
+    path = os.path.abspath(filename) if filename else None
+    # (the file's module as the project reader has it: facts about other modules found while checking another
+    # file then name this module's nodes, and are shared, not found again for each file)
+    module = project.adopt(path, tree) if on_disk and path else None
+    if module is not None:
+        index, resolver = module.index, module.resolver
+    else:
+        index = ModuleIndex(tree)
+        resolver = Resolver(index, filename, project)
     inference = Inference(filename, index, project)
     values = Values(resolver, inference.constant)
     registry = settings.registry
@@ -46,22 +55,25 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     finder = WorkerFinder(index, resolver, values, registry, settings.assume_workers, flow)
     model = finder.find()
     notebook = filename is not None and filename.lower().endswith(".ipynb")
-    path = os.path.abspath(filename) if filename else None
-    module = ProjectModule(path or "<text>", index, resolver)
+    shared = module is not None
+    if module is None:
+        module = ProjectModule(path or "<text>", index, resolver)
     engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook))
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
                   project=project, engine=engine)
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
     checks = (pickling,) if notebook else (import_time, pickling, reimport)
-    with project.checking(path, module):
+    with project.checking(path, module, on_disk=shared):
         for check in (module.check for module in checks):
             check(ctx)
     targets = settings.platforms
     # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
     kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]
     # A scope and its bindings refer to each other: unlinked, the index (and the module's nodes it holds) is freed
-    # by reference counting at once, not left for the cyclic collector to traverse (4% of a check).
-    for scope in index.scope_of.values():
-        scope.bindings = {}
+    # by reference counting at once, not left for the cyclic collector to traverse (4% of a check).  A shared
+    # module is the project reader's, which other files' checks go on reading.
+    if not shared:
+        for scope in index.scope_of.values():
+            scope.bindings = {}
     return sorted(kept, key=Finding.sort_key)

@@ -23,10 +23,11 @@ from __future__ import annotations
 import ast
 import os
 import stat
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
 from ..io.cache import PRESENCE, PRESENT, PRESENT_FILE, Stamp, holds, stat_stamp
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
@@ -49,6 +50,9 @@ _CANDIDATES_PER_IMPORTER = 2
 MAX_PACKAGE_DEPTH = 16
 #: Modules crossed when following a class's bases through the project.
 MAX_BASE_HOPS = 4
+#: Facts kept that hold parsed modules (:meth:`Project.memo` with *pins*), the most recently used: each keeps
+#: the modules it names alive, so they are bounded like the parsed modules.
+MAX_PINNING_FACTS = 256
 
 
 @dataclass
@@ -66,6 +70,8 @@ class ProjectModule:
     resolver: Resolver
     #: facts derived from this module alone, computed once (keyed by what asks: "heavy", ...)
     derived: dict[str, Any] = field(default_factory=dict)
+    #: the file's (size, mtime_ns) when it was parsed (None: not parsed from a file)
+    stamp: Optional[tuple[int, int]] = None
 
     def class_named(self, name: str) -> Optional[ast.ClassDef]:
         for binding in self.index.module_scope.bindings.get(name, ()):
@@ -85,6 +91,9 @@ class Project:
         #: hold reference cycles, which only a full collection frees)
         self.dropped = 0
         self._modules: OrderedDict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = OrderedDict()
+        #: path -> a parsed module still alive after it left ``_modules`` (a kept fact holds it: see :meth:`memo`),
+        #: taken back rather than parsed again, so that every reader gets the same module of a file
+        self._alive: weakref.WeakValueDictionary[str, ProjectModule] = weakref.WeakValueDictionary()
         #: (path, attribute, (size, mtime_ns)) -> the value astroid inferred, or values.UNKNOWN
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
         #: project root -> its imports, read as text (None: too many files to search)
@@ -98,15 +107,22 @@ class Project:
         #: the module being checked, from its text (its file on disk may differ: an editor's buffer, the fixer's
         #: rewrite): other modules' analysis sees this version of it
         self._checking: dict[str, ProjectModule] = {}
+        #: the paths in ``_checking`` whose text is not the file's (see :meth:`checking`)
+        self._buffers: set[str] = set()
         self._root_of: dict[str, str] = {}
-        #: key -> (a fact derived from files, the files it read with their stamps then) (see :meth:`memo`)
-        self._memo: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
+        #: key -> (a fact derived from files, what it read: files with their stamps then, and derived facts with
+        #: their digests, and the parsed modules it holds) (see :meth:`memo`)
+        self._memo: dict[Any, tuple[Any, Reads, tuple]] = {}
+        #: the facts of ``_memo`` that hold parsed modules, least recently used first
+        self._pinning: OrderedDict[Any, None] = OrderedDict()
+        #: (path, what a kept fact recorded of it) -> whether that still holds, asked once per checked file
+        self._held: dict[tuple[str, Optional[Stamp]], bool] = {}
         #: memo keys whose files were seen unchanged during the current check
         self._fresh: set = set()
         #: memo keys whose reads are in ``_reads`` already (a hit adds them once, not on every use)
         self._replayed: set = set()
         #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
-        self._transient: dict[Any, tuple[Any, dict[str, Optional[Stamp]]]] = {}
+        self._transient: dict[Any, tuple[Any, Reads, tuple]] = {}
         self._computing: set = set()
         #: what earlier runs read of each file to search the project (io.cache.ScanMemory; None: read them all)
         self.scan_memory: Any = None
@@ -120,76 +136,149 @@ class Project:
     def reading(self) -> Iterator["Reads"]:
         """Collect, inside the block, every file read or looked for (absolute path -> its stamp when first named,
         ``None``: it did not exist), and the derived facts used (:meth:`derived`)."""
-        previous = self._reads, self._derived, self._fresh, self._replayed
+        previous = self._reads, self._derived, self._fresh, self._replayed, self._held
         reads = Reads({}, {})
         self._reads, self._derived, self._fresh, self._replayed = reads.files, reads.derived, set(), set()
+        self._held = {}
         try:
             yield reads
         finally:
-            self._reads, self._derived, self._fresh, self._replayed = previous
+            self._reads, self._derived, self._fresh, self._replayed, self._held = previous
 
     @contextmanager
-    def checking(self, path: Optional[str], module: "ProjectModule") -> Iterator[None]:
-        """Inside the block, the module at *path* is *module* (the text being checked) for every reader."""
+    def checking(self, path: Optional[str], module: "ProjectModule", on_disk: bool = False) -> Iterator[None]:
+        """Inside the block, the module at *path* is *module* (the text being checked) for every reader.
+        *on_disk*: *module* is the file's own, the one :meth:`adopt` gave: facts that read it are kept after the
+        block, as those that read any other file are."""
         if path is None:
             yield
             return
         key = os.path.abspath(path)
-        previous = self._checking.get(key)
+        previous = self._checking.get(key), key in self._buffers
         self._checking[key] = module
+        if on_disk:
+            self._buffers.discard(key)
+        else:
+            self._buffers.add(key)
         self._transient.clear()
         try:
             yield
         finally:
             self._transient.clear()
-            if previous is None:
+            if previous[0] is None:
                 self._checking.pop(key, None)
             else:
-                self._checking[key] = previous
+                self._checking[key] = previous[0]
+            if previous[1]:
+                self._buffers.add(key)
+            else:
+                self._buffers.discard(key)
 
-    def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None) -> Any:
+    def adopt(self, path: str, tree: ast.Module) -> Optional["ProjectModule"]:
+        """The module of the file at *path*, whose text *tree* was parsed from, as every reader of this project
+        gets it (the same object, so a fact about it found while checking another file names its nodes): the
+        one parsed already while the file keeps its stamp, else one made of *tree*."""
+        key = self._record(path)
+        stamp = _raw_stamp(key)
+        if stamp is None or stamp[0] > MAX_MODULE_BYTES or key.lower().endswith(".ipynb"):
+            return None
+        cached = self._modules.get(key)
+        if cached is not None and cached[0] == stamp and cached[1] is not None:
+            self._modules.move_to_end(key)
+            return cached[1]
+        module = self._alive.get(key)
+        if module is None or module.stamp != stamp:
+            index = ModuleIndex(tree)
+            module = ProjectModule(key, index, Resolver(index, key, self), stamp=stamp)
+        self._keep(key, stamp, module)
+        return module
+
+    def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None,
+             pins: Optional[Callable[[Any], Iterable["ProjectModule"]]] = None) -> Any:
         """``compute()``, a fact derived from the project's files, kept while every file it read keeps its stamp
         (checked once per checked file), and whose reads count as the checked file's reads on every use, as the
         reads of a served module do.  A computation that needs its own result gets *cycle*.  The module being
-        checked is not a file here (its text may be an editor's buffer): facts that read it are kept only while
-        it is checked."""
+        checked is not a file here when its text may not be the file's (an editor's buffer, the fixer's rewrite):
+        facts that read it are kept only while it is checked, and facts kept from its file are not used then.
+
+        *pins*: the parsed modules whose nodes the fact holds; it is kept while each is still the one every
+        reader gets (a module dropped from the parsed modules and parsed again is another object), and such
+        facts are bounded (:data:`MAX_PINNING_FACTS`)."""
         if key in self._computing:
             return cycle
         kept = self._transient.get(key)  # (computed during this check, from the text being checked)
         if kept is None:
             kept = self._memo.get(key)
-            if kept is not None and (key in self._fresh or all(holds(path, stamp, trust_recent=True)
-                                                               for path, stamp in kept[1].items())):
-                self._fresh.add(key)
-            else:
+            if kept is not None and any(path in kept[1].files for path in self._buffers):
+                kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)
+            elif kept is not None and not (key in self._fresh or self._still_holds(kept)):
                 kept = None
+                self._forget(key)
         if kept is not None:
             # (a fact used thousands of times in one check, the import search's, adds its reads once)
             if self._reads is not None and key not in self._replayed:
                 self._replayed.add(key)
-                for path, stamp in kept[1].items():
+                for path, stamp in kept[1].files.items():
                     _note(self._reads, path, stamp)
+                if self._derived is not None:
+                    for name, digest in kept[1].derived.items():
+                        self._derived.setdefault(name, digest)
+            if key in self._pinning:
+                self._pinning.move_to_end(key)
             return kept[0]
-        outer, outer_replayed = self._reads, self._replayed
-        self._reads, self._replayed = {}, set()
+        outer, outer_derived, outer_replayed = self._reads, self._derived, self._replayed
+        reads = Reads({}, {})
+        self._reads, self._derived, self._replayed = reads.files, reads.derived, set()
         self._computing.add(key)
         try:
             value = compute()
         finally:
             self._computing.discard(key)
-            reads, self._reads = self._reads, outer
+            self._reads, self._derived = outer, outer_derived
             replayed, self._replayed = self._replayed, outer_replayed
         if outer is not None:
-            for path, stamp in reads.items():
+            for path, stamp in reads.files.items():
                 _note(outer, path, stamp)
             outer_replayed.update(replayed)  # (their reads are in *reads*, now in *outer* too)
             outer_replayed.add(key)
-        if not any(path in self._checking for path in reads):
-            self._memo[key] = (value, reads)
+        if outer_derived is not None:
+            for name, digest in reads.derived.items():
+                outer_derived.setdefault(name, digest)
+        entry = (value, reads, tuple(pins(value)) if pins is not None else ())
+        if not any(path in self._buffers for path in reads.files):
+            self._memo[key] = entry
             self._fresh.add(key)
+            if pins is not None:
+                self._pinning[key] = None
+                if len(self._pinning) > MAX_PINNING_FACTS:
+                    self._forget(next(iter(self._pinning)))
         elif self._checking:
-            self._transient[key] = (value, reads)
+            self._transient[key] = entry
         return value
+
+    def _still_holds(self, entry: tuple[Any, "Reads", tuple]) -> bool:
+        """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest, and
+        each module it holds is still the one readers get."""
+        _, reads, pinned = entry
+        for path, stamp in reads.files.items():
+            held = self._held.get((path, stamp))
+            if held is None:
+                held = self._held[(path, stamp)] = holds(path, stamp, trust_recent=True)
+            if not held:
+                return False
+        if any(self._derived_digest(name) != digest for name, digest in reads.derived.items()):
+            return False
+        return all(self._current(module) for module in pinned)
+
+    def _current(self, module: "ProjectModule") -> bool:
+        if module.path in self._checking:
+            return self._checking[module.path] is module
+        cached = self._modules.get(module.path)
+        return (cached[1] if cached is not None else self._alive.get(module.path)) is module
+
+    def _forget(self, key: Any) -> None:
+        self._memo.pop(key, None)
+        self._pinning.pop(key, None)
 
     def _record(self, path: str) -> str:
         """*path*, absolute, recorded as read: its content is a dependency."""
@@ -228,6 +317,10 @@ class Project:
         if cached is not None and cached[0] == stamp:
             self._modules.move_to_end(key)
             return cached[1]
+        module = self._alive.get(key)
+        if module is not None and module.stamp == stamp:
+            self._keep(key, stamp, module)
+            return module
         module = None
         if stamp[0] <= MAX_MODULE_BYTES:
             try:
@@ -239,15 +332,25 @@ class Project:
                     data = loads(data.decode("utf-8"), check_syntax=False).module.encode("utf-8")
                 tree = ast.parse(data, filename=key)
                 index = ModuleIndex(tree)
-                module = ProjectModule(key, index, Resolver(index, key, self))
+                module = ProjectModule(key, index, Resolver(index, key, self), stamp=stamp)
             except Exception:  # unreadable, not Python, not a notebook, too deep: unknown, and the checks stay silent
                 module = None
+        self._keep(key, stamp, module)
+        return module
+
+    def modules_alive(self) -> int:
+        """Parsed modules not freed yet: those kept, those a kept fact holds, and those dropped and not yet
+        collected (their indexes hold reference cycles)."""
+        return len(self._alive)
+
+    def _keep(self, key: str, stamp: tuple[int, int], module: Optional[ProjectModule]) -> None:
         self._modules[key] = (stamp, module)
         self._modules.move_to_end(key)
+        if module is not None:
+            self._alive[key] = module
         if len(self._modules) > MAX_MODULES_KEPT:
             self._modules.popitem(last=False)  # (an engine checking a file keeps the modules it uses alive)
             self.dropped += 1
-        return module
 
     def constant(self, path: str, attribute: str) -> Any:
         """The value astroid infers for module-level *attribute* of the module at *path*, or values.UNKNOWN."""

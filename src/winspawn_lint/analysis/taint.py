@@ -69,8 +69,10 @@ MAX_IMPORTERS = 48
 IMPORTER_DEPTH = 2
 #: Sinks, starts and stores one summary takes from the functions it calls (of each kind).
 MAX_SUMMARY_ITEMS = 256
-#: Modules one file's analysis reads (their trees stay alive while it runs: this bounds its memory).
-MAX_UNITS = 96
+#: Modules one engine reads (the checked file's, or one that imports it, on its own): this bounds its work, and its
+#: memory, as an engine keeps the trees it reads alive.  (96 cut off a script of lerobot that reads 128 before the
+#: flow it starts a worker with.)
+MAX_UNITS = 192
 
 # Kinds of object.
 LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER, CONST = (
@@ -1962,6 +1964,22 @@ class Engine:
                 out.append(Flow(source, path, sink))
         self._flows[key] = out
         return out
+
+    def module_flows(self, unit: Unit) -> list[Flow]:
+        """The flows of a module (the checked one, or one that imports it) as an analysis of that module on its
+        own finds them: a fact of the project's files, the same whichever file's check asks, so it is found once
+        per run and shared by the module's check and the checks of every module it imports
+        (:meth:`Project.memo`)."""
+        if unit.path is None:
+            return self.flows(unit)  # (a text with no file: nothing else can ask)
+
+        def compute() -> tuple[list[Flow], tuple]:
+            engine = Engine(self.project, self.registry, self.assume_workers,
+                            Unit(unit.path, unit.module, notebook=unit.notebook))
+            return engine.flows(engine.main), tuple(read.module for read in engine.units.values())
+
+        key = ("module flows", unit.path, unit.notebook, self.registry, self.assume_workers)
+        return self.project.memo(key, compute, pins=lambda value: value[1])[0]
 
     def sources(self, value: frozenset, sink: SinkUse) -> Iterator[tuple[Obj, tuple]]:
         """(source, path) for every source reachable from *value* as *sink*'s pickler would pickle it."""

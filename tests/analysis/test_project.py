@@ -1,0 +1,84 @@
+"""The project reader shares what one file's check found about a module with the checks of the other files, and
+a shared fact never changes a finding.
+
+Specification: the flows of a module (the checked one, or one that imports it) are a fact of the project's
+files, found once per run (``Engine.module_flows`` through ``Project.memo``); every file checked with one reader
+gets the findings a new reader gives it; an editor's unsaved text of a file is checked from that text, never
+with facts found from the file on disk.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+
+from winspawn_lint.analysis import taint
+from winspawn_lint.analysis.project import Project
+from winspawn_lint.rules import RULES
+from winspawn_lint.runner import Job, check_buffer, check_file
+from winspawn_lint.settings import Settings
+
+ALL = Settings(select=frozenset(RULES))
+
+# Two modules whose lambdas only their importer hands to a loader: both are reported through train.py's flows.
+PROJECT = {
+    "pyproject.toml": "",
+    "transforms.py": "identity = lambda sample: sample\n",
+    "collate.py": "stack = lambda batch: batch\n",
+    "train.py": textwrap.dedent('''\
+        from torch.utils.data import DataLoader
+
+        from collate import stack
+        from transforms import identity
+
+
+        def main(data):
+            return DataLoader(data, num_workers=2, collate_fn=stack, worker_init_fn=identity)
+
+
+        if __name__ == "__main__":
+            main([1, 2, 3])
+    '''),
+}
+
+
+def _project(root):
+    for name, text in PROJECT.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return [str(root / name) for name in ("collate.py", "transforms.py")]
+
+
+def _codes(result):
+    return [(f.code, f.line) for f in result.findings]
+
+
+def test_an_importers_flows_are_found_once_and_give_each_file_what_a_new_reader_gives(tmp_path, monkeypatch):
+    files = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    alone = [_codes(check_file(path, Job(ALL), Project())) for path in files]
+    assert all(alone) and alone == [[("WSP201", 1)], [("WSP201", 1)]]
+    engines = []
+    real = taint.Engine.__init__
+
+    def counted(self, *args, **kwargs):
+        engines.append(args[-1].path)  # (the engine's main unit)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(taint.Engine, "__init__", counted)
+    project = Project()
+    shared = [_codes(check_file(path, Job(ALL), project)) for path in files]
+    assert shared == alone
+    # each checked file's own engine and the analysis of its flows on its own, and train.py's flows once
+    assert Counter(engines) == {files[0]: 2, files[1]: 2, str(tmp_path / "train.py"): 1}
+
+
+def test_an_unsaved_text_is_checked_from_the_text_not_from_facts_about_its_file(tmp_path, monkeypatch):
+    collate, _ = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    project = Project()
+    assert _codes(check_file(collate, Job(ALL), project)) == [("WSP201", 1)]
+    fixed = "def stack(batch):\n    return batch\n"
+    assert _codes(check_buffer(collate, fixed, Job(ALL), project)) == []
+    assert _codes(check_buffer(collate, fixed, Job(ALL), Project())) == []
+    # and the file on disk, checked again with the same reader, is still what it was
+    assert _codes(check_file(collate, Job(ALL), project)) == [("WSP201", 1)]
