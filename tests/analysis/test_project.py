@@ -1,10 +1,10 @@
 """The project reader shares what one file's check found about a module with the checks of the other files, and
 a shared fact never changes a finding.
 
-Specification: the flows of a module (the checked one, or one that imports it) are a fact of the project's
-files, found once per run (``Engine.module_flows`` through ``Project.memo``); every file checked with one reader
-gets the findings a new reader gives it; an editor's unsaved text of a file is checked from that text, never
-with facts found from the file on disk.
+Specification: what an analysis of a module on its own finds (its flows, its body's worker starts) is a fact of
+the project's files, found once per run (``Engine.module_facts`` through ``Project.memo``); every file checked
+with one reader gets the findings a new reader gives it; an editor's unsaved text of a file is checked from that
+text, never with facts found from the file on disk.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def test_an_importers_flows_are_found_once_and_give_each_file_what_a_new_reader_
     project = Project()
     shared = [_codes(check_file(path, Job(ALL), project)) for path in files]
     assert shared == alone
-    # each checked file's own engine and the analysis of its flows on its own, and train.py's flows once
-    assert Counter(engines) == {files[0]: 2, files[1]: 2, str(tmp_path / "train.py"): 1}
+    # each checked file's own engine (which finds its flows), and one for train.py's flows, found once
+    assert Counter(engines) == {files[0]: 1, files[1]: 1, str(tmp_path / "train.py"): 1}
 
 
 def test_an_unsaved_text_is_checked_from_the_text_not_from_facts_about_its_file(tmp_path, monkeypatch):

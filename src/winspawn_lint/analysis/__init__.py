@@ -65,6 +65,7 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
     checks = (pickling,) if notebook else (import_time, pickling, reimport)
     with project.checking(path, module, on_disk=shared):
+        engine.module_facts(engine.main)  # (first, while the engine is new: see Engine.module_facts)
         for check in (module.check for module in checks):
             check(ctx)
     targets = settings.platforms

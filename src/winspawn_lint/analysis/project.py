@@ -194,7 +194,7 @@ class Project:
         return module
 
     def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None,
-             pins: Optional[Callable[[Any], Iterable["ProjectModule"]]] = None) -> Any:
+             pins: Optional[Callable[[Any], Iterable["ProjectModule"]]] = None, renew: bool = False) -> Any:
         """``compute()``, a fact derived from the project's files, kept while every file it read keeps its stamp
         (checked once per checked file), and whose reads count as the checked file's reads on every use, as the
         reads of a served module do.  A computation that needs its own result gets *cycle*.  The module being
@@ -203,11 +203,12 @@ class Project:
 
         *pins*: the parsed modules whose nodes the fact holds; it is kept while each is still the one every
         reader gets (a module dropped from the parsed modules and parsed again is another object), and such
-        facts are bounded (:data:`MAX_PINNING_FACTS`)."""
+        facts are bounded (:data:`MAX_PINNING_FACTS`).  *renew*: compute it even when it is kept (the caller needs
+        the computation's side effects), and keep the new one."""
         if key in self._computing:
             return cycle
-        kept = self._transient.get(key)  # (computed during this check, from the text being checked)
-        if kept is None:
+        kept = None if renew else self._transient.get(key)  # (computed during this check, from the text checked)
+        if kept is None and not renew:
             kept = self._memo.get(key)
             if kept is not None and any(path in kept[1].files for path in self._buffers):
                 kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)

@@ -322,6 +322,17 @@ class Flow:
     sink: SinkUse
 
 
+@dataclass(frozen=True, eq=False)
+class ModuleFacts:
+    """What an analysis of one module on its own finds (:meth:`Engine.module_facts`)."""
+
+    flows: list[Flow]
+    #: the worker starts running the module's body leads to (:meth:`Engine.import_time_starts`)
+    starts: list[StartUse]
+    #: the heavy calls its body makes at import time (:meth:`Engine.import_time_heavy_calls`)
+    heavy: list[HeavyUse]
+
+
 # ============================================================================ the engine
 
 
@@ -351,6 +362,7 @@ class Engine:
         self._unit_of_node: dict[int, Unit] = {}
         self._callers: Optional[dict[int, list]] = None
         self._flows: dict[str, list[Flow]] = {}
+        self._own_facts: Optional[ModuleFacts] = None
         #: statements that stored on an object after it was made (``ds.transform = f``), by id
         #: a store made on an object after it was built, by its part's key (``+.attr#key``): (the statement, its
         #: module, and if it always runs before the use -- then it replaces what the attribute held -- the
@@ -1965,21 +1977,33 @@ class Engine:
         self._flows[key] = out
         return out
 
-    def module_flows(self, unit: Unit) -> list[Flow]:
-        """The flows of a module (the checked one, or one that imports it) as an analysis of that module on its
-        own finds them: a fact of the project's files, the same whichever file's check asks, so it is found once
-        per run and shared by the module's check and the checks of every module it imports
-        (:meth:`Project.memo`)."""
+    def module_facts(self, unit: Unit) -> ModuleFacts:
+        """What an analysis of a module on its own finds: its flows, and the worker starts and heavy calls of its
+        body.  A fact of the project's files, the same whichever check asks: the checked module's are found by
+        this engine first of all (:func:`..run` asks before any check), so that what the checks then ask of it
+        builds on the same state whether or not another file's check found them already; those of the modules
+        around it come from :meth:`Project.memo`, found once per run by an engine of their own."""
+        own = unit is self.main
+        if own and self._own_facts is not None:
+            return self._own_facts
+
+        def compute() -> tuple[ModuleFacts, tuple]:
+            engine = self if own else Engine(self.project, self.registry, self.assume_workers,
+                                             Unit(unit.path, unit.module, notebook=unit.notebook))
+            main = engine.main
+            # (the body's summary comes first, as a check of the module asks for it first)
+            starts, heavy = engine.import_time_starts(main), engine.import_time_heavy_calls(main)
+            facts = ModuleFacts(engine.flows(main), starts, heavy)
+            return facts, tuple(read.module for read in engine.units.values())
+
         if unit.path is None:
-            return self.flows(unit)  # (a text with no file: nothing else can ask)
-
-        def compute() -> tuple[list[Flow], tuple]:
-            engine = Engine(self.project, self.registry, self.assume_workers,
-                            Unit(unit.path, unit.module, notebook=unit.notebook))
-            return engine.flows(engine.main), tuple(read.module for read in engine.units.values())
-
-        key = ("module flows", unit.path, unit.notebook, self.registry, self.assume_workers)
-        return self.project.memo(key, compute, pins=lambda value: value[1])[0]
+            facts = compute()[0]  # (a text with no file: nothing else can ask)
+        else:
+            key = ("module facts", unit.path, unit.notebook, self.registry, self.assume_workers)
+            facts = self.project.memo(key, compute, pins=lambda value: value[1], renew=own)[0]
+        if own:
+            self._own_facts = facts
+        return facts
 
     def sources(self, value: frozenset, sink: SinkUse) -> Iterator[tuple[Obj, tuple]]:
         """(source, path) for every source reachable from *value* as *sink*'s pickler would pickle it."""
@@ -2118,10 +2142,6 @@ class Engine:
         return [h for h in self.summary(unit.index.tree, unit).heavy
                 if h.hops and h.hops[0].site is not None and h.hops[0].site.import_time]
 
-    def starts_workers(self, unit: Unit) -> bool:
-        """Whether running the module starts worker processes that re-import the main module."""
-        return bool(self.import_time_starts(unit))
-
     def spawning_importers(self, unit: Unit) -> list[tuple[Unit, tuple[str, ...]]]:
         """Scripts of the project that start spawn workers and import *unit* when they are imported (directly,
         or through a module they import so): every worker they spawn imports it again.  (script, the modules
@@ -2147,7 +2167,7 @@ class Engine:
                         continue
                     seen.add(path)
                     # (only a script whose text names a worker API can start workers itself)
-                    if path in index.sinks and self.starts_workers(importer):
+                    if path in index.sinks and self.module_facts(importer).starts:
                         out.append((importer, between))
                     following.append((importer, (*between, path)))
             frontier = following

@@ -114,7 +114,7 @@ def check(ctx: Context) -> None:
     index = ctx.index
     effects = Effects(ctx)
     engine = ctx.engine
-    starts = ctx.starts_workers or engine.starts_workers(engine.main)
+    starts = ctx.starts_workers or bool(engine.module_facts(engine.main).starts)
     where = _OWN_STARTS
     if not starts and _does_heavy_work_at_import(ctx, effects):
         # The reverse direction: a script that starts spawn workers imports this module when it is imported, so
@@ -220,7 +220,7 @@ def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
         callee = resolve_callee(call, site, ctx.index, ctx.resolver)
         if callee is not None and effects.of(callee, "heavy") is not None:
             return True
-    return bool(ctx.engine.import_time_heavy_calls(ctx.engine.main))
+    return bool(ctx.engine.module_facts(ctx.engine.main).heavy)
 
 
 def _imported_by(ctx: Context, spawning: list) -> str:
@@ -242,7 +242,7 @@ def _project_starts(ctx: Context, reported_lines: set) -> None:
     another module that starts workers (``engine.train(loader)``, ``nn_process.create()``), or a module-level
     iteration of a loader a function of another module built."""
     engine = ctx.engine
-    for start in engine.import_time_starts(engine.main):
+    for start in engine.module_facts(engine.main).starts:
         hop = start.hops[0] if start.hops else None
         node, site = (hop.call, hop.site) if hop is not None else (start.node, start.site)
         if site is None or not site.import_time:
@@ -265,7 +265,7 @@ def _project_heavy_calls(ctx: Context, reported: set, start_lines: set, heavy: C
     cannot see; each goes to *heavy* (``heavy(node, site, **args)``), which groups those in a loop that starts
     workers as the module's own are."""
     engine = ctx.engine
-    for use in engine.import_time_heavy_calls(engine.main):
+    for use in engine.module_facts(engine.main).heavy:
         hop = use.hops[0]
         call = hop.call
         if id(call) in reported or getattr(call, "lineno", 0) in start_lines or not isinstance(call, ast.Call):
