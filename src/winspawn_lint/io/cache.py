@@ -223,12 +223,6 @@ class Entry:
         state["dependencies"] = {sys.intern(dep): stamp for dep, stamp in state["dependencies"].items()}
         self.__dict__.update(state)
 
-    def dependencies_unchanged(self, derive: Any, still: Any = holds) -> bool:
-        """Whether every file it depends on keeps its stamp and every derived fact its digest (*derive*: a
-        function from a derived fact's key to its digest now; *still*: :func:`holds` or one that remembers)."""
-        return all(still(path, recorded) for path, recorded in self.dependencies.items()) and \
-            all(derive(key) == digest for key, digest in self.derived.items())
-
 
 def _stamp(value: Any) -> Optional[Stamp]:
     if value is None:
@@ -366,6 +360,8 @@ class ResultsCache:
         self.changed: dict[str, Entry] = {}
         #: (path, PRESENT_FILE / PRESENT / None) -> what the file system said of it in this run
         self._observed: dict[tuple[str, Optional[Stamp]], Any] = {}
+        #: (path, stamp recorded in an entry) -> whether it still holds, in this run
+        self._decided: dict[tuple[str, Optional[Stamp]], bool] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
         self.scans = ScanMemory(directory, digest)
@@ -427,18 +423,28 @@ class ResultsCache:
                 return None
             entry.stamp = now  # taken before the read: the next run trusts it only if nothing changed since
             self.changed[key] = entry
-        if not entry.dependencies_unchanged(self.derive, self._holds):
+        if not self._dependencies_unchanged(entry):
             return None
         entries[key] = self.valid[key] = entry
         return entry
 
-    def _holds(self, path: str, recorded: Optional[Stamp]) -> bool:
-        """:func:`holds`, asking the file system once per path in a run: a module is a dependency of hundreds of
-        entries (on detectron2 + pytorch/examples, 300,000 stat calls for 590 entries, most of a warm run)."""
-        key = (path, recorded if recorded in PRESENCE else None)
-        if key not in self._observed:
-            self._observed[key] = _observe(path, recorded)
-        return _still(recorded, self._observed[key])
+    def _dependencies_unchanged(self, entry: Entry) -> bool:
+        """Whether every file *entry* depends on keeps its stamp (:func:`holds`) and every derived fact its digest.
+        A module is a dependency of hundreds of entries (on detectron2 + pytorch/examples, 306,000 records for
+        590 entries, most of a warm run): the file system is asked once per path in a run, and each recorded
+        (path, stamp) decided once, so that every other record costs one dictionary lookup."""
+        decided = self._decided
+        for record in entry.dependencies.items():
+            still = decided.get(record)
+            if still is None:
+                path, recorded = record
+                seen = (path, recorded if recorded in PRESENCE else None)
+                if seen not in self._observed:
+                    self._observed[seen] = _observe(path, recorded)
+                still = decided[record] = _still(recorded, self._observed[seen])
+            if not still:
+                return False
+        return all(self.derive(key) == digest for key, digest in entry.derived.items())
 
     def store(self, path: str, entry: Optional[Entry]) -> None:
         if entry is None:
