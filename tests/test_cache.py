@@ -124,8 +124,8 @@ def age(root: Path) -> None:
 def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches(project):
     first = run(".")
     assert first[0] == 1 and "hazard.py:8:8: WSP101" in first[1]
-    assert {os.path.basename(p) for p in cached_paths(project)} == {"hazard.py", "guarded.py", "plain.py",
-                                                                   "config.py", "train.py"}
+    assert {os.path.basename(p) for p in cached_paths(project)} == {
+        "hazard.py", "guarded.py", "plain.py", "config.py", "train.py"}
     assert run(".") == first  # a warm run: nothing changed
 
     write(project / "hazard.py", POOL_AT_IMPORT.replace("pool = ", "if __name__ == '__main__':\n    pool = ")
