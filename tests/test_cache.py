@@ -192,13 +192,23 @@ def test_a_syntax_error_is_never_cached_and_a_named_file_is_parsed(project):
     assert run("broken.py")[0] == 2
 
 
+def malformed_stamps(data: bytes) -> bytes:
+    """A shard whose entries record their dependencies' stamps in shapes no writer gives."""
+    shard = json.loads(data)
+    for entry in shard["files"].values():
+        for number, path in enumerate(entry[4]):
+            entry[4][path] = ("x", [1], [1, 2, 3], {"a": 1}, ["1", 2], [[1], [2]])[number % 6]
+    return json.dumps(shard).encode()
+
+
 def test_corrupt_foreign_and_old_caches_are_ignored_and_rebuilt(project):
     first = run(".")
     shards = shard_files(project)
     for garbage in (lambda data: b"\0\xff not json", lambda data: b'{"format": 1, "key": "another", "files": {}}',
                     lambda data: b"[]", lambda data: json.dumps({"format": 0, "files": {}}).encode(),
                     lambda data: data[:len(data) // 2],  # truncated
-                    lambda data: data.replace(b'"WSP101"', b'"WSP999"').replace(b"[8,", b'["8",')):
+                    lambda data: data.replace(b'"WSP101"', b'"WSP999"').replace(b"[8,", b'["8",'),
+                    malformed_stamps):
         for shard in shards:
             shard.write_bytes(garbage(shard.read_bytes()))
         assert run(".") == first

@@ -192,7 +192,8 @@ class Entry:
     digest: str
     parsed: bool
     findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None, cell or None] each
-    dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
+    #: path -> its stamp; from the cache file, as read ([size, mtime] or None), checked when looked up
+    dependencies: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
     fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: derived fact -> its digest when the file was checked (Project.derived)
@@ -215,8 +216,9 @@ class Entry:
                     and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none", "unsafe")
                     and (row[8] is None or isinstance(row[8], int))):
                 raise ValueError("malformed finding")
-        return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
-                   fixes, {str(k): str(v) for k, v in derived.items()})
+        # (the dependencies as read: ~500 per entry, each checked when looked up, see _dependencies_unchanged)
+        return cls(_stamp(stamp), digest, parsed, findings, dependencies, fixes,
+                   {str(k): str(v) for k, v in derived.items()})
 
     def __setstate__(self, state: dict) -> None:
         # An entry from a -j N worker: its dependency paths interned here, as new_entry interns them there.
@@ -227,6 +229,8 @@ class Entry:
 def _stamp(value: Any) -> Optional[Stamp]:
     if value is None:
         return None
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("malformed stamp")
     size, mtime = value
     if not isinstance(size, int) or not (mtime is None or isinstance(mtime, int)):
         raise ValueError("malformed stamp")
@@ -360,8 +364,8 @@ class ResultsCache:
         self.changed: dict[str, Entry] = {}
         #: (path, PRESENT_FILE / PRESENT / None) -> what the file system said of it in this run
         self._observed: dict[tuple[str, Optional[Stamp]], Any] = {}
-        #: (path, stamp recorded in an entry) -> whether it still holds, in this run
-        self._decided: dict[tuple[str, Optional[Stamp]], bool] = {}
+        #: path -> (the stamp an entry recorded of it, whether that still holds), in this run
+        self._decided: dict[str, tuple[Any, bool]] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
         self.scans = ScanMemory(directory, digest)
@@ -431,20 +435,28 @@ class ResultsCache:
     def _dependencies_unchanged(self, entry: Entry) -> bool:
         """Whether every file *entry* depends on keeps its stamp (:func:`holds`) and every derived fact its digest.
         A module is a dependency of hundreds of entries (on detectron2 + pytorch/examples, 306,000 records for
-        590 entries, most of a warm run): the file system is asked once per path in a run, and each recorded
-        (path, stamp) decided once, so that every other record costs one dictionary lookup."""
+        590 entries, most of a warm run): the file system is asked once per path in a run, and a path's record
+        is decided once, so that every other entry recording the same stamp costs a lookup and a comparison."""
         decided = self._decided
-        for record in entry.dependencies.items():
-            still = decided.get(record)
-            if still is None:
-                path, recorded = record
-                seen = (path, recorded if recorded in PRESENCE else None)
-                if seen not in self._observed:
-                    self._observed[seen] = _observe(path, recorded)
-                still = decided[record] = _still(recorded, self._observed[seen])
-            if not still:
+        for path, recorded in entry.dependencies.items():
+            known = decided.get(path)
+            if known is None or known[0] != recorded:
+                known = decided[path] = (recorded, self._decide(path, recorded))
+            if not known[1]:
                 return False
         return all(self.derive(key) == digest for key, digest in entry.derived.items())
+
+    def _decide(self, path: Any, raw: Any) -> bool:
+        """Whether the stamp *raw* recorded of *path* (as read from the file, or a stamp) still holds; a
+        malformed record does not."""
+        try:
+            recorded = _stamp(raw)
+            seen = (path, recorded if recorded in PRESENCE else None)
+        except (TypeError, ValueError):
+            return False
+        if seen not in self._observed:
+            self._observed[seen] = _observe(path, recorded)
+        return _still(recorded, self._observed[seen])
 
     def store(self, path: str, entry: Optional[Entry]) -> None:
         if entry is None:
