@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -86,17 +88,44 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
+def shard_files(root: Path) -> list[Path]:
+    """The shards of the one settings digest the runs used (none before the first run)."""
+    directories = list((root / cache_module.CACHE_DIR_NAME).glob("results-*"))
+    assert len(directories) <= 1 and all(directory.is_dir() for directory in directories)
+    return sorted(directories[0].glob("*.json")) if directories else []
+
+
 def cached_paths(root: Path) -> set[str]:
-    files = list((root / cache_module.CACHE_DIR_NAME).glob("results-*.json"))
-    assert len(files) <= 1
-    return set(json.loads(files[0].read_text())["files"]) if files else set()
+    return {path for shard in shard_files(root) for path in json.loads(shard.read_text())["files"]}
+
+
+def shard_file(root: Path, path: Path) -> Path:
+    """The shard that holds the entry of *path*."""
+    [directory] = (root / cache_module.CACHE_DIR_NAME).glob("results-*")
+    return directory / f"{cache_module.shard_of(str(path))}.json"
+
+
+def same_shard(path: Path, stem: str) -> Path:
+    """A file name beside *path* (``<stem><n>.py``) whose entry lands in the same shard."""
+    wanted = cache_module.shard_of(str(path))
+    for number in range(100 * cache_module.SHARDS):
+        other = path.parent / f"{stem}{number}.py"
+        if cache_module.shard_of(str(other)) == wanted:
+            return other
+    raise AssertionError("no name found")  # (1 in SHARDS names land there: this bound is never reached)
+
+
+def age(root: Path) -> None:
+    """Give every file an old mtime, which the cache trusts at once (a fresh one is confirmed by hash)."""
+    for path in root.rglob("*.py"):
+        os.utime(path, ns=(10**18, 10**18))
 
 
 def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches(project):
     first = run(".")
     assert first[0] == 1 and "hazard.py:8:8: WSP101" in first[1]
-    assert {os.path.basename(p) for p in cached_paths(project)} == {"hazard.py", "guarded.py", "plain.py",
-                                                                   "config.py", "train.py"}
+    assert {os.path.basename(p) for p in cached_paths(project)} == {
+        "hazard.py", "guarded.py", "plain.py", "config.py", "train.py"}
     assert run(".") == first  # a warm run: nothing changed
 
     write(project / "hazard.py", POOL_AT_IMPORT.replace("pool = ", "if __name__ == '__main__':\n    pool = ")
@@ -125,7 +154,6 @@ def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches
 
     write(project / "new.py", POOL_AT_IMPORT)  # a new file
     assert "new.py:8:8: WSP101" in run(".")[1]
-    assert not any(p.endswith("/hazard.py") for p in cached_paths(project))  # dropped when the cache is next written
     run("--format", "grouped", ".")  # the source lines of cached findings
     run("--select", "WSP2", ".")  # other settings: another cache file
     run("new.py", "pkg/plain.py")  # named files
@@ -164,15 +192,29 @@ def test_a_syntax_error_is_never_cached_and_a_named_file_is_parsed(project):
     assert run("broken.py")[0] == 2
 
 
+def malformed_stamps(data: bytes) -> bytes:
+    """A shard whose entries record their dependencies' stamps in shapes no writer gives."""
+    shard = json.loads(data)
+    for entry in shard["files"].values():
+        for number, path in enumerate(entry[4]):
+            entry[4][path] = ("x", [1], [1, 2, 3], {"a": 1}, ["1", 2], [[1], [2]])[number % 6]
+    return json.dumps(shard).encode()
+
+
 def test_corrupt_foreign_and_old_caches_are_ignored_and_rebuilt(project):
     first = run(".")
-    [path] = (project / cache_module.CACHE_DIR_NAME).glob("results-*.json")
-    for garbage in (b"\0\xff not json", b'{"format": 1, "key": "another", "files": {}}', b"[]",
-                    json.dumps({"format": 0, "files": {}}).encode(),
-                    path.read_bytes().replace(b'"WSP101"', b'"WSP999"').replace(b"[8,", b'["8",')):
-        path.write_bytes(garbage)
+    shards = shard_files(project)
+    for garbage in (lambda data: b"\0\xff not json", lambda data: b'{"format": 1, "key": "another", "files": {}}',
+                    lambda data: b"[]", lambda data: json.dumps({"format": 0, "files": {}}).encode(),
+                    lambda data: data[:len(data) // 2],  # truncated
+                    lambda data: data.replace(b'"WSP101"', b'"WSP999"').replace(b"[8,", b'["8",'),
+                    malformed_stamps):
+        for shard in shards:
+            shard.write_bytes(garbage(shard.read_bytes()))
         assert run(".") == first
-        json.loads(path.read_text())  # rewritten whole
+        assert shard_files(project) == shards
+        for shard in shards:
+            json.loads(shard.read_text())  # rewritten whole
 
 
 def test_diff_and_fix_take_from_the_cache_only_the_files_with_nothing_to_fix(project, monkeypatch):
@@ -244,13 +286,13 @@ def test_a_rerun_of_diff_takes_the_fixers_outcome_from_the_cache_until_the_reque
 
 def test_a_damaged_fix_outcome_in_the_cache_is_recomputed(project):
     first = run("--diff", "--unsafe-fixes", "hazard.py")
-    [path] = (project / cache_module.CACHE_DIR_NAME).glob("results-*.json")
-    data = json.loads(path.read_text())
-    for entry in data["files"].values():
-        for record in entry[5].values():
-            if record[0]:
-                record[0][0][2] = ["import os\n"]  # edits that no longer give the stored text's hash
-    path.write_text(json.dumps(data))
+    for path in shard_files(project):
+        data = json.loads(path.read_text())
+        for entry in data["files"].values():
+            for record in entry[5].values():
+                if record[0]:
+                    record[0][0][2] = ["import os\n"]  # edits that no longer give the stored text's hash
+        path.write_text(json.dumps(data))
     assert run("--diff", "--unsafe-fixes", "hazard.py") == first
 
 
@@ -271,10 +313,10 @@ def test_cache_directory_setting_environment_and_gitignore(project, monkeypatch)
     assert (directory / ".gitignore").read_text().splitlines()[-1] == "*"
     write(project / "pyproject.toml", '[tool.winspawn-lint]\ncache-dir = "build/wsp-cache"\n')
     assert main(["-j", "1", "."]) == 1
-    assert list((project / "build" / "wsp-cache").glob("results-*.json"))
+    assert list((project / "build" / "wsp-cache").glob("results-*/*.json"))
     monkeypatch.setenv(cache_module.ENV_VAR, str(project / "elsewhere"))
     assert main(["-j", "1", "."]) == 1
-    assert list((project / "elsewhere").glob("results-*.json"))
+    assert list((project / "elsewhere").glob("results-*/*.json"))
 
 
 def test_settings_digest_is_stable_and_covers_findings_settings():
@@ -382,3 +424,162 @@ def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
     assert main(["--isolated", "-j", "1", "."]) == status
     assert searched == []
     assert run(".")[0] == status  # (the same answer as --no-cache)
+
+
+def add_modules(root: Path, count: int = 60) -> None:
+    """*count* more files, so that the entries spread over many shards."""
+    for index in range(count):
+        write(root / f"m{index}" / "plain.py", PLAIN * (index + 1))
+
+
+def test_a_one_file_run_reads_and_writes_only_the_shard_of_that_file(project, monkeypatch):
+    """Specification: the entries are split into shards by a hash of the file's path; a run reads a shard when it
+    first looks up a file of it, and writes only the shards whose entries it changed.  A one-file run (an
+    editor's save, pre-commit) reads one shard; a warm run over the tree with nothing changed writes none."""
+    add_modules(project)
+    age(project)
+    first = run(".")
+    assert len(shard_files(project)) > 40
+    read, written = [], []
+    reader, writer = cache_module._read, cache_module._merge_and_write
+
+    def is_shard(path):
+        return os.path.basename(os.path.dirname(path)).startswith("results-")
+
+    def reading(path, digest):
+        if is_shard(path):
+            read.append(Path(path))
+        return reader(path, digest)
+
+    def writing(path, digest, fresh):
+        if is_shard(path):  # (not the project search's memory)
+            written.append(Path(path))
+        return writer(path, digest, fresh)
+
+    monkeypatch.setattr(cache_module, "_read", reading)
+    monkeypatch.setattr(cache_module, "_merge_and_write", writing)
+    assert main(["--isolated", "-j", "1", "hazard.py"]) == 1
+    assert read == [shard_file(project, project / "hazard.py")] and written == []
+    read.clear()
+    assert main(["--isolated", "-j", "1", "."]) == first[0]
+    assert sorted(read) == shard_files(project) and written == []  # warm, nothing changed
+
+    write(project / "hazard.py", POOL_AT_IMPORT.replace("square", "cube"))
+    os.utime(project / "hazard.py", ns=(15 * 10**17, 15 * 10**17))
+    read.clear()
+    assert main(["--isolated", "-j", "1", "hazard.py"]) == 1
+    # (read to look the file up, and again to merge what other runs wrote meanwhile)
+    assert set(read) == set(written) == {shard_file(project, project / "hazard.py")} and len(written) == 1
+    assert run(".")[0] == first[0]  # (the answer is --no-cache's)
+
+
+def test_a_corrupt_or_truncated_shard_costs_only_its_own_entries(project, monkeypatch):
+    """Specification: a shard that cannot be read whole (corrupt, truncated, foreign) counts as empty: the files
+    whose entries it held are checked again and it is rewritten; every other file is answered from its shard;
+    the output is what ``--no-cache`` prints."""
+    from winspawn_lint import cli
+
+    add_modules(project)
+    age(project)
+    first = run(".")
+    damaged = shard_file(project, project / "m7" / "plain.py")
+    lost = {os.path.relpath(path, project) for path in json.loads(damaged.read_text())["files"]}
+    others = {shard: shard.read_bytes() for shard in shard_files(project) if shard != damaged}
+    checked = []
+    check_file = cli.check_file
+
+    def spy(path, job, *args, **kwargs):
+        checked.append(os.path.relpath(os.path.abspath(path), project))
+        return check_file(path, job, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "check_file", spy)
+    for garbage in (damaged.read_bytes()[:-40], b"\0\xff not json", b""):
+        damaged.write_bytes(garbage)
+        checked.clear()
+        assert main(["--isolated", "-j", "1", "."]) == first[0]
+        assert set(checked) == lost and len(checked) == len(lost)
+        assert {os.path.relpath(path, project) for path in json.loads(damaged.read_text())["files"]} == lost
+        assert all(shard.read_bytes() == data for shard, data in others.items())
+    assert run(".") == first
+
+
+def test_a_deleted_file_is_dropped_when_a_run_next_reads_its_shard(project):
+    """Specification: the entry of a deleted or renamed file does not pile up: a run that reads its shard (to
+    look up another file of it) rewrites the shard without it."""
+    neighbour = same_shard(project / "hazard.py", "n")
+    write(neighbour, PLAIN)
+    run(".")
+    assert str(project / "hazard.py") in cached_paths(project)
+    os.remove(project / "hazard.py")
+    run(".")
+    assert str(project / "hazard.py") not in cached_paths(project) and str(neighbour) in cached_paths(project)
+
+
+WRITER = textwrap.dedent('''\
+    import os, sys, time
+    from winspawn_lint.io import cache
+
+    directory, digest, go, *paths = sys.argv[1:]
+    results = cache.ResultsCache(directory, digest)
+    for path in paths:
+        results.lookup(path, need_parsed=False)  # (reads the shards before the other writers write them)
+        results.store(path, cache.Entry((1, 1), "0" * 32, True, []))
+    deadline = time.monotonic() + 30
+    while not os.path.exists(go) and time.monotonic() < deadline:
+        time.sleep(0.001)
+    results.save()
+''')
+
+
+def test_two_writers_at_once_keep_each_others_entries(tmp_path):
+    """Specification: runs that share a cache and write the same shards at the same moment each keep the other's
+    entries: a writer merges what is on disk into each shard it writes, one writer at a time (a lock)."""
+    files = [tmp_path / f"f{index}.py" for index in range(200)]
+    for path in files:
+        write(path, PLAIN)
+    directory, digest, go = tmp_path / "cache", "d" * 64, tmp_path / "go"
+    halves = (files[::2], files[1::2])  # the same shards, each written by both
+    for round_ in range(3):
+        procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(directory), digest, str(go),
+                                   *map(str, half)]) for half in halves]
+        time.sleep(0.5)
+        go.touch()  # both save at once
+        for proc in procs:
+            assert proc.wait(timeout=60) == 0
+        go.unlink()
+        cache = cache_module.ResultsCache(str(directory), digest)
+        assert all(cache._shard(str(path)).get(str(path)) for path in files)
+        shutil.rmtree(directory)
+
+    # Two runs that both read a shard before either writes it (the lost update without the merge).
+    first, second = (cache_module.ResultsCache(str(directory), digest) for _ in range(2))
+    one, other = files[0], same_shard(files[0], "g")
+    write(other, PLAIN)
+    for cache, path in ((first, one), (second, other)):
+        assert cache.lookup(str(path), need_parsed=False) is None
+        cache.store(str(path), cache_module.Entry((1, 1), "0" * 32, True, []))
+    first.save()
+    second.save()
+    assert {str(one), str(other)} <= cached_paths_in(directory)
+
+
+def cached_paths_in(directory: Path) -> set[str]:
+    return {path for shard in directory.glob("results-*/*.json") for path in json.loads(shard.read_text())["files"]}
+
+
+def test_the_single_file_of_the_layout_before_shards_is_removed_and_the_markers_kept(project):
+    """Specification: the format before shards kept a digest's results in one file, ``results-<format>-<digest>
+    .json``, and the project search's memory in ``scan-<format>-<digest>.json``; the first run that makes its
+    shard directory removes them (they are never read again), and the cache directory keeps its ``.gitignore``
+    and ``CACHEDIR.TAG``."""
+    directory = project / cache_module.CACHE_DIR_NAME
+    directory.mkdir()
+    old = [directory / "results-9-e5260740be2abd2555344d06.json", directory / "scan-9-e5260740be2abd2555344d06.json"]
+    for path in old:
+        path.write_text('{"format": 9, "key": "x", "files": {}}')
+    age(project)  # (the project search keeps what it read of a file only once its mtime is old enough)
+    first = run(".")
+    assert not any(path.exists() for path in old)
+    assert (directory / ".gitignore").read_text().splitlines()[-1] == "*" and (directory / "CACHEDIR.TAG").exists()
+    assert shard_files(project) and list(directory.glob(f"scan-{cache_module.FORMAT}-*.json"))
+    assert run(".") == first

@@ -1,10 +1,13 @@
 """The results cache: a rerun re-checks only the files that changed (on by default, as ruff's; ``--no-cache``).
 
-One JSON file per settings digest in the cache directory (``.winspawn_lint_cache/`` at the project root, or
-the ``cache-dir`` setting, or ``WINSPAWN_LINT_CACHE_DIR``).  The digest covers everything that changes a
-file's findings other than the file itself: the settings that affect findings, the registry, the
-winspawn-lint version and its own source files (an editable install changes without a version bump), and
-the Python version (the parser).  Per file, an entry holds:
+One directory per settings digest in the cache directory (``.winspawn_lint_cache/`` at the project root, or
+the ``cache-dir`` setting, or ``WINSPAWN_LINT_CACHE_DIR``), its entries split into :data:`SHARDS` JSON files by
+a hash of the checked file's absolute path (:func:`shard_of`): a run reads a shard when it first looks up a
+file of it and writes only the shards it changed, so a run that checks one file (an editor's save, pre-commit
+passing a few) reads and writes a few kilobytes, not the entries of the whole tree.  The digest covers
+everything that changes a file's findings other than the file itself: the settings that affect findings, the
+registry, the winspawn-lint version and its own source files (an editable install changes without a version
+bump), and the Python version (the parser).  Per file, an entry holds:
 
 - the file's size and ``st_mtime_ns`` when it was read: an equal pair is a hit without reading the file;
 - a hash of its bytes: when size or mtime differ (a ``git checkout``, a ``touch``), equal bytes still hit;
@@ -23,20 +26,25 @@ the Python version (the parser).  Per file, an entry holds:
 Correctness over speed where they meet: an mtime within :data:`_RACY_NS` of the time it was recorded is
 not trusted (a file rewritten within the same timestamp tick with the same size would otherwise hit), so
 that entry is confirmed by its hash next time.  A file with an error is never stored.  Readers never
-trust the file: anything unreadable, foreign or from another format is ignored and the cache rebuilt.
-Writers replace the file atomically (a temporary file and ``os.replace``), merging what another run wrote
-meanwhile, so concurrent runs (pre-commit, editors, ``-j``) can lose an entry but never corrupt the cache.
+trust a shard: one that is unreadable, truncated, foreign or from another format counts as empty (its files
+are checked again and the shard rewritten), the other shards still answer.  Writers take a lock, one writer
+at a time per digest, and replace each shard atomically (a temporary file and ``os.replace``), merged with
+what other runs wrote to it meanwhile, so concurrent runs (pre-commit, editors) keep each other's entries; a
+lock not granted within :data:`_LOCK_WAIT` (a stopped process holds it, a file system without locks) is
+done without, where a concurrent write can lose an entry but never corrupt a shard.  A ``-j`` run's workers
+never touch the cache: they hand their entries to the parent, which stores them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import re
 import sys
 import time
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ..__version__ import __version__
 
@@ -47,9 +55,18 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 9  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 10  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
-# 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe)
+# 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
+# 10: the results in shards, a directory per digest (the single files of formats before it are removed)
+#: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
+#: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
+#: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
+SHARDS = 256
+#: the files of the single-file layout (formats before 10), removed when a digest's shard directory is created
+_OLD_LAYOUT = re.compile(r"(?:results|scan)-([0-9]+)-[0-9a-f]+\.json")
+#: how long a writer waits for another's lock before writing without it (a bound, never a hang)
+_LOCK_WAIT = 5.0
 #: settings fields that never change a file's findings (which files are walked; where the cache is; whether
 #: unsafe fixes apply, which fix outcomes record in their own key)
 _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cache_dir", "unsafe_fixes"})
@@ -160,7 +177,8 @@ def cache_directory(settings: Any, cwd: Optional[str] = None) -> str:
     project root (the configuration file's directory, else the current directory)."""
     root = getattr(settings, "root", None) or cwd or os.getcwd()
     chosen = os.environ.get(ENV_VAR) or getattr(settings, "cache_dir", None)
-    return os.path.abspath(os.path.join(root, chosen)) if chosen else os.path.join(os.path.abspath(root), CACHE_DIR_NAME)
+    return os.path.abspath(os.path.join(root, chosen)) if chosen \
+        else os.path.join(os.path.abspath(root), CACHE_DIR_NAME)
 
 
 # ---------------------------------------------------------------- the cache
@@ -174,7 +192,8 @@ class Entry:
     digest: str
     parsed: bool
     findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None, cell or None] each
-    dependencies: dict[str, Optional[Stamp]] = dataclasses.field(default_factory=dict)
+    #: path -> its stamp; from the cache file, as read ([size, mtime] or None), checked when looked up
+    dependencies: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
     fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: derived fact -> its digest when the file was checked (Project.derived)
@@ -197,24 +216,21 @@ class Entry:
                     and (row[6] is None or isinstance(row[6], list)) and row[7] in (None, "none", "unsafe")
                     and (row[8] is None or isinstance(row[8], int))):
                 raise ValueError("malformed finding")
-        return cls(_stamp(stamp), digest, parsed, findings, {str(p): _stamp(s) for p, s in dependencies.items()},
-                   fixes, {str(k): str(v) for k, v in derived.items()})
+        # (the dependencies as read: ~500 per entry, each checked when looked up, see _dependencies_unchanged)
+        return cls(_stamp(stamp), digest, parsed, findings, dependencies, fixes,
+                   {str(k): str(v) for k, v in derived.items()})
 
     def __setstate__(self, state: dict) -> None:
         # An entry from a -j N worker: its dependency paths interned here, as new_entry interns them there.
         state["dependencies"] = {sys.intern(dep): stamp for dep, stamp in state["dependencies"].items()}
         self.__dict__.update(state)
 
-    def dependencies_unchanged(self, derive: Any, still: Any = holds) -> bool:
-        """Whether every file it depends on keeps its stamp and every derived fact its digest (*derive*: a
-        function from a derived fact's key to its digest now; *still*: :func:`holds` or one that remembers)."""
-        return all(still(path, recorded) for path, recorded in self.dependencies.items()) and \
-            all(derive(key) == digest for key, digest in self.derived.items())
-
 
 def _stamp(value: Any) -> Optional[Stamp]:
     if value is None:
         return None
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("malformed stamp")
     size, mtime = value
     if not isinstance(size, int) or not (mtime is None or isinstance(mtime, int)):
         raise ValueError("malformed stamp")
@@ -325,19 +341,31 @@ def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: 
                  dict(sorted(reads.derived.items())))
 
 
+def shard_of(path: str) -> str:
+    """The name of the shard that holds the entry of *path* (an absolute path): a stable hash of it, the same in
+    every process and on every run (unlike ``hash()``, which is seeded per process)."""
+    number = int.from_bytes(blake2b(os.fsencode(path), digest_size=4).digest(), "big") % SHARDS
+    return f"{number:0{len(f'{SHARDS - 1:x}')}x}"
+
+
 class ResultsCache:
-    """The entries of one settings digest, loaded once, saved once at the end of a run."""
+    """The entries of one settings digest, each shard read on the first lookup of a file in it; the shards this
+    run changed are written once, at the end of the run."""
 
     def __init__(self, directory: str, digest: str, derive: Any = None) -> None:
         self.directory = directory
         self.digest = digest
         #: a derived fact's digest now (Project.derived of the run's project)
         self.derive = derive or (lambda key: None)
-        self.path = os.path.join(directory, f"results-{FORMAT}-{digest[:24]}.json")
-        self.entries = self._load()
+        #: the directory of this digest's shards
+        self.path = os.path.join(directory, f"results-{FORMAT}-{digest[:24]}")
+        #: shard name -> its entries (raw JSON until a lookup decodes one), for the shards read in this run
+        self.shards: dict[str, dict[str, Any]] = {}
         self.changed: dict[str, Entry] = {}
         #: (path, PRESENT_FILE / PRESENT / None) -> what the file system said of it in this run
         self._observed: dict[tuple[str, Optional[Stamp]], Any] = {}
+        #: path -> (the stamp an entry recorded of it, whether that still holds), in this run
+        self._decided: dict[str, tuple[Any, bool]] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
         self.scans = ScanMemory(directory, digest)
@@ -346,9 +374,16 @@ class ResultsCache:
     def open(cls, settings: Any, derive: Any = None) -> "ResultsCache":
         return cls(cache_directory(settings), settings_digest(settings), derive)
 
-    def _load(self) -> dict[str, Any]:
-        """Raw entries (decoded lazily); an unreadable, foreign or other-version file counts as empty."""
-        return _read(self.path, self.digest)
+    def _shard(self, key: str) -> dict[str, Any]:
+        """The entries of the shard of *key* (an absolute path), read from its file the first time."""
+        name = shard_of(key)
+        entries = self.shards.get(name)
+        if entries is None:
+            entries = self.shards[name] = _read(self._shard_file(name), self.digest)
+        return entries
+
+    def _shard_file(self, name: str) -> str:
+        return os.path.join(self.path, f"{name}.json")
 
     def lookup(self, path: str, need_parsed: bool) -> Optional[list]:
         """The cached findings of *path* (as Finding objects), or None when it must be checked."""
@@ -369,7 +404,8 @@ class ResultsCache:
 
     def _entry(self, path: str, need_parsed: bool) -> Optional[Entry]:
         key = os.path.abspath(path)
-        raw = self.entries.get(key)
+        entries = self._shard(key)
+        raw = entries.get(key)
         if raw is None:
             return None
         try:
@@ -391,18 +427,36 @@ class ResultsCache:
                 return None
             entry.stamp = now  # taken before the read: the next run trusts it only if nothing changed since
             self.changed[key] = entry
-        if not entry.dependencies_unchanged(self.derive, self._holds):
+        if not self._dependencies_unchanged(entry):
             return None
-        self.entries[key] = self.valid[key] = entry
+        entries[key] = self.valid[key] = entry
         return entry
 
-    def _holds(self, path: str, recorded: Optional[Stamp]) -> bool:
-        """:func:`holds`, asking the file system once per path in a run: a module is a dependency of hundreds of
-        entries (on detectron2 + pytorch/examples, 300,000 stat calls for 590 entries, most of a warm run)."""
-        key = (path, recorded if recorded in PRESENCE else None)
-        if key not in self._observed:
-            self._observed[key] = _observe(path, recorded)
-        return _still(recorded, self._observed[key])
+    def _dependencies_unchanged(self, entry: Entry) -> bool:
+        """Whether every file *entry* depends on keeps its stamp (:func:`holds`) and every derived fact its digest.
+        A module is a dependency of hundreds of entries (on detectron2 + pytorch/examples, 306,000 records for
+        590 entries, most of a warm run): the file system is asked once per path in a run, and a path's record
+        is decided once, so that every other entry recording the same stamp costs a lookup and a comparison."""
+        decided = self._decided
+        for path, recorded in entry.dependencies.items():
+            known = decided.get(path)
+            if known is None or known[0] != recorded:
+                known = decided[path] = (recorded, self._decide(path, recorded))
+            if not known[1]:
+                return False
+        return all(self.derive(key) == digest for key, digest in entry.derived.items())
+
+    def _decide(self, path: Any, raw: Any) -> bool:
+        """Whether the stamp *raw* recorded of *path* (as read from the file, or a stamp) still holds; a
+        malformed record does not."""
+        try:
+            recorded = _stamp(raw)
+            seen = (path, recorded if recorded in PRESENCE else None)
+        except (TypeError, ValueError):
+            return False
+        if seen not in self._observed:
+            self._observed[seen] = _observe(path, recorded)
+        return _still(recorded, self._observed[seen])
 
     def store(self, path: str, entry: Optional[Entry]) -> None:
         if entry is None:
@@ -414,19 +468,38 @@ class ResultsCache:
         self.changed[key] = entry
 
     def save(self) -> None:
-        """Merge this run's entries into the file on disk, atomically; a failure only loses the cache."""
-        self.scans.save()
-        if self.changed:
-            _save(self.directory, self.path, self.digest,
-                  {path: entry.to_json() for path, entry in self.changed.items()})
+        """Write the shards this run changed, each merged with what is on disk now (what concurrent runs wrote
+        since this run read it), and the scan memory; one writer at a time, each file replaced atomically; a
+        failure (a read-only tree, a full disk) only loses the cache."""
+        fresh: dict[str, dict[str, Any]] = {}
+        for path, entry in self.changed.items():
+            fresh.setdefault(shard_of(path), {})[path] = entry.to_json()
+        # A shard read in this run that holds the entry of a deleted or renamed file is rewritten without it
+        # (only its entries this run did not find valid are looked for: a file or two in a one-file run).
+        for name, entries in self.shards.items():
+            if name not in fresh and any(path not in self.valid and path not in self.changed
+                                         and not os.path.exists(path) for path in entries):
+                fresh[name] = {}
+        if not fresh and not self.scans.changed:
+            return
+        try:
+            _prepare(self.directory, self.path)
+            with _writers_lock(self.path):
+                self.scans.save()
+                for name, records in sorted(fresh.items()):
+                    _merge_and_write(self._shard_file(name), self.digest, records)
+        except OSError:
+            pass
 
 
 class ScanMemory:
     """What the project search (:func:`winspawn_lint.analysis.importers.scan`) read of each file, kept with the
     file's size and mtime: whether its text passes the prefilter, and the words its imports mention.  A file
     whose size and mtime are unchanged is not read again (an mtime too recent to trust is not kept).  One JSON
-    file per settings digest beside the results (the prefilter depends on the registry), loaded and saved once
-    per run; anything unreadable or malformed counts as not kept."""
+    file per settings digest beside the results (the prefilter depends on the registry), read whole and saved
+    once per run (not sharded: a run that checks one file searches the whole project for the modules that
+    import it, so it needs every record; 180 KB for 590 files); anything unreadable or malformed counts as not
+    kept."""
 
     def __init__(self, directory: str, digest: str) -> None:
         self.directory = directory
@@ -458,12 +531,14 @@ class ScanMemory:
                                                    sorted(words) if words is not None else None]
 
     def save(self) -> None:
+        """Merge what this run read into the file (called by :meth:`ResultsCache.save`, under its lock)."""
         if self.changed:
-            _save(self.directory, self.path, self.digest, self.changed)
+            _merge_and_write(self.path, self.digest, self.changed)
 
 
 def _read(path: str, digest: str) -> dict[str, Any]:
-    """The ``files`` of the cache file at *path*; an unreadable, foreign or other-version file counts as empty."""
+    """The ``files`` of the cache file at *path*: a shard or the scan memory; an unreadable, truncated, foreign
+    or other-version file counts as empty."""
     try:
         with open(path, "rb") as handle:
             data = json.loads(handle.read())
@@ -474,22 +549,24 @@ def _read(path: str, digest: str) -> dict[str, Any]:
         return {}
 
 
-def _save(directory: str, path: str, digest: str, fresh: dict[str, Any]) -> None:
-    """Write the cache file at *path*: what it holds now (what concurrent runs wrote since this run loaded it,
+def _merge_and_write(path: str, digest: str, fresh: dict[str, Any]) -> None:
+    """Write the cache file at *path*: what it holds now (what concurrent runs wrote since this run read it,
     minus the records of deleted or renamed files, which would otherwise pile up), updated with *fresh*;
-    atomically, and a failure (a read-only tree, a full disk) only loses the cache."""
+    atomically (a temporary file and ``os.replace``); a file left with no record is removed.  A failure to
+    write it only loses its records."""
     import tempfile
 
     merged = {name: raw for name, raw in _read(path, digest).items() if os.path.exists(name)}
     merged.update(fresh)
-    data = {"format": FORMAT, "key": digest, "files": merged}
     try:
-        os.makedirs(directory, exist_ok=True)
-        _mark(directory)
-        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".results-", suffix=".tmp")
+        if not merged:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".results-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, separators=(",", ":"))  # (in pieces: the text of a large tree is large)
+                json.dump({"format": FORMAT, "key": digest, "files": merged}, handle, separators=(",", ":"))
             os.replace(temporary, path)
         except BaseException:
             try:
@@ -498,7 +575,62 @@ def _save(directory: str, path: str, digest: str, fresh: dict[str, Any]) -> None
                 pass
             raise
     except OSError:
-        pass
+        pass  # (on Windows, a shard another run has open cannot be replaced: the next run writes it)
+
+
+def _prepare(directory: str, shards: str) -> None:
+    """Make the cache directory (marked, :func:`_mark`) and the directory of a digest's *shards*; when this
+    makes the latter, remove the single files of the layout before shards (of any digest: they are never read
+    again, and were the size of a whole tree's entries)."""
+    os.makedirs(directory, exist_ok=True)
+    _mark(directory)
+    try:
+        os.mkdir(shards)
+    except FileExistsError:
+        return
+    for name in os.listdir(directory):
+        old = _OLD_LAYOUT.fullmatch(name)
+        if old is not None and int(old.group(1)) < FORMAT:
+            try:
+                os.unlink(os.path.join(directory, name))
+            except OSError:
+                pass
+
+
+@contextlib.contextmanager
+def _writers_lock(shards: str) -> Iterator[None]:
+    """Hold the lock of the writers of a digest's *shards* (a lock file in their directory, released when it is
+    closed, also when the process dies); waited for at most :data:`_LOCK_WAIT` seconds, then done without."""
+    try:
+        handle = open(os.path.join(shards, ".lock"), "a+b")
+    except OSError:
+        yield
+        return
+    with handle:
+        deadline = time.monotonic() + _LOCK_WAIT
+        while _held_elsewhere(handle) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        yield
+
+
+def _held_elsewhere(handle: Any) -> bool:
+    """Take the lock of *handle*'s file: False when taken (or when the file system has no locks, which no wait
+    would change), True while another process holds it."""
+    try:
+        if os.name == "nt":  # pragma: no cover - Windows
+            import msvcrt
+
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return os.name == "nt"  # (msvcrt says "held" with a plain OSError)
 
 
 def _mark(directory: str) -> None:
