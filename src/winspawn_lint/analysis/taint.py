@@ -378,6 +378,9 @@ class Engine:
     def unit(self, path: Optional[str]) -> Optional[Unit]:
         if path is None:
             return None
+        found = self.units.get(path)  # (the paths of objects are the absolute ones the units are kept by)
+        if found is not None:
+            return found
         key = os.path.abspath(path)
         if self.main.path is not None and key == os.path.abspath(self.main.path):
             return self.main
