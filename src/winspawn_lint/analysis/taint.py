@@ -1997,7 +1997,8 @@ class Engine:
             # (the body's summary comes first, as a check of the module asks for it first)
             starts, heavy = engine.import_time_starts(main), engine.import_time_heavy_calls(main)
             facts = ModuleFacts(engine.flows(main), starts, heavy)
-            return facts, tuple(read.module for read in engine.units.values())
+            named = _units_named(facts)
+            return facts, tuple(read.module for path, read in engine.units.items() if path in named)
 
         if unit.path is None:
             facts = compute()[0]  # (a text with no file: nothing else can ask)
@@ -2219,6 +2220,26 @@ class Engine:
                         following.append(found)
             frontier = following
         return out
+
+
+def _units_named(facts: ModuleFacts) -> set[str]:
+    """The modules whose nodes *facts* name: the units of its objects, sinks, starts, hops and steps (a kept fact
+    holds these modules, so that every reader gets the same ones: see ``Project.memo``)."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack: list = [facts.flows, facts.starts, facts.heavy]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, (list, tuple, frozenset)):
+            stack.extend(item)
+        elif isinstance(item, (Obj, Hop, Step, Flow, SinkUse, StartUse, HeavyUse)):
+            if isinstance(getattr(item, "unit", None), str):
+                found.add(item.unit)
+            stack.extend(vars(item).values())
+    return found
 
 
 def _before_own_value(binding: Optional[Binding], expr: ast.Name) -> Optional[Binding]:
