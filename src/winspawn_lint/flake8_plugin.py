@@ -97,24 +97,12 @@ class Plugin:
             _PROJECT = Project(settings.registry)
         # flake8 selects codes and applies `# noqa` itself; the text is rejoined so that lines are split and
         # columns counted exactly as the CLI does.
-        text = "".join(self._lines)
-        checked = check(text, self._filename, settings, project=_PROJECT, tree=self._tree, noqa=False,
-                        enabled=frozenset(RULES), on_disk=_is_the_file(text, self._filename))
+        # (flake8 may have read the text from stdin under the file's name, as an editor sends its unsaved buffer:
+        # whether it is the file's is asked only when the text is analysed)
+        checked = check("".join(self._lines), self._filename, settings, project=_PROJECT, tree=self._tree,
+                        noqa=False, enabled=frozenset(RULES), on_disk=None)
         for finding in checked.findings:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
-
-
-def _is_the_file(text: str, filename: Optional[str]) -> bool:
-    """Whether *text* is the file's as it is on disk: flake8 may have read it from stdin, under the file's name
-    (``--stdin-display-name``), as an editor sends its unsaved buffer."""
-    from .io.source import SourceError, read
-
-    if not filename or filename in ("-", "stdin"):
-        return False
-    try:
-        return read(filename).text == text
-    except SourceError:
-        return False
 
 
 def _spawn_apis(text: str) -> tuple[Any, ...]:

@@ -35,7 +35,7 @@ class Checked:
 def check(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None, *,
           project: Optional["Project"] = None, tree: Optional[ast.Module] = None, noqa: bool = True,
           prefilter: bool = True, parse_clean: bool = False, enabled: Optional[frozenset[str]] = None,
-          on_disk: bool = False) -> Checked:
+          on_disk: Optional[bool] = False) -> Checked:
     """Check decoded source text.
 
     *project*: the reader of the project's other files that the caller keeps for its run (a new one when
@@ -43,7 +43,8 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     for flake8, which applies its own).  *prefilter*: skip texts that mention no worker-starting API.
     *parse_clean*: parse a text the prefilter skips anyway, so that a file named on the command line that does
     not parse is reported.  *enabled*: the codes to report (default: the settings' selection for *filename*).
-    *on_disk*: *text* is the file's as it is on disk (see :func:`.analysis.run`).
+    *on_disk*: *text* is the file's as it is on disk (see :func:`.analysis.run`); None: compare it with the file
+    (read again only when the text is analysed).
     Raises :class:`.source.SourceError` when the text cannot be parsed.
     """
     from .analysis.prefilter import may_have_findings
@@ -65,7 +66,21 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")
     lines = split_lines(text)
+    if on_disk is None:
+        on_disk = _is_the_file(text, filename)
     findings = analysis.run(tree, lines, settings, filename, project, enabled, on_disk)
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
     return Checked(findings, lines, tree)
+
+
+def _is_the_file(text: str, filename: Optional[str]) -> bool:
+    """Whether *text* is the file's at *filename* as it is on disk now."""
+    from .io.source import SourceError, read
+
+    if not filename or filename in ("-", "stdin"):
+        return False
+    try:
+        return read(filename).text == text
+    except SourceError:
+        return False

@@ -182,15 +182,11 @@ class Project:
         stamp = _raw_stamp(key)
         if stamp is None or stamp[0] > MAX_MODULE_BYTES or key.lower().endswith(".ipynb"):
             return None
-        cached = self._modules.get(key)
-        if cached is not None and cached[0] == stamp and cached[1] is not None:
-            self._modules.move_to_end(key)
-            return cached[1]
-        module = self._alive.get(key)
-        if module is None or module.stamp != stamp:
+        module = self._known(key, stamp)
+        if module is None:
             index = ModuleIndex(tree)
             module = ProjectModule(key, index, Resolver(index, key, self), stamp=stamp)
-        self._keep(key, stamp, module)
+            self._keep(key, stamp, module)
         return module
 
     def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None,
@@ -207,7 +203,9 @@ class Project:
         the computation's side effects), and keep the new one."""
         if key in self._computing:
             return cycle
-        kept = None if renew else self._transient.get(key)  # (computed during this check, from the text checked)
+        kept = None
+        if not renew:
+            kept = self._transient.get(key)  # (computed during this check, from the text being checked)
         if kept is None and not renew:
             kept = self._memo.get(key)
             if kept is not None and any(path in kept[1].files for path in self._buffers):
@@ -315,14 +313,12 @@ class Project:
         if stamp is None:
             return None
         cached = self._modules.get(key)
-        if cached is not None and cached[0] == stamp:
+        if cached is not None and cached[0] == stamp and cached[1] is None:
             self._modules.move_to_end(key)
-            return cached[1]
-        module = self._alive.get(key)
-        if module is not None and module.stamp == stamp:
-            self._keep(key, stamp, module)
+            return None  # (known not to parse)
+        module = self._known(key, stamp)
+        if module is not None:
             return module
-        module = None
         if stamp[0] <= MAX_MODULE_BYTES:
             try:
                 with open(key, "rb") as handle:
@@ -336,6 +332,19 @@ class Project:
                 module = ProjectModule(key, index, Resolver(index, key, self), stamp=stamp)
             except Exception:  # unreadable, not Python, not a notebook, too deep: unknown, and the checks stay silent
                 module = None
+        self._keep(key, stamp, module)
+        return module
+
+    def _known(self, key: str, stamp: tuple[int, int]) -> Optional[ProjectModule]:
+        """The module parsed from the file at *key* while it had *stamp*: kept, or still alive (a kept fact holds
+        it), which then is kept again; None when there is none."""
+        cached = self._modules.get(key)
+        if cached is not None and cached[0] == stamp and cached[1] is not None:
+            self._modules.move_to_end(key)
+            return cached[1]
+        module = self._alive.get(key)
+        if module is None or module.stamp != stamp:
+            return None
         self._keep(key, stamp, module)
         return module
 

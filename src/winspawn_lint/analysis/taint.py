@@ -361,7 +361,6 @@ class Engine:
         self._class_fields: dict[int, list] = {}
         self._unit_of_node: dict[int, Unit] = {}
         self._callers: Optional[dict[int, list]] = None
-        self._flows: dict[str, list[Flow]] = {}
         self._own_facts: Optional[ModuleFacts] = None
         #: statements that stored on an object after it was made (``ds.transform = f``), by id
         #: a store made on an object after it was built, by its part's key (``+.attr#key``): (the statement, its
@@ -1958,11 +1957,8 @@ class Engine:
         return self._callers.get(id(function), [])
 
     def flows(self, unit: Unit) -> list[Flow]:
-        """The flows (source -> sink) of the sinks of *unit* whose value holds a source."""
-        key = unit.path or "<text>"
-        if key in self._flows:
-            return self._flows[key]
-        self._flows[key] = []
+        """The flows (source -> sink) of the sinks of *unit* whose value holds a source (asked once per engine, by
+        :meth:`module_facts`)."""
         out: list[Flow] = []
         seen: set = set()
         # The most direct sinks first: a flow found from the function that holds the sink is named without the
@@ -1977,7 +1973,6 @@ class Engine:
                     continue
                 seen.add(marker)
                 out.append(Flow(source, path, sink))
-        self._flows[key] = out
         return out
 
     def module_facts(self, unit: Unit) -> ModuleFacts:
