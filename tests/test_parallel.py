@@ -147,6 +147,32 @@ def test_ctrl_c_stops_promptly_without_noise_or_orphans(tmp_path, method):
     assert alive == [], alive
 
 
+def test_a_result_cut_off_by_ctrl_c_does_not_keep_the_command_alive():
+    """Ctrl-C can terminate a worker half-way through sending its results.  The pool's manager thread then
+    waits for the rest of that message, and the interpreter waits for the thread at exit: the command hung
+    after printing "interrupted" (CI, once in a few hundred runs under load).  Here the cut-off message is
+    written into the pipe directly, so the hang, if it comes back, comes back every time."""
+    script = """if True:
+        import os, struct, time
+        from concurrent.futures import ProcessPoolExecutor
+        from winspawn_lint.cli import _abandon
+
+        if __name__ == "__main__":
+            executor = ProcessPoolExecutor(max_workers=1)
+            executor.submit(time.sleep, 60)
+            processes = dict(executor._processes)
+            manager = executor._executor_manager_thread
+            # a length, then fewer bytes than it announces: what a worker killed in the middle of a send leaves
+            os.write(executor._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"half")
+            time.sleep(0.5)  # the manager thread is now reading the rest
+            _abandon(executor, processes)
+            assert not manager.is_alive() and not any(p.is_alive() for p in processes.values())
+    """
+    proc = subprocess.run([sys.executable, "-c", script], env=child_environment("spawn"), capture_output=True,
+                          text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="inspects processes through Linux /proc")
 def test_a_worker_killed_is_one_error_line(tmp_path):
     """The OOM killer (or a user) ends a worker: one line and exit 2, no traceback, nothing left running."""

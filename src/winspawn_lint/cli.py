@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 from dataclasses import replace
-from typing import Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from .__version__ import __version__
 from .analysis.project import Project
@@ -29,6 +29,9 @@ from .io.source import split_rows
 from .runner import FileResult, Job, apply_outcome, check_file, write
 from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
                        settings_from_mapping)
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 PARALLEL_THRESHOLD = 64  # with no -j, fewer files than this are checked serially: workers would cost more
@@ -91,25 +94,37 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
             processes = dict(executor._processes or {})
         results = list(outcomes)
     except BaseException:
-        processes.update(getattr(executor, "_processes", None) or {})  # shutdown() sets it to None
-        manager = getattr(executor, "_executor_manager_thread", None)  # and this one
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes.values():
-            process.terminate()
-        for process in processes.values():
-            process.join(timeout=2)  # reap them: no zombie or orphan outlives the command
-        # The pool's manager thread closes its wake-up pipe as it ends, and the interpreter's exit hook writes to
-        # that pipe to wake it: if the two meet, CPython < 3.12 prints "Exception ignored ... Bad file descriptor"
-        # after "interrupted" (fixed with a lock in 3.12, gh-125451).  With its workers gone the thread ends by
-        # itself, so wait for it briefly and take it off the hook's list in case a loaded machine is slower.
-        if manager is not None:
-            manager.join(timeout=2)
-            from concurrent.futures import process as pool_module
-
-            getattr(pool_module, "_threads_wakeups", {}).pop(manager, None)
+        _abandon(executor, processes)
         raise
     executor.shutdown()
     return results
+
+
+def _abandon(executor: ProcessPoolExecutor, processes: dict) -> None:
+    """Stop *executor* at once (Ctrl-C, or a worker died): its workers, from *processes* as well, are terminated
+    and reaped, and none of its threads keeps the interpreter from exiting."""
+    processes.update(getattr(executor, "_processes", None) or {})  # shutdown() sets it to None
+    manager = getattr(executor, "_executor_manager_thread", None)  # and these two
+    results_pipe = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        process.terminate()
+    for process in processes.values():
+        process.join(timeout=2)  # reap them: no zombie or orphan outlives the command
+    # A worker terminated in the middle of sending its results leaves the pool's manager thread reading the
+    # rest of that message for ever (this process holds the pipe's other end too), and the interpreter waits
+    # for that thread at exit.  Closing our end, now that no worker is left to write, ends the read.
+    if results_pipe is not None and manager is not None and manager.is_alive():
+        results_pipe.close()
+    # The pool's manager thread closes its wake-up pipe as it ends, and the interpreter's exit hook writes to
+    # that pipe to wake it: if the two meet, CPython < 3.12 prints "Exception ignored ... Bad file descriptor"
+    # after "interrupted" (fixed with a lock in 3.12, gh-125451).  With its workers gone the thread ends by
+    # itself, so wait for it briefly and take it off the hook's list in case a loaded machine is slower.
+    if manager is not None:
+        manager.join(timeout=2)
+        from concurrent.futures import process as pool_module
+
+        getattr(pool_module, "_threads_wakeups", {}).pop(manager, None)
 
 
 def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Project, walked: frozenset[str],
