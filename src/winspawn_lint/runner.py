@@ -102,27 +102,22 @@ def _quietly(check: Callable[[], FileResult], project: "Project") -> FileResult:
         # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        # The cyclic collector is off while one file is checked and then collects what that file left once
-        # (its index holds cycles; its AST nodes none): left on, it traverses every AST node several times
-        # as they are promoted through the generations (six ML repositories: 18% of the CPU).
+        # The cyclic collector is off while one file is checked: left on, it traverses every AST node several
+        # times as they are promoted through the generations (six ML repositories: 18% of the CPU), and reference
+        # counting frees what a check leaves (the parsed modules have no cycles: see index.Binding).
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return check()
+            with project.holding():
+                return check()
         finally:
             if collecting:
                 gc.enable()
-                # (a full collection traverses every module still alive, so it waits until as many were dropped as
-                # are alive: its cost stays in proportion to the garbage it frees)
-                if project.dropped >= max(_GC_DROPPED_MODULES, project.modules_alive() // 2):
-                    project.dropped = 0
-                    gc.collect()  # the dropped modules are old: a young collection never reaches them
-                elif gc.get_count()[0] > _GC_PER_FILE:
+                if gc.get_count()[0] > _GC_PER_FILE:
                     gc.collect(0)
 
 
 _GC_PER_FILE = 10_000  # a file that allocated fewer objects is left to the collector's thresholds
-_GC_DROPPED_MODULES = 32  # modules the project reader dropped (diffusers: 2.8 GB when never collected)
 
 
 @dataclass

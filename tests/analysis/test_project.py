@@ -82,3 +82,31 @@ def test_an_unsaved_text_is_checked_from_the_text_not_from_facts_about_its_file(
     assert _codes(check_buffer(collate, fixed, Job(ALL), Project())) == []
     # and the file on disk, checked again with the same reader, is still what it was
     assert _codes(check_file(collate, Job(ALL), project)) == [("WSP201", 1)]
+
+
+def test_a_parsed_module_is_freed_by_reference_counting_once_no_check_holds_it(tmp_path, monkeypatch):
+    """A module's index has no reference cycle (a binding holds its scope weakly), so a module dropped from the
+    reader's kept ones is freed at once, not left for the cyclic collector to find among every module alive;
+    inside a check it stays alive, as the check may still use what it took from it."""
+    import gc
+    import weakref
+
+    from winspawn_lint.analysis import project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_MODULES_KEPT", 1)
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("import os\n\n\ndef f(x):\n    y = x\n    return y\n", encoding="utf-8")
+    reader = Project()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with reader.holding():
+            scope = weakref.ref(reader.module(str(tmp_path / "a.py")).index.module_scope)
+            binding = scope().bindings["f"][0]
+            reader.module(str(tmp_path / "b.py"))  # (drops a.py from the kept modules)
+            assert scope() is not None and binding.scope is scope()
+        del binding
+        assert scope() is None
+    finally:
+        if collecting:
+            gc.enable()

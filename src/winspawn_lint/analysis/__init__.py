@@ -23,6 +23,12 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     *project*: the reader of the project's other files (see :mod:`.project`); *on_disk*: the text is the file's
     as it is on disk (not an editor's buffer, stdin or the fixer's rewrite), so the project's readers may share
     its parsed module."""
+    with project.holding():  # (what this check takes from the project's modules stays alive until it ends)
+        return _run(tree, lines, settings, filename, project, enabled, on_disk)
+
+
+def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optional[str], project: "Project",
+         enabled: Optional[frozenset[str]], on_disk: bool) -> list[Finding]:
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
     import os
@@ -71,10 +77,4 @@ def run(tree: ast.Module, lines: list[str], settings: Settings, filename: Option
     targets = settings.platforms
     # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
     kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]
-    # A scope and its bindings refer to each other: unlinked, the index (and the module's nodes it holds) is freed
-    # by reference counting at once, not left for the cyclic collector to traverse (4% of a check).  A shared
-    # module is the project reader's, which other files' checks go on reading.
-    if not shared:
-        for scope in index.scope_of.values():
-            scope.bindings = {}
     return sorted(kept, key=Finding.sort_key)

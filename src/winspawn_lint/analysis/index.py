@@ -9,6 +9,7 @@ class facts that name resolution reads.  Checks never walk the tree again.
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
@@ -41,21 +42,37 @@ class Scope:
         self.bindings.setdefault(binding.name, []).append(binding)
 
 
-@dataclass(eq=False)
 class Binding:
-    name: str
-    kind: str  # import | def | class | assign | param | with | for | other
-    node: ast.AST  # the statement (or def/class/arg)
-    scope: Scope
-    value: Optional[ast.expr] = None  # assign: the value; with: the context expression
-    qualname: Optional[str] = None  # import: what the name stands for
-    #: an import in a handler (``except ImportError:``) that rebinds a name the ``try`` body imported: (the
-    #: body's binding, the last line of the ``try``); see :func:`tried_first`
-    fallback_of: Optional[tuple["Binding", int]] = None
+    """A name bound in a scope.  It holds its scope weakly: the scope holds its bindings, and with the cycle every
+    module's index (its nodes with it) would wait for the cyclic collector instead of being freed by reference
+    counting when the last reader lets go of it (see ``Project.holding``)."""
+
+    __slots__ = ("name", "kind", "node", "_scope", "value", "qualname", "fallback_of")
+
+    def __init__(self, name: str, kind: str, node: ast.AST, scope: Scope, value: Optional[ast.expr] = None,
+                 qualname: Optional[str] = None) -> None:
+        self.name = name
+        self.kind = kind  # import | def | class | assign | param | with | for | other
+        self.node = node  # the statement (or def/class/arg)
+        self._scope = weakref.ref(scope)
+        self.value = value  # assign: the value; with: the context expression
+        self.qualname = qualname  # import: what the name stands for
+        #: an import in a handler (``except ImportError:``) that rebinds a name the ``try`` body imported: (the
+        #: body's binding, the last line of the ``try``); see :func:`tried_first`
+        self.fallback_of: Optional[tuple[Binding, int]] = None
+
+    @property
+    def scope(self) -> Scope:
+        scope = self._scope()
+        assert scope is not None, "a binding outlived its module's index"
+        return scope
 
     @property
     def line(self) -> int:
         return getattr(self.node, "lineno", 0)
+
+    def __repr__(self) -> str:
+        return f"Binding({self.name!r}, {self.kind!r}, line {self.line})"
 
 
 def tried_first(binding: Binding, line: Optional[int] = None) -> Binding:

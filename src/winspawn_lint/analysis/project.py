@@ -87,13 +87,14 @@ class Project:
         #: the run's registry of worker APIs: which files' text may hold a finding (the project's prefilter)
         self.registry = registry
         #: path -> ((size, mtime_ns) it was parsed at, the module or None)
-        #: modules dropped from the cache since the driver last collected the garbage they left (their indexes
-        #: hold reference cycles, which only a full collection frees)
-        self.dropped = 0
         self._modules: OrderedDict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = OrderedDict()
-        #: path -> a parsed module still alive after it left ``_modules`` (a kept fact holds it: see :meth:`memo`),
-        #: taken back rather than parsed again, so that every reader gets the same module of a file
+        #: path -> a parsed module still alive after it left ``_modules`` (a kept fact holds it, see :meth:`memo`, or
+        #: a check still running: :meth:`holding`), taken back rather than parsed again, so that every reader gets
+        #: the same module of a file
         self._alive: weakref.WeakValueDictionary[str, ProjectModule] = weakref.WeakValueDictionary()
+        #: modules dropped from ``_modules`` inside :meth:`holding`, alive until its block ends
+        self._dropped: list[ProjectModule] = []
+        self._holding = 0
         #: (path, attribute, (size, mtime_ns)) -> the value astroid inferred, or values.UNKNOWN
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
         #: project root -> its imports, read as text (None: too many files to search)
@@ -210,9 +211,12 @@ class Project:
             kept = self._memo.get(key)
             if kept is not None and any(path in kept[1].files for path in self._buffers):
                 kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)
-            elif kept is not None and not (key in self._fresh or self._still_holds(kept)):
-                kept = None
-                self._forget(key)
+            elif kept is not None and key not in self._fresh:
+                if not self._still_holds(kept):
+                    kept = None
+                    self._forget(key)
+                elif self._reads is not None:
+                    self._fresh.add(key)  # (what it depends on is checked once per checked file)
         if kept is not None:
             # (a fact used thousands of times in one check, the import search's, adds its reads once)
             if self._reads is not None and key not in self._replayed:
@@ -348,19 +352,28 @@ class Project:
         self._keep(key, stamp, module)
         return module
 
-    def modules_alive(self) -> int:
-        """Parsed modules not freed yet: those kept, those a kept fact holds, and those dropped and not yet
-        collected (their indexes hold reference cycles)."""
-        return len(self._alive)
-
     def _keep(self, key: str, stamp: tuple[int, int], module: Optional[ProjectModule]) -> None:
         self._modules[key] = (stamp, module)
         self._modules.move_to_end(key)
         if module is not None:
             self._alive[key] = module
         if len(self._modules) > MAX_MODULES_KEPT:
-            self._modules.popitem(last=False)  # (an engine checking a file keeps the modules it uses alive)
-            self.dropped += 1
+            _, (_, dropped) = self._modules.popitem(last=False)
+            if self._holding and dropped is not None:
+                self._dropped.append(dropped)
+
+    @contextmanager
+    def holding(self) -> Iterator[None]:
+        """Inside the block (a file's check, its fixes' checks with it), a parsed module dropped from the kept
+        ones stays alive, as the bindings, scopes and sites a check took from it may still be in use; after
+        the outermost block, those no fact holds are freed at once."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+            if not self._holding:
+                self._dropped.clear()
 
     def constant(self, path: str, attribute: str) -> Any:
         """The value astroid infers for module-level *attribute* of the module at *path*, or values.UNKNOWN."""
