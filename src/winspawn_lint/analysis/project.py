@@ -340,8 +340,8 @@ class Project:
         return module
 
     def _known(self, key: str, stamp: tuple[int, int]) -> Optional[ProjectModule]:
-        """The module parsed from the file at *key* while it had *stamp*: kept, or still alive (a kept fact holds
-        it), which then is kept again; None when there is none."""
+        """The module parsed from the file at *key* while it had *stamp*: kept, or still alive (a kept fact or a
+        running check holds it), which then is kept again; None when there is none."""
         cached = self._modules.get(key)
         if cached is not None and cached[0] == stamp and cached[1] is not None:
             self._modules.move_to_end(key)
