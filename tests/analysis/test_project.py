@@ -110,3 +110,37 @@ def test_a_parsed_module_is_freed_by_reference_counting_once_no_check_holds_it(t
     finally:
         if collecting:
             gc.enable()
+
+
+def test_a_check_keeps_the_modules_of_the_facts_it_was_given_after_they_are_dropped(tmp_path, monkeypatch):
+    """The modules pinned by a fact a check was given stay alive until the check ends, even when the fact itself
+    is dropped meanwhile (the check may still hold its sites): another reader of the file then gets the same
+    module, whichever facts this process happened to keep."""
+    import gc
+    import weakref
+
+    from winspawn_lint.analysis import project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_MODULES_KEPT", 1)
+    monkeypatch.setattr(project_module, "MAX_PINNING_FACTS", 1)
+    paths = {}
+    for name in ("a", "b"):
+        paths[name] = str(tmp_path / f"{name}.py")
+        (tmp_path / f"{name}.py").write_text("def f(x):\n    return x\n", encoding="utf-8")
+    reader = Project()
+    pinned = reader.memo("pin a", lambda: reader.module(paths["a"]), pins=lambda module: (module,))
+    pinned_scope = weakref.ref(pinned.index.module_scope)
+    del pinned
+    reader.module(paths["b"])  # (a.py leaves the kept modules before the check: the fact alone holds it)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with reader.holding():
+            assert reader.memo("pin a", lambda: None) is not None  # (given to the check: kept)
+            reader.memo("pin b", lambda: reader.module(paths["b"]), pins=lambda module: (module,))
+            assert "pin a" not in reader._memo  # (dropped: one pinning fact is kept)
+            assert pinned_scope() is not None
+        assert pinned_scope() is None
+    finally:
+        if collecting:
+            gc.enable()

@@ -77,7 +77,7 @@ class Flow:
                   and b.value is not None and (line is None or b.line <= line)]
         if not others:
             return []
-        paths = branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
+        paths = branch_paths(chosen.scope)
         mine = paths.get(chosen.node)
         return [(b.value, b.scope) for b in others
                 if mine is not None and b.node in paths and exclusive_branches(mine, paths[b.node])]

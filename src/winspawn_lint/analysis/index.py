@@ -27,6 +27,8 @@ class Scope:
     globals_: set[str] = field(default_factory=set)
     #: modules imported with ``from M import *`` in this scope (their names are resolved against the registry)
     star_imports: list[str] = field(default_factory=list)
+    #: its statements' paths (:func:`branch_paths`), found when first asked
+    paths: Optional[dict[ast.AST, tuple]] = field(default=None, repr=False)
 
     @property
     def is_function(self) -> bool:
@@ -412,16 +414,17 @@ def _walk_function_body(function: ast.AST) -> Iterator[ast.AST]:
 MAX_BRANCH_STATEMENTS = 5000
 
 
-def branch_paths(root: ast.AST, wanted: set) -> dict[ast.AST, tuple]:
-    """For each statement in *wanted*: its path from *root* as ((statement, field), ...), without entering defs."""
+def branch_paths(scope: Scope) -> dict[ast.AST, tuple]:
+    """For each statement of *scope*'s own code: its path from the scope's node as ((statement, field), ...),
+    without entering defs; the first :data:`MAX_BRANCH_STATEMENTS` statements of the walk only.  Found once per
+    scope: the names assigned in several branches of a function ask for it at every use."""
+    if scope.paths is not None:
+        return scope.paths
     out: dict[ast.AST, tuple] = {}
-    stack: list[tuple[ast.AST, tuple]] = [(child, ()) for child in getattr(root, "body", [])]
-    seen = 0
-    while stack and len(out) < len(wanted) and seen < MAX_BRANCH_STATEMENTS:
+    stack: list[tuple[ast.AST, tuple]] = [(child, ()) for child in getattr(scope.node, "body", [])]
+    while stack and len(out) < MAX_BRANCH_STATEMENTS:
         stmt, path = stack.pop()
-        seen += 1
-        if stmt in wanted:
-            out[stmt] = path
+        out[stmt] = path
         if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
             continue
         for name in ("body", "orelse", "finalbody"):
@@ -431,6 +434,7 @@ def branch_paths(root: ast.AST, wanted: set) -> dict[ast.AST, tuple]:
         for handler in getattr(stmt, "handlers", ()):
             for child in handler.body:
                 stack.append((child, (*path, (stmt, "handlers"))))
+    scope.paths = out
     return out
 
 

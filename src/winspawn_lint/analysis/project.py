@@ -92,8 +92,8 @@ class Project:
         #: a check still running: :meth:`holding`), taken back rather than parsed again, so that every reader gets
         #: the same module of a file
         self._alive: weakref.WeakValueDictionary[str, ProjectModule] = weakref.WeakValueDictionary()
-        #: modules dropped from ``_modules`` inside :meth:`holding`, alive until its block ends
-        self._dropped: list[ProjectModule] = []
+        #: the modules a running check may still use (see :meth:`holding`), alive until it ends
+        self._taken: set[ProjectModule] = set()
         self._holding = 0
         #: (path, attribute, (size, mtime_ns)) -> the value astroid inferred, or values.UNKNOWN
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
@@ -221,13 +221,13 @@ class Project:
             # (a fact used thousands of times in one check, the import search's, adds its reads once)
             if self._reads is not None and key not in self._replayed:
                 self._replayed.add(key)
-                for path, stamp in kept[1].files.items():
-                    _note(self._reads, path, stamp)
+                _note_all(self._reads, kept[1].files)
                 if self._derived is not None:
                     for name, digest in kept[1].derived.items():
                         self._derived.setdefault(name, digest)
             if key in self._pinning:
                 self._pinning.move_to_end(key)
+            self._take(kept[2])
             return kept[0]
         outer, outer_derived, outer_replayed = self._reads, self._derived, self._replayed
         reads = Reads({}, {})
@@ -240,8 +240,7 @@ class Project:
             self._reads, self._derived = outer, outer_derived
             replayed, self._replayed = self._replayed, outer_replayed
         if outer is not None:
-            for path, stamp in reads.files.items():
-                _note(outer, path, stamp)
+            _note_all(outer, reads.files)
             outer_replayed.update(replayed)  # (their reads are in *reads*, now in *outer* too)
             outer_replayed.add(key)
         if outer_derived is not None:
@@ -257,6 +256,7 @@ class Project:
                     self._forget(next(iter(self._pinning)))
         elif self._checking:
             self._transient[key] = entry
+        self._take(entry[2])
         return value
 
     def _still_holds(self, entry: tuple[Any, "Reads", tuple]) -> bool:
@@ -359,21 +359,27 @@ class Project:
             self._alive[key] = module
         if len(self._modules) > MAX_MODULES_KEPT:
             _, (_, dropped) = self._modules.popitem(last=False)
-            if self._holding and dropped is not None:
-                self._dropped.append(dropped)
+            if dropped is not None:
+                self._take((dropped,))
+
+    def _take(self, modules: Iterable[ProjectModule]) -> None:
+        """The check running (:meth:`holding`) may use *modules*: they stay alive until it ends."""
+        if self._holding:
+            self._taken.update(modules)
 
     @contextmanager
     def holding(self) -> Iterator[None]:
-        """Inside the block (a file's check, its fixes' checks with it), a parsed module dropped from the kept
-        ones stays alive, as the bindings, scopes and sites a check took from it may still be in use; after
-        the outermost block, those no fact holds are freed at once."""
+        """Inside the block (a file's check, its fixes' checks with it), the parsed modules the check may still
+        use stay alive, as it may hold bindings, scopes and sites it found in them: those dropped from the kept
+        modules meanwhile, and those pinned by each fact the check was given (:meth:`memo`; a kept fact may be
+        dropped before the check ends).  After the outermost block, those no fact holds are freed at once."""
         self._holding += 1
         try:
             yield
         finally:
             self._holding -= 1
             if not self._holding:
-                self._dropped.clear()
+                self._taken.clear()
 
     def constant(self, path: str, attribute: str) -> Any:
         """The value astroid infers for module-level *attribute* of the module at *path*, or values.UNKNOWN."""
@@ -624,6 +630,15 @@ def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) 
     old = reads[path]
     if old == PRESENT and stamp is not None or old == PRESENT_FILE and stamp not in PRESENCE:
         reads[path] = stamp
+
+
+def _note_all(reads: dict[str, Optional[Stamp]], recorded: dict[str, Optional[Stamp]]) -> None:
+    """:func:`_note` each of *recorded* in *reads* (a kept fact's reads, thousands for the import search's)."""
+    for path, stamp in recorded.items():
+        if path in reads:
+            _note(reads, path, stamp)
+        else:
+            reads[path] = stamp
 
 
 #: between the parts of a derived fact's key (a character no path holds)

@@ -567,10 +567,8 @@ class Engine:
                           and isinstance(t.value, ast.Name) and t.value.id == expr.id), None)
             key = index.value if isinstance(index, ast.Constant) and isinstance(index.value, str) else None
             add(key, value, stmt)
-        for call, site in unit.index.method_calls.get("update", ()):
-            receiver = call.func.value
-            if not (isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope
-                    and binding.line <= call.lineno < line):
+        for call, site in _receiver_calls(unit, "update", scope, expr.id):
+            if not binding.line <= call.lineno < line:
                 continue
             stmt = site.stmt if site.stmt is not None else call
             for arg in call.args:
@@ -597,15 +595,13 @@ class Engine:
         out: set = set()
         stores: list[tuple[ast.stmt, frozenset]] = []
         for method in ("append", "extend", "insert"):
-            for call, site in unit.index.method_calls.get(method, ()):
-                receiver = call.func.value
-                if not (isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope
-                        and binding.line <= call.lineno < line and call.args):
+            for call, _ in _receiver_calls(unit, method, scope, expr.id):
+                if not (binding.line <= call.lineno < line and call.args):
                     continue
                 value = self.eval(call.args[-1], unit, scope)
                 out |= self._items(value) if method == "extend" else value
-        for stmt, target, value in _scope_item_stores(unit, scope):
-            if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line:
+        for stmt, _, value in _scope_item_stores(unit, scope, expr.id):
+            if binding.line <= stmt.lineno < line:
                 stores.append((stmt, self.eval(value, unit, scope)))
                 out |= stores[-1][1]
         return frozenset(out), stores
@@ -618,8 +614,8 @@ class Engine:
         if line is None or binding.kind not in ("assign", "with", "other", "param"):
             return []
         out = []
-        stores = [(stmt, attr, value) for stmt, target, attr, value in _scope_stores(unit, scope)
-                  if isinstance(target, ast.Name) and target.id == expr.id and binding.line <= stmt.lineno < line]
+        stores = [(stmt, attr, value) for stmt, _, attr, value in _scope_stores(unit, scope, expr.id)
+                  if binding.line <= stmt.lineno < line]
         for stmt, attr, value in stores:
             key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
             if _same_block(unit, binding.node, stmt, scope.node):
@@ -630,10 +626,8 @@ class Engine:
                 key += "|always" if always is not None else ""
             self._stores_by_key[key] = (stmt, unit.path, always)
             out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
-        for call, site in unit.index.method_calls.get("set_transform", ()):
-            receiver = call.func.value
-            if isinstance(receiver, ast.Name) and receiver.id == expr.id and site.scope is scope \
-                    and binding.line <= call.lineno < line and call.args:
+        for call, _ in _receiver_calls(unit, "set_transform", scope, expr.id):
+            if binding.line <= call.lineno < line and call.args:
                 out.append((".transform()", self.eval(call.args[0], unit, scope)))
         return out
 
@@ -669,7 +663,7 @@ class Engine:
                   and b.value is not None and (line is None or b.line <= line)]
         if not others:
             return []
-        paths = branch_paths(chosen.scope.node, {chosen.node, *(b.node for b in others)})
+        paths = branch_paths(chosen.scope)
         mine = paths.get(chosen.node)
         return [b for b in others if mine is not None and b.node in paths and exclusive_branches(mine, paths[b.node])]
 
@@ -2516,14 +2510,45 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
     return found
 
 
-def _scope_stores(unit: Unit, scope: Scope) -> list:
-    """``x.attr = value`` statements of a scope's own code (a function's body, or the module's)."""
-    return _stores(unit)[0].get(id(scope.node), [])
+def _scope_stores(unit: Unit, scope: Scope, name: str) -> list:
+    """``name.attr = value`` statements of a scope's own code (a function's body, or the module's)."""
+    return _stores_by_name(unit)[0].get((id(scope.node), name), [])
 
 
-def _scope_item_stores(unit: Unit, scope: Scope) -> list:
-    """``x[k] = value`` statements of a scope's own code."""
-    return _stores(unit)[1].get(id(scope.node), [])
+def _scope_item_stores(unit: Unit, scope: Scope, name: str) -> list:
+    """``name[k] = value`` statements of a scope's own code."""
+    return _stores_by_name(unit)[1].get((id(scope.node), name), [])
+
+
+def _stores_by_name(unit: Unit) -> tuple[dict, dict]:
+    """:func:`_stores` of a plain name, by (the function's id, the name), in the module's order: every use of a
+    name asks for those of its scope."""
+    found = unit.module.derived.get("stores by name")
+    if found is None:
+        found = ({}, {})
+        for grouped, stores in zip(found, _stores(unit)):
+            for owner, rows in stores.items():
+                for row in rows:
+                    target = row[1]
+                    if isinstance(target, ast.Name):
+                        grouped.setdefault((owner, target.id), []).append(row)
+        unit.module.derived["stores by name"] = found
+    return found
+
+
+def _receiver_calls(unit: Unit, method: str, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:
+    """The calls ``name.method(...)`` made in *scope*'s own code, in the module's order: the calls of a method
+    grouped once per module by scope and receiver, as every use of a name asks for them."""
+    key = ("receiver calls", method)
+    grouped = unit.module.derived.get(key)
+    if grouped is None:
+        grouped = {}
+        for call, site in unit.index.method_calls.get(method, ()):
+            receiver = call.func.value
+            if isinstance(receiver, ast.Name):
+                grouped.setdefault((id(site.scope), receiver.id), []).append((call, site))
+        unit.module.derived[key] = grouped
+    return grouped.get((id(scope), name), [])
 
 
 JOBLIB_MULTIPROCESSING = SpawnAPI("joblib.Parallel(backend=multiprocessing)", (),
