@@ -583,3 +583,33 @@ def test_the_single_file_of_the_layout_before_shards_is_removed_and_the_markers_
     assert (directory / ".gitignore").read_text().splitlines()[-1] == "*" and (directory / "CACHEDIR.TAG").exists()
     assert shard_files(project) and list(directory.glob(f"scan-{cache_module.FORMAT}-*.json"))
     assert run(".") == first
+
+
+def test_a_new_digest_removes_the_stale_ones_and_leaves_anything_else(project):
+    """Specification: each settings change, upgrade or edit of an editable install makes a new digest, the size
+    of the tree's entries; when one is made, the others are kept while they are among the 7 most recently
+    written and were written within 7 days, and the rest are removed with their project search memory.  A
+    directory that holds anything but the cache's own files is left as it is."""
+    directory = project / cache_module.CACHE_DIR_NAME
+    directory.mkdir()
+    week = 7 * 24 * 3600
+
+    def digest(number: int, seconds_ago: float, extra: str = "") -> Path:
+        name = f"{number:024x}"
+        shards = directory / f"results-{cache_module.FORMAT}-{name}"
+        shards.mkdir()
+        for file in ("00.json", ".lock", *([extra] if extra else [])):
+            (shards / file).write_text("{}")
+        (directory / f"scan-{cache_module.FORMAT}-{name}.json").write_text("{}")
+        written = time.time() - seconds_ago
+        os.utime(shards, (written, written))
+        return shards
+
+    recent = [digest(number, 60 * number) for number in range(1, 10)]  # (9 written in the last hour)
+    stale = digest(10, week + 60)
+    foreign = digest(11, week + 60, extra="notes.txt")
+    run(".")
+    assert [path.exists() for path in recent] == [True] * cache_module.KEPT_DIGESTS + [False, False]
+    assert not stale.exists() and not (directory / f"scan-{cache_module.FORMAT}-{10:024x}.json").exists()
+    assert (foreign / "notes.txt").exists()
+    assert len(list(directory.glob("results-*"))) == 1 + cache_module.KEPT_DIGESTS + 1  # (new, 7 kept, foreign)

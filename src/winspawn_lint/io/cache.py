@@ -581,7 +581,7 @@ def _merge_and_write(path: str, digest: str, fresh: dict[str, Any]) -> None:
 def _prepare(directory: str, shards: str) -> None:
     """Make the cache directory (marked, :func:`_mark`) and the directory of a digest's *shards*; when this
     makes the latter, remove the single files of the layout before shards (of any digest: they are never read
-    again, and were the size of a whole tree's entries)."""
+    again, and were the size of a whole tree's entries) and the stale digests (:func:`_prune`)."""
     os.makedirs(directory, exist_ok=True)
     _mark(directory)
     try:
@@ -595,6 +595,47 @@ def _prepare(directory: str, shards: str) -> None:
                 os.unlink(os.path.join(directory, name))
             except OSError:
                 pass
+    _prune(directory, os.path.basename(shards))
+
+
+#: a digest's shard directory, and the files in it
+_DIGEST_DIR = re.compile(r"results-[0-9]+-([0-9a-f]{24})")
+_DIGEST_FILE = re.compile(r"(?:[0-9a-f]+\.json|\.lock|\.results-[^/]*\.tmp)")  # (shards, lock, a write cut off)
+#: digests kept besides a new one, the most recently written, if written within :data:`_STALE_SECONDS`
+KEPT_DIGESTS = 7
+_STALE_SECONDS = 7 * 24 * 3600
+
+
+def _prune(directory: str, made: str) -> None:
+    """Remove the stale digests of the cache *directory*, as a new one (*made*) appears: every settings change,
+    upgrade or edit of an editable install makes one, and each is the size of the tree's entries.  A digest is
+    kept while it is among the :data:`KEPT_DIGESTS` most recently written and was written within
+    :data:`_STALE_SECONDS` (its shard directory's mtime: a run that changed nothing writes nothing, and a
+    digest dropped only costs a cold run).  Only the cache's own files are removed: a directory holding
+    anything else is left."""
+    digests = []
+    for name in os.listdir(directory):
+        found = _DIGEST_DIR.fullmatch(name)
+        if found is None or name == made:
+            continue
+        try:
+            digests.append((os.stat(os.path.join(directory, name)).st_mtime, name, found.group(1)))
+        except OSError:
+            continue
+    digests.sort(reverse=True)
+    now = time.time()
+    for rank, (written, name, digest) in enumerate(digests):
+        if rank < KEPT_DIGESTS and now - written < _STALE_SECONDS:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            for entry in os.listdir(path):
+                if _DIGEST_FILE.fullmatch(entry):
+                    os.unlink(os.path.join(path, entry))
+            os.rmdir(path)
+            os.unlink(os.path.join(directory, f"scan-{name.split('-')[1]}-{digest}.json"))
+        except OSError:
+            pass
 
 
 @contextlib.contextmanager
