@@ -9,6 +9,7 @@ text, never with facts found from the file on disk.
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections import Counter
 
@@ -144,3 +145,24 @@ def test_a_check_keeps_the_modules_of_the_facts_it_was_given_after_they_are_drop
     finally:
         if collecting:
             gc.enable()
+
+
+def test_the_kept_modules_are_bounded_by_their_source_size_too(tmp_path, monkeypatch):
+    """A repository of large modules keeps fewer of them (a tree takes tens of times its source's size): past
+    ``MAX_KEPT_BYTES`` of source the least recently used module goes, though the last one read always stays."""
+    import weakref
+
+    from winspawn_lint.analysis import project as project_module
+
+    paths = {}
+    for name, lines in (("small", 10), ("large", 100), ("huge", 400)):
+        paths[name] = str(tmp_path / f"{name}.py")
+        (tmp_path / f"{name}.py").write_text("".join(f"X{n} = {n}\n" for n in range(lines)), encoding="utf-8")
+    size = {name: os.path.getsize(path) for name, path in paths.items()}
+    monkeypatch.setattr(project_module, "MAX_KEPT_BYTES", size["small"] + size["large"])
+    reader = Project()
+    small = weakref.ref(reader.module(paths["small"]))
+    large = weakref.ref(reader.module(paths["large"]))
+    assert small() is not None and large() is not None  # (both fit)
+    huge = weakref.ref(reader.module(paths["huge"]))
+    assert small() is None and large() is None and huge() is not None  # (larger than the bound: kept alone)
