@@ -611,5 +611,5 @@ def test_a_new_digest_removes_the_stale_ones_and_leaves_anything_else(project):
     run(".")
     assert [path.exists() for path in recent] == [True] * cache_module.KEPT_DIGESTS + [False, False]
     assert not stale.exists() and not (directory / f"scan-{cache_module.FORMAT}-{10:024x}.json").exists()
-    assert (foreign / "notes.txt").exists()
+    assert sorted(path.name for path in foreign.iterdir()) == [".lock", "00.json", "notes.txt"]
     assert len(list(directory.glob("results-*"))) == 1 + cache_module.KEPT_DIGESTS + 1  # (new, 7 kept, foreign)

@@ -629,9 +629,11 @@ def _prune(directory: str, made: str) -> None:
             continue
         path = os.path.join(directory, name)
         try:
-            for entry in os.listdir(path):
-                if _DIGEST_FILE.fullmatch(entry):
-                    os.unlink(os.path.join(path, entry))
+            entries = os.listdir(path)
+            if not all(_DIGEST_FILE.fullmatch(entry) for entry in entries):
+                continue
+            for entry in entries:
+                os.unlink(os.path.join(path, entry))
             os.rmdir(path)
             os.unlink(os.path.join(directory, f"scan-{name.split('-')[1]}-{digest}.json"))
         except OSError:
