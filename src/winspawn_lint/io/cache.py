@@ -599,7 +599,7 @@ def _prepare(directory: str, shards: str) -> None:
 
 
 #: a digest's shard directory, and the files in it
-_DIGEST_DIR = re.compile(r"results-[0-9]+-([0-9a-f]{24})")
+_DIGEST_DIR = re.compile(r"results-([0-9]+-[0-9a-f]{24})")  # (format-digest, as its scan file is named)
 _DIGEST_FILE = re.compile(r"(?:[0-9a-f]+\.json|\.lock|\.results-[^/]*\.tmp)")  # (shards, lock, a write cut off)
 #: digests kept besides a new one, the most recently written, if written within :data:`_STALE_SECONDS`
 KEPT_DIGESTS = 7
@@ -619,12 +619,12 @@ def _prune(directory: str, made: str) -> None:
         if found is None or name == made:
             continue
         try:
-            digests.append((os.stat(os.path.join(directory, name)).st_mtime, name, found.group(1)))
+            digests.append((os.stat(os.path.join(directory, name)).st_mtime, name, f"scan-{found.group(1)}.json"))
         except OSError:
             continue
     digests.sort(reverse=True)
     now = time.time()
-    for rank, (written, name, digest) in enumerate(digests):
+    for rank, (written, name, scan) in enumerate(digests):
         if rank < KEPT_DIGESTS and now - written < _STALE_SECONDS:
             continue
         path = os.path.join(directory, name)
@@ -635,7 +635,7 @@ def _prune(directory: str, made: str) -> None:
             for entry in entries:
                 os.unlink(os.path.join(path, entry))
             os.rmdir(path)
-            os.unlink(os.path.join(directory, f"scan-{name.split('-')[1]}-{digest}.json"))
+            os.unlink(os.path.join(directory, scan))
         except OSError:
             pass
 
