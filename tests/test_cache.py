@@ -319,6 +319,18 @@ def test_cache_directory_setting_environment_and_gitignore(project, monkeypatch)
     assert list((project / "elsewhere").glob("results-*/*.json"))
 
 
+def test_a_folder_of_the_users_that_cache_dir_names_is_not_marked(project):
+    """The cache marks the directory it makes; a folder that already exists may hold the user's own files, which
+    a ``.gitignore`` of ``*`` would hide from git."""
+    (project / "build").mkdir()
+    write(project / "build" / "notes.txt", "mine\n")
+    write(project / "pyproject.toml", '[tool.winspawn-lint]\ncache-dir = "build"\n')
+    assert main(["-j", "1", "."]) == 1
+    assert list((project / "build").glob("results-*/*.json"))
+    assert not (project / "build" / ".gitignore").exists() and not (project / "build" / "CACHEDIR.TAG").exists()
+    assert (project / "build" / "notes.txt").read_text() == "mine\n"
+
+
 def test_settings_digest_is_stable_and_covers_findings_settings():
     from winspawn_lint.settings import Settings, settings_from_mapping
 
@@ -574,6 +586,7 @@ def test_the_single_file_of_the_layout_before_shards_is_removed_and_the_markers_
     and ``CACHEDIR.TAG``."""
     directory = project / cache_module.CACHE_DIR_NAME
     directory.mkdir()
+    cache_module._mark(directory)  # (as the run that made it did)
     old = [directory / "results-9-e5260740be2abd2555344d06.json", directory / "scan-9-e5260740be2abd2555344d06.json"]
     for path in old:
         path.write_text('{"format": 9, "key": "x", "files": {}}')

@@ -579,11 +579,16 @@ def _merge_and_write(path: str, digest: str, fresh: dict[str, Any]) -> None:
 
 
 def _prepare(directory: str, shards: str) -> None:
-    """Make the cache directory (marked, :func:`_mark`) and the directory of a digest's *shards*; when this
-    makes the latter, remove the single files of the layout before shards (of any digest: they are never read
-    again, and were the size of a whole tree's entries) and the stale digests (:func:`_prune`)."""
-    os.makedirs(directory, exist_ok=True)
-    _mark(directory)
+    """Make the cache directory (marked, :func:`_mark`, when this makes it) and the directory of a digest's
+    *shards*; when this makes the latter, remove the single files of the layout before shards (of any digest:
+    they are never read again, and were the size of a whole tree's entries) and the stale digests
+    (:func:`_prune`)."""
+    try:
+        os.makedirs(directory)
+    except FileExistsError:
+        pass  # ours from an earlier run, already marked, or a folder of the user's that `cache-dir` names
+    else:
+        _mark(directory)
     try:
         os.mkdir(shards)
     except FileExistsError:
@@ -677,7 +682,9 @@ def _held_elsewhere(handle: Any) -> bool:
 
 
 def _mark(directory: str) -> None:
-    """Keep the cache out of git (its own ``.gitignore``) and out of backups (``CACHEDIR.TAG``)."""
+    """Keep the cache out of git (its own ``.gitignore``) and out of backups (``CACHEDIR.TAG``).  Only a directory
+    the cache made is marked, as pytest does: a ``.gitignore`` of ``*`` in a folder of the user's would hide from
+    git whatever else is in it."""
     for name, text in ((".gitignore", "# Automatically created by winspawn-lint.\n*\n"),
                        ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
                                         "# This file is a cache directory tag created by winspawn-lint.\n")):
