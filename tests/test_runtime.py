@@ -439,7 +439,12 @@ def test_readme_example_fixed_runs_under_spawn_and_computes_what_the_original_me
     persistent (``persistent_workers=True``, as ``train_safe.py`` has them): a persistent loader draws its random
     numbers in another order (one base seed for all epochs), so the outputs agree once training has converged,
     as the example's 60 epochs have (the fixed script starts its spawned workers once: about 10 s here).  The
-    original's own fork output must be a prefix of the fixed output.  The example is copied unchanged.
+    original's first-batch line must begin the fixed output.  The example is copied unchanged.
+
+    Even its first batch is not safe under fork: the two forked workers seek and read the one shared file at
+    once, and now and then (measured: 1 of 20 runs) one reads a torn line and the script dies with
+    ``ValueError``.  That is the WSP301 hazard showing itself under fork, so the original's fork run passes
+    either way: the first-batch line and exit 0, or that ``ValueError`` from ``__getitem__``.
     """
     for path in EXAMPLES_DIR.iterdir():
         shutil.copy(path, tmp_path / path.name)
@@ -449,9 +454,14 @@ def test_readme_example_fixed_runs_under_spawn_and_computes_what_the_original_me
     meant = tmp_path / "train_meant.py"
     meant.write_text(original.replace('if __name__ == "main":', 'if __name__ == "__main__":')
                      .replace("\nNUM_WORKERS = 2\n", "\nNUM_WORKERS = 0\n"), encoding="utf-8")
+    first_batch = "first batch: (8, 1) (8, 1)\n"
     before = spawn_run(script, "fork", timeout=TIMEOUT, cwd=tmp_path)
-    _check(Outcome("ok"), before, "train_unsafe.py (original)")
-    assert before.stdout == "first batch: (8, 1) (8, 1)\n", before.describe()
+    if before.returncode != 0 and not before.timed_out:
+        _check(Outcome("crash", names=("ValueError",)), before, "train_unsafe.py (original, shared offset torn)")
+        assert "in __getitem__" in before.stderr and before.stdout == "", before.describe()
+    else:
+        _check(Outcome("ok"), before, "train_unsafe.py (original)")
+        assert before.stdout == first_batch, before.describe()
 
     done = subprocess.run([sys.executable, "-m", "winspawn_lint", "--fix", "--unsafe-fixes", script.name],
                           capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
@@ -462,4 +472,4 @@ def test_readme_example_fixed_runs_under_spawn_and_computes_what_the_original_me
     fixed = spawn_run(script, "spawn", timeout=300, cwd=tmp_path)
     _check(Outcome("ok"), fixed, "train_unsafe.py (fixed)")
     assert fixed.stdout == reference.stdout, f"{fixed.describe()}\n=== reference ===\n{reference.describe()}"
-    assert fixed.stdout.startswith(before.stdout) and "weight=" in fixed.stdout
+    assert fixed.stdout.startswith(first_batch) and "weight=" in fixed.stdout
