@@ -589,6 +589,11 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
     for repo in present:
         shutil.copytree(root / repo, copy / repo, symlinks=True,
                         ignore=shutil.ignore_patterns(".winspawn_lint_cache", ".git"))
+        # A user's clone has a `.git` folder, which makes the repository its own project (the extraction keeps
+        # only Python files, so none may be left).  Without it every repository's project would be the folder
+        # the benchmark runs in, which holds the site-packages corpus: past the project scan's file limit, so
+        # the cross-module analysis would be measured switched off.
+        (copy / repo / ".git").mkdir(exist_ok=True)
     # Notebooks are left out on both sides (RUFF_ML_FLAGS, WSP_ML_FLAGS): both tools check the same .py files.
     files = [os.path.abspath(path)
              for path, _ in discover([str(copy / repo) for repo in present], Settings(extend_exclude=("*.ipynb",)))]
