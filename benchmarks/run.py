@@ -610,6 +610,9 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
     (work / "lists" / "ml.txt").write_text("\n".join(files) + "\n")
     one = work / "one" / ONE_FILE.name
     one.parent.mkdir(parents=True, exist_ok=True)
+    # (in a project of its own, as pre-commit runs it in a clone: not one whose root is the benchmark's folder,
+    # whose ~20k-file corpus the project scan would walk for it)
+    (one.parent / ".git").mkdir(exist_ok=True)
     shutil.copyfile(ONE_FILE, one)
     return MLCorpus(copy, present, commits, files, sum(repo_lines.values()), len(ONE_FILE.read_bytes().splitlines()),
                     largest, len(per_repo[largest]), repo_lines[largest], edited, importers)
