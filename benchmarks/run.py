@@ -567,6 +567,14 @@ def _most_imported(root: Path, repo: str, files: list[str]) -> tuple[Path, int]:
     return Path(best[1]), best[0]
 
 
+def _as_a_clone(folder: Path) -> None:
+    """Give *folder* the `.git` folder a user's clone has, which makes it a project of its own.  The extraction
+    keeps only Python files, so a copied repository may have no project marker left; without one, its project
+    would be the folder the benchmark runs in, which holds the site-packages corpus: past the project scan's
+    file limit (cross-module analysis measured switched off), and a 20k-file walk for a one-file run."""
+    (folder / ".git").mkdir(exist_ok=True)
+
+
 def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[MLCorpus]:
     """The repositories found under *root*, copied into *work*; None (with a message) when none is there."""
     present = [repo for repo in repos if (root / repo).is_dir()]
@@ -589,11 +597,7 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
     for repo in present:
         shutil.copytree(root / repo, copy / repo, symlinks=True,
                         ignore=shutil.ignore_patterns(".winspawn_lint_cache", ".git"))
-        # A user's clone has a `.git` folder, which makes the repository its own project (the extraction keeps
-        # only Python files, so none may be left).  Without it every repository's project would be the folder
-        # the benchmark runs in, which holds the site-packages corpus: past the project scan's file limit, so
-        # the cross-module analysis would be measured switched off.
-        (copy / repo / ".git").mkdir(exist_ok=True)
+        _as_a_clone(copy / repo)
     # Notebooks are left out on both sides (RUFF_ML_FLAGS, WSP_ML_FLAGS): both tools check the same .py files.
     files = [os.path.abspath(path)
              for path, _ in discover([str(copy / repo) for repo in present], Settings(extend_exclude=("*.ipynb",)))]
@@ -610,9 +614,7 @@ def build_ml_corpus(root: Path, repos: tuple[str, ...], work: Path) -> Optional[
     (work / "lists" / "ml.txt").write_text("\n".join(files) + "\n")
     one = work / "one" / ONE_FILE.name
     one.parent.mkdir(parents=True, exist_ok=True)
-    # (in a project of its own, as pre-commit runs it in a clone: not one whose root is the benchmark's folder,
-    # whose ~20k-file corpus the project scan would walk for it)
-    (one.parent / ".git").mkdir(exist_ok=True)
+    _as_a_clone(one.parent)  # (pre-commit runs a file in its clone)
     shutil.copyfile(ONE_FILE, one)
     return MLCorpus(copy, present, commits, files, sum(repo_lines.values()), len(ONE_FILE.read_bytes().splitlines()),
                     largest, len(per_repo[largest]), repo_lines[largest], edited, importers)
