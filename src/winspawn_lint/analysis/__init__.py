@@ -38,6 +38,7 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     from .flow import Flow
     from .index import ModuleIndex
     from .inference import Inference
+    from .prefilter import may_have_findings
     from .names import Resolver
     from .positions import Positions
     from .project import ProjectModule
@@ -64,7 +65,8 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     shared = module is not None
     if module is None:
         module = ProjectModule(path or "<text>", index, resolver)
-    engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook))
+    engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook),
+                    main_names_api=may_have_findings("\n".join(lines), registry))
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
                   project=project, engine=engine)

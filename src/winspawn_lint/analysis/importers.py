@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from ..finding import Finding
 from .. import rules
@@ -42,6 +42,10 @@ _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)", re.M)
 _DYNAMIC = re.compile(r"(?:import_module|__import__)\(\s*[rRuU]?['\"]([.\w]+)['\"]")
 _WORD = re.compile(r"\w+")
+_TOP_DEF = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+_TOP_ASSIGN = re.compile(r"(\w+(?:[ \t]*,[ \t]*\w+)*)[ \t]*(?::[^=\n]*)?=(?!=)")
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*\Z")
+_RELATIVE = re.compile(r"\.*(?:[^\W\d]\w*(?:\.[^\W\d]\w*)*)?\Z")  # (an absolute name is a relative one of level 0)
 
 
 @dataclass(frozen=True)
@@ -133,34 +137,193 @@ def _imported_names(index: Optional["ProjectIndex"], own: str) -> Optional[dict[
     return out
 
 
+#: An import as the index reads it: (module, name, bound name).  ``import a.b as c``: ``("a.b", "", "c")``;
+#: ``from .m import n as k``: ``(".m", "n", "k")``; ``from m import *``: ``("m", "*", "")``; a literal
+#: ``import_module("a.b")``: ``("a.b", "", "")``.
+Import = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """What the project search reads of one file."""
+
+    #: its text passes the prefilter (names a worker API)
+    sink: bool
+    #: the words its imports mention; None: the text holds no ``import``
+    words: Optional[frozenset[str]]
+    #: its imports (:data:`Import`)
+    imports: tuple[Import, ...]
+    #: the names its statements at column 0 define (``def``, ``class``, assignments)
+    names: frozenset[str] = frozenset()
+
+
 @dataclass
 class ProjectIndex:
     """The imports of every script and notebook under a project root, read as text once per run: who may import
     whom, and which files may hold a finding of their own (their text names a worker API)."""
 
+    #: the folder searched
+    root: str
     #: word -> the files whose imports mention it (``import a.b``, ``from a import b``, ``import_module("a")``)
-    mentions: dict[str, list[str]]
-    #: module name -> the files of that name (``data`` for ``data.py``; a package's ``__init__.py`` by its folder)
-    stems: dict[str, list[str]]
+    mentions: dict[str, list[str]] = field(default_factory=dict)
+    #: every file searched -> its imports
+    imports: dict[str, tuple[Import, ...]] = field(default_factory=dict)
+    #: file -> the names its statements at column 0 define
+    names: dict[str, frozenset[str]] = field(default_factory=dict)
     #: the files whose own text passes the prefilter
-    sinks: set[str]
-    #: file -> the words its imports mention
-    imports: dict[str, set[str]]
+    sinks: set[str] = field(default_factory=set)
+    _graph: Optional["ImportGraph"] = field(default=None, repr=False, compare=False)
 
     def relevant(self, path: str) -> bool:
-        """Whether a file whose own text names no worker API may still hold a finding: it imports a module that
-        does (a helper its sources may reach), or a module that does imports it (directly, or through one more
-        module: its sources may be sent there, its import-time work repeated by spawned workers)."""
+        """Whether a file whose own text names no worker API may still hold a finding: its imports may reach one
+        (:meth:`ImportGraph.reaches`: its sources may be sent there), or a module that names one imports it
+        (directly, or through one more module: its sources may be sent there, its import-time work repeated by
+        spawned workers)."""
         key = os.path.abspath(path)
-        if any(self.sinks.intersection(self.stems.get(word, ())) for word in self.imports.get(key, ())):
+        graph = self.graph()
+        if graph.reaches(key):
             return True
-        importers = set(self.mentions.get(module_name(key), ())) - {key}
-        if self.sinks & importers:
+        importers = graph.importers.get(key, set())
+        if importers & self.sinks:
             return True
-        for importer in importers:
-            if self.sinks.intersection(self.mentions.get(module_name(importer), ())):
-                return True
-        return False
+        return any(graph.importers.get(importer, set()) & self.sinks for importer in importers)
+
+    def graph(self) -> "ImportGraph":
+        if self._graph is None:
+            self._graph = ImportGraph(self)
+        return self._graph
+
+
+class ImportGraph:
+    """Which project files each file's imports may load, the reverse, and which files may reach a worker API
+    through what they import, read from the imports' dotted names alone.
+
+    An absolute name ``a.b`` may load any file whose path below the root ends in ``a/b.py`` or
+    ``a/b/__init__.py``: the folder the import search finds ``a`` in (the script's, the root, one a ``sys.path``
+    edit adds) is not decided here, so every candidate counts.  A relative name is resolved from the file's own
+    package, as Python does."""
+
+    #: how many re-exports (``from .x import n`` in a package that a module imports ``n`` from) are followed
+    MAX_REEXPORTS = 8
+
+    def __init__(self, index: ProjectIndex) -> None:
+        self.index = index
+        self._by_suffix: dict[str, list[str]] = {}
+        for path in index.imports:
+            if not path.endswith(".py"):
+                continue  # (a notebook imports, but is not imported)
+            parts = os.path.relpath(path, index.root)[: -len(".py")].split(os.sep)
+            if parts[-1] == "__init__":
+                parts.pop()
+            for start in range(len(parts)):
+                self._by_suffix.setdefault(".".join(parts[start:]), []).append(path)
+        self.targets: dict[str, set[str]] = {}
+        self.importers: dict[str, set[str]] = {}
+        for path, imports in index.imports.items():
+            found = {target for name in _modules(imports) for target in self._resolve(path, name)}
+            found.discard(path)
+            self.targets[path] = found
+            for target in found:
+                self.importers.setdefault(target, set()).add(path)
+        self._reaching = self._reaching_files()
+
+    def reaches(self, path: str) -> bool:
+        """Whether the module at *path* may call a worker API, or hand what it makes to one: its own text names
+        one, or a name it imports may (a function or class, or a module, defined in a file that reaches one;
+        a name a package re-exports is followed to the module that defines it, so that ``from pkg import
+        MEAN`` of a constant defined beside the package's loaders does not count).  Asked of the files searched."""
+        return path in self._reaching
+
+    def _reaching_files(self) -> set[str]:
+        """The least set of files closed under "a name it imports reaches one", starting from the files whose
+        text names a worker API.  Each round adds a file or ends the search, so it takes at most one round per
+        file; a file's answer does not depend on the order (the set only grows, and each test only asks it)."""
+        reaching = set(self.index.sinks)
+        waiting = sorted(set(self.index.imports) - reaching)
+        for _ in range(len(waiting) + 1):
+            more = [path for path in waiting if any(
+                self._import_reaches(path, entry, reaching, frozenset()) for entry in self.index.imports[path])]
+            if not more:
+                break
+            reaching.update(more)
+            waiting = [path for path in waiting if path not in reaching]
+        return reaching
+
+    def _import_reaches(self, path: str, entry: Import, reaching: set[str], seen: frozenset) -> bool:
+        """Whether one import of the file at *path* may reach a worker API (*seen*: the re-exports followed)."""
+        module, name, _ = entry
+        if not name:
+            prefixes = [module] if module.startswith(".") else _prefixes(module)
+            return any(found in reaching for prefix in prefixes for found in self._resolve(path, prefix)
+                       if found != path)
+        if name == "*":
+            return any(found in reaching for found in self._resolve(path, module) if found != path)
+        if any(found in reaching for found in self._resolve(path, _join(module, name)) if found != path):
+            return True  # (a submodule)
+        return any(self._exported(found, name, reaching, seen) for found in self._resolve(path, module)
+                   if found != path)
+
+    def _exported(self, path: str, name: str, reaching: set[str], seen: frozenset) -> bool:
+        """Whether *name*, taken from the module at *path*, may reach a worker API.  A name it defines reaches one
+        if the module does; one it imports is followed to the module it comes from (through a star import when
+        the module neither defines nor imports it by name, and a module it is star-imported from does); a
+        cycle of re-exports binds nothing, and past MAX_REEXPORTS, or bound in a way not read here, a name
+        reaches one if the module does."""
+        if (path, name) in seen:
+            return False
+        if len(seen) >= self.MAX_REEXPORTS or name in self.index.names.get(path, ()):
+            return path in reaching
+        imports = self.index.imports.get(path, ())
+        binding = [entry for entry in imports if entry[2] == name and entry[1] != "*"]
+        seen = seen | {(path, name)}
+        if binding:
+            return any(self._import_reaches(path, entry, reaching, seen) for entry in binding)
+        starred = [found for entry in imports if entry[1] == "*" for found in self._resolve(path, entry[0])
+                   if found != path and self._binds(found, name)]
+        if starred:
+            return any(self._exported(found, name, reaching, seen) for found in starred)
+        return path in reaching
+
+    def _binds(self, path: str, name: str) -> bool:
+        """Whether the module at *path* defines *name* or imports it by name."""
+        return name in self.index.names.get(path, ()) or any(
+            entry[2] == name and entry[1] != "*" for entry in self.index.imports.get(path, ()))
+
+    def _resolve(self, path: str, name: str) -> list[str]:
+        """The project files the import of dotted *name* in the file at *path* may load."""
+        rest = name.lstrip(".")
+        level = len(name) - len(rest)
+        if not level:
+            return self._by_suffix.get(rest, [])
+        base = os.path.dirname(path)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        target = os.path.join(base, *rest.split(".")) if rest else base
+        return [found for found in (target + ".py", os.path.join(target, "__init__.py"))
+                if found in self.index.imports]
+
+
+def _modules(imports: Iterable[Import]) -> set[str]:
+    """The dotted names of the modules *imports* may load: ``a`` and ``a.b`` for ``import a.b``; ``a``, ``a.b``
+    and ``a.c`` for ``from a import b, c`` (a name imported from a package may be its submodule)."""
+    names: set[str] = set()
+    for module, name, _ in imports:
+        if not name:
+            names.update([module] if module.startswith(".") else _prefixes(module))
+        else:
+            names.add(module)
+            if name != "*":
+                names.add(_join(module, name))
+    return names
+
+
+def _prefixes(dotted: str) -> list[str]:
+    pieces = dotted.split(".")
+    return [".".join(pieces[:end]) for end in range(1, len(pieces) + 1)]
+
+
+def _join(module: str, name: str) -> str:
+    return module + name if module.endswith(".") else f"{module}.{name}"
 
 
 def module_name(path: str) -> str:
@@ -185,7 +348,7 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
                 found.append(os.path.abspath(os.path.join(directory, name)))
                 if len(found) > MAX_FILES:
                     return None
-    index = ProjectIndex({}, {}, set(), {})
+    index = ProjectIndex(os.path.abspath(root))
     for path in found:
         try:
             info = os.stat(path)
@@ -193,35 +356,33 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
             continue
         if info.st_size > MAX_SCANNED_BYTES:
             continue  # a huge file is not a module
-        read = memory.recall(path, info) if memory is not None else None
+        kept = memory.recall(path, info) if memory is not None else None
+        read = FileRead(*kept) if kept is not None else _read_for_index(path, passes)
         if read is None:
-            read = _read_for_index(path, passes)
-            if read is None:
-                continue
-            if memory is not None:
-                memory.keep(path, info, read)
-        sink, words = read
-        index.stems.setdefault(module_name(path), []).append(path)
-        if sink:
-            index.sinks.add(path)
-        if words is None:
             continue
-        index.imports[path] = words
-        for word in words:
+        if memory is not None and kept is None:
+            memory.keep(path, info, (read.sink, read.words, read.imports, read.names))
+        index.imports[path] = read.imports
+        index.names[path] = read.names
+        if read.sink:
+            index.sinks.add(path)
+        for word in read.words or ():
             index.mentions.setdefault(word, []).append(path)
     return index
 
 
-def _read_for_index(path: str, passes: Any) -> Optional[tuple[bool, Optional[set[str]]]]:
-    """What the index needs of one file: whether its text passes the prefilter, and the words its imports
-    mention (None: the text holds no ``import``); None when it cannot be read."""
+def _read_for_index(path: str, passes: Any) -> Optional[FileRead]:
+    """What the index needs of one file (:class:`FileRead`); None when it cannot be read."""
     text = _read_regular(path)
     if text is None:
         return None
     if path.endswith(".ipynb"):
         text = _notebook_code(text)  # (not its outputs: images and tables, often most of the file)
     sink = passes is not None and bool(passes(text))
-    return sink, (_mentions(text) if "import" in text else None)
+    if "import" not in text:
+        return FileRead(sink, None, (), _top_level_names(text))
+    words, imports = _imports(text)
+    return FileRead(sink, words, imports, _top_level_names(text))
 
 
 def _notebook_code(text: str) -> str:
@@ -254,17 +415,53 @@ def _read_regular(path: str) -> Optional[str]:
         return None
 
 
-def _mentions(text: str) -> set[str]:
+def _imports(text: str) -> tuple[frozenset[str], tuple[Import, ...]]:
+    """The words a text's imports mention, and its imports (:data:`Import`) in order, each once."""
     words: set[str] = set()
+    found: dict[Import, None] = {}
     for match in _at_line_starts(_IMPORT, text, "import"):
         words.update(_WORD.findall(match.group(1)))
+        for part in match.group(1).split(","):
+            pieces = part.split()
+            if pieces and _DOTTED.match(pieces[0]):
+                bound = pieces[2] if len(pieces) == 3 and pieces[1] == "as" else pieces[0].split(".")[0]
+                found[(pieces[0], "", bound)] = None
     for match in _at_line_starts(_FROM, text, "from"):
-        words.update(_WORD.findall(match.group(1)))
+        module = match.group(1)
+        words.update(_WORD.findall(module))
         words.update(_WORD.findall(match.group(2)))
+        if not _RELATIVE.match(module):
+            continue
+        for part in re.sub(r"#[^\n]*", "", match.group(2)).strip("() \t\n\\").split(","):
+            pieces = part.split()
+            if pieces == ["*"]:
+                found[(module, "*", "")] = None
+            elif pieces and pieces[0].isidentifier():
+                bound = pieces[2] if len(pieces) == 3 and pieces[1] == "as" else pieces[0]
+                found[(module, pieces[0], bound)] = None
     if "import_module(" in text or "__import__(" in text:
         for match in _DYNAMIC.finditer(text):
             words.update(_WORD.findall(match.group(1)))
-    return words
+            if _RELATIVE.match(match.group(1)):
+                found[(match.group(1), "", "")] = None
+    return frozenset(words), tuple(found)
+
+
+def _top_level_names(text: str) -> frozenset[str]:
+    """The names that statements at column 0 define: ``def f``, ``class C``, ``x = ...``, ``a, b = ...``,
+    ``x: int = ...``."""
+    names: set[str] = set()
+    for line in text.split("\n"):
+        if not line or not (line[0].isalpha() or line[0] == "_"):
+            continue
+        match = _TOP_DEF.match(line)
+        if match:
+            names.add(match.group(1))
+            continue
+        match = _TOP_ASSIGN.match(line)
+        if match:
+            names.update(word.strip() for word in match.group(1).split(","))
+    return frozenset(names)
 
 
 def _at_line_starts(pattern: re.Pattern, text: str, word: str) -> Iterator[re.Match]:

@@ -521,6 +521,12 @@ class Project:
         imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check."""
         return self.derived(_key("relevant", self.root(path), os.path.abspath(path))) == "1"
 
+    def reaches(self, path: str) -> bool:
+        """Whether the module at *path* may call a worker API, or hand what it makes to one, by its own text or
+        through a name it imports (:meth:`.importers.ImportGraph.reaches`); so when the project, or the file, is
+        not searched.  A derived fact of the check that asks."""
+        return self.derived(_key("reaches", self.root(path), os.path.abspath(path))) == "1"
+
     def importers_of(self, path: str, limit: int) -> list[str]:
         """The first *limit* (in sorted order) of the project's modules and notebooks whose imports name the
         module at *path* (resolved as Python would resolve them).  The answer depends on every file of the
@@ -574,8 +580,8 @@ class Project:
 
     def derived(self, key: str) -> str:
         """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the
-        files under a root whose imports mention a name) or ``relevant`` (whether a file may hold a finding through
-        the modules around it)."""
+        files under a root whose imports mention a name), ``relevant`` (whether a file may hold a finding through
+        the modules around it) or ``reaches`` (whether a module may reach a worker API)."""
         digest = self._derived_digest(key)
         if self._derived is not None:
             self._derived.setdefault(key, digest)
@@ -593,6 +599,9 @@ class Project:
         if kind == "relevant":
             index = self.importers(root)
             return "1" if index is not None and index.relevant(name) else "0"
+        if kind == "reaches":
+            index = self.importers(root)
+            return "1" if index is None or name not in index.imports or index.graph().reaches(name) else "0"
         return ""
 
     def importers(self, root: str) -> Optional["ProjectIndex"]:

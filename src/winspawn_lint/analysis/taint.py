@@ -339,11 +339,14 @@ class ModuleFacts:
 class Engine:
     """The taint analysis of one check: the checked unit, the project's other modules, their summaries."""
 
-    def __init__(self, project: "Project", registry: Registry, assume_workers: bool, main: Unit) -> None:
+    def __init__(self, project: "Project", registry: Registry, assume_workers: bool, main: Unit,
+                 main_names_api: bool = False) -> None:
         self.project = project
         self.registry = registry
         self.assume_workers = assume_workers
         self.main = main
+        #: the checked text names a worker API (it may not be the file's: an editor's buffer, the fixer's rewrite)
+        self.main_names_api = main_names_api
         self.units: dict[str, Unit] = {}
         if main.path is not None:
             self.units[main.path] = main
@@ -1954,6 +1957,8 @@ class Engine:
         """The flows (source -> sink) of the sinks of *unit* whose value holds a source (asked once per engine, by
         :meth:`module_facts`)."""
         out: list[Flow] = []
+        if not self._may_hold_sinks(unit):
+            return out
         seen: set = set()
         # The most direct sinks first: a flow found from the function that holds the sink is named without the
         # calls that lead to it.
@@ -1968,6 +1973,14 @@ class Engine:
                 seen.add(marker)
                 out.append(Flow(source, path, sink))
         return out
+
+    def _may_hold_sinks(self, unit: Unit) -> bool:
+        """Whether *unit* may hold a sink: its text names a worker API, or a name it imports may lead to one
+        (:meth:`Project.reaches`).  A module that does neither has none, and summarizing each of its functions to
+        find that out was most of the cost of checking a project's files."""
+        if unit.path is None or unit.notebook or (unit is self.main and self.main_names_api):
+            return True
+        return self.project.reaches(unit.path)
 
     def module_facts(self, unit: Unit) -> ModuleFacts:
         """What an analysis of a module on its own finds: its flows, and the worker starts and heavy calls of its

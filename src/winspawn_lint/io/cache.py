@@ -55,10 +55,11 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 10  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 11  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
-# 10: the results in shards, a directory per digest (the single files of formats before it are removed)
+# 10: the results in shards, a directory per digest (the single files of formats before it are removed);
+# 11: the scan memory keeps each file's imports (module, name, bound name) and top-level names
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
@@ -494,12 +495,12 @@ class ResultsCache:
 
 class ScanMemory:
     """What the project search (:func:`winspawn_lint.analysis.importers.scan`) read of each file, kept with the
-    file's size and mtime: whether its text passes the prefilter, and the words its imports mention.  A file
-    whose size and mtime are unchanged is not read again (an mtime too recent to trust is not kept).  One JSON
-    file per settings digest beside the results (the prefilter depends on the registry), read whole and saved
-    once per run (not sharded: a run that checks one file searches the whole project for the modules that
-    import it, so it needs every record; 180 KB for 590 files); anything unreadable or malformed counts as not
-    kept."""
+    file's size and mtime: whether its text passes the prefilter, the words its imports mention, the imports
+    themselves and the names it defines at column 0.  A file whose size and mtime are unchanged is not read
+    again (an mtime too recent to trust is not kept).  One JSON file per settings digest beside the results (the
+    prefilter depends on the registry), read whole and saved once per run (not sharded: a run that checks one
+    file searches the whole project for the modules that import it, so it needs every record); anything
+    unreadable or malformed counts as not kept."""
 
     def __init__(self, directory: str, digest: str) -> None:
         self.directory = directory
@@ -511,29 +512,36 @@ class ScanMemory:
     def _load(self) -> dict[str, Any]:
         return _read(self.path, self.digest)
 
-    def recall(self, path: str, info: os.stat_result) -> Optional[tuple[bool, Optional[set[str]]]]:
-        """(passes the prefilter, the words its imports mention or None) of *path* as kept for its size and
-        mtime in *info*, or None."""
+    def recall(self, path: str, info: os.stat_result) -> Optional[tuple]:
+        """What the search read of *path*, as kept for its size and mtime in *info*: (passes the prefilter, the
+        words its imports mention or None, its imports as ``(module, name, bound name)``, the names it defines
+        at column 0), or None."""
         raw = self.records.get(path)
-        if not (isinstance(raw, list) and len(raw) == 4) or raw[0] != info.st_size or raw[1] != info.st_mtime_ns:
+        if not (isinstance(raw, list) and len(raw) == 6) or raw[0] != info.st_size or raw[1] != info.st_mtime_ns:
             return None
-        sink, words = raw[2], raw[3]
-        if not isinstance(sink, bool) or not (words is None or isinstance(words, list)
-                                              and all(isinstance(word, str) for word in words)):
+        sink, words, imports, names = raw[2:]
+        if not isinstance(sink, bool) or not (words is None or _strings(words)) or not _strings(names) or not (
+                isinstance(imports, list) and all(_strings(entry) and len(entry) == 3 for entry in imports)):
             return None
-        return sink, (set(words) if words is not None else None)
+        return (sink, frozenset(words) if words is not None else None, tuple(tuple(entry) for entry in imports),
+                frozenset(names))
 
-    def keep(self, path: str, info: os.stat_result, read: tuple[bool, Optional[set[str]]]) -> None:
+    def keep(self, path: str, info: os.stat_result, read: tuple) -> None:
         if time.time_ns() - info.st_mtime_ns < _RACY_NS:
             return  # (may change again within the same mtime tick)
-        sink, words = read
+        sink, words, imports, names = read
         self.changed[path] = self.records[path] = [info.st_size, info.st_mtime_ns, sink,
-                                                   sorted(words) if words is not None else None]
+                                                   sorted(words) if words is not None else None,
+                                                   [list(entry) for entry in imports], sorted(names)]
 
     def save(self) -> None:
         """Merge what this run read into the file (called by :meth:`ResultsCache.save`, under its lock)."""
         if self.changed:
             _merge_and_write(self.path, self.digest, self.changed)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _read(path: str, digest: str) -> dict[str, Any]:
