@@ -209,6 +209,7 @@ class ImportGraph:
     def __init__(self, index: ProjectIndex) -> None:
         self.index = index
         self._by_suffix: dict[str, list[str]] = {}
+        self._relative: dict[tuple[str, str], list[str]] = {}
         for path in index.imports:
             if not path.endswith(".py"):
                 continue  # (a notebook imports, but is not imported)
@@ -291,16 +292,19 @@ class ImportGraph:
 
     def _resolve(self, path: str, name: str) -> list[str]:
         """The project files the import of dotted *name* in the file at *path* may load."""
-        rest = name.lstrip(".")
-        level = len(name) - len(rest)
-        if not level:
-            return self._by_suffix.get(rest, [])
-        base = os.path.dirname(path)
-        for _ in range(level - 1):
-            base = os.path.dirname(base)
-        target = os.path.join(base, *rest.split(".")) if rest else base
-        return [found for found in (target + ".py", os.path.join(target, "__init__.py"))
-                if found in self.index.imports]
+        if not name.startswith("."):
+            return self._by_suffix.get(name, [])
+        key = (os.path.dirname(path), name)  # (a warm run asks again for each file in each round: kept)
+        found = self._relative.get(key)
+        if found is None:
+            rest = name.lstrip(".")
+            base = key[0]
+            for _ in range(len(name) - len(rest) - 1):
+                base = os.path.dirname(base)
+            target = os.path.join(base, *rest.split(".")) if rest else base
+            found = self._relative[key] = [candidate for candidate in (target + ".py", os.path.join(
+                target, "__init__.py")) if candidate in self.index.imports]
+        return found
 
 
 def _modules(imports: Iterable[Import]) -> set[str]:
