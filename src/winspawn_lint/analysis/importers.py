@@ -15,6 +15,9 @@ wrap is SAFE for it:
 Otherwise the wrap stays UNSAFE.  The project root is the nearest directory above the file that holds
 ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``; without one, the file's own directory.  A root
 with more than :data:`MAX_FILES` Python files is not searched (the wrap stays UNSAFE).
+
+The same search (:class:`ProjectIndex`) tells the analysis which files name a worker API, who may import whom,
+and which modules may reach a worker API through the names they import (:class:`ImportGraph`).
 """
 
 from __future__ import annotations
@@ -218,14 +221,12 @@ class ImportGraph:
                 parts.pop()
             for start in range(len(parts)):
                 self._by_suffix.setdefault(".".join(parts[start:]), []).append(path)
-        self.targets: dict[str, set[str]] = {}
+        #: file -> the files whose imports may load it
         self.importers: dict[str, set[str]] = {}
         for path, imports in index.imports.items():
-            found = {target for name in _modules(imports) for target in self._resolve(path, name)}
-            found.discard(path)
-            self.targets[path] = found
-            for target in found:
-                self.importers.setdefault(target, set()).add(path)
+            for target in {found for name in _modules(imports) for found in self._resolve(path, name)}:
+                if target != path:
+                    self.importers.setdefault(target, set()).add(path)
         self._reaching = self._reaching_files()
 
     def reaches(self, path: str) -> bool:
