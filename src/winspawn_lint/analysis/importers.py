@@ -224,9 +224,8 @@ class ImportGraph:
         #: file -> the files whose imports may load it
         self.importers: dict[str, set[str]] = {}
         for path, imports in index.imports.items():
-            for target in {found for name in _modules(imports) for found in self._resolve(path, name)}:
-                if target != path:
-                    self.importers.setdefault(target, set()).add(path)
+            for target in {found for name in _modules(imports) for found in self._loads(path, name)}:
+                self.importers.setdefault(target, set()).add(path)
         self._reaching = self._reaching_files()
 
     def reaches(self, path: str) -> bool:
@@ -256,14 +255,12 @@ class ImportGraph:
         module, name, _ = entry
         if not name:
             prefixes = [module] if module.startswith(".") else _prefixes(module)
-            return any(found in reaching for prefix in prefixes for found in self._resolve(path, prefix)
-                       if found != path)
+            return any(found in reaching for prefix in prefixes for found in self._loads(path, prefix))
         if name == "*":
-            return any(found in reaching for found in self._resolve(path, module) if found != path)
-        if any(found in reaching for found in self._resolve(path, _join(module, name)) if found != path):
+            return any(found in reaching for found in self._loads(path, module))
+        if any(found in reaching for found in self._loads(path, _join(module, name))):
             return True  # (a submodule)
-        return any(self._exported(found, name, reaching, seen) for found in self._resolve(path, module)
-                   if found != path)
+        return any(self._exported(found, name, reaching, seen) for found in self._loads(path, module))
 
     def _exported(self, path: str, name: str, reaching: set[str], seen: frozenset) -> bool:
         """Whether *name*, taken from the module at *path*, may reach a worker API.  A name it defines reaches one
@@ -275,21 +272,24 @@ class ImportGraph:
             return False
         if len(seen) >= self.MAX_REEXPORTS or name in self.index.names.get(path, ()):
             return path in reaching
-        imports = self.index.imports.get(path, ())
-        binding = [entry for entry in imports if entry[2] == name and entry[1] != "*"]
+        binding = self._binding(path, name)
         seen = seen | {(path, name)}
         if binding:
             return any(self._import_reaches(path, entry, reaching, seen) for entry in binding)
-        starred = [found for entry in imports if entry[1] == "*" for found in self._resolve(path, entry[0])
-                   if found != path and self._binds(found, name)]
+        starred = [found for entry in self.index.imports.get(path, ()) if entry[1] == "*"
+                   for found in self._loads(path, entry[0])
+                   if name in self.index.names.get(found, ()) or self._binding(found, name)]
         if starred:
             return any(self._exported(found, name, reaching, seen) for found in starred)
         return path in reaching
 
-    def _binds(self, path: str, name: str) -> bool:
-        """Whether the module at *path* defines *name* or imports it by name."""
-        return name in self.index.names.get(path, ()) or any(
-            entry[2] == name and entry[1] != "*" for entry in self.index.imports.get(path, ()))
+    def _binding(self, path: str, name: str) -> list[Import]:
+        """The imports of the module at *path* that bind *name* (a star import binds no name it names)."""
+        return [entry for entry in self.index.imports.get(path, ()) if entry[2] == name and entry[1] != "*"]
+
+    def _loads(self, path: str, name: str) -> list[str]:
+        """The other project files the import of dotted *name* in the file at *path* may load."""
+        return [found for found in self._resolve(path, name) if found != path]
 
     def _resolve(self, path: str, name: str) -> list[str]:
         """The project files the import of dotted *name* in the file at *path* may load."""
