@@ -38,9 +38,9 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     from .flow import Flow
     from .index import ModuleIndex
     from .inference import Inference
-    from .prefilter import may_have_findings
     from .names import Resolver
     from .positions import Positions
+    from .prefilter import may_have_findings
     from .project import ProjectModule
     from .taint import Engine, Unit
     from .values import Values
