@@ -59,7 +59,7 @@ def _start_worker() -> None:
 def _check_in_worker(path: str, job: Job) -> FileResult:
     global _WORKER_PROJECT
     if _WORKER_PROJECT is None:  # the worker's first file: its reader of the project, for the rest of the run
-        _WORKER_PROJECT = Project(job.settings.registry)
+        _WORKER_PROJECT = Project(job.settings.registry, snapshot=True)
     return check_file(path, job, _WORKER_PROJECT)
 
 
@@ -500,7 +500,7 @@ def _check(ns: argparse.Namespace, paths: list[str], job: Job, err) -> tuple[lis
     walked: set[str] = set()
     results: list[FileResult] = []
     # this run's reader of the project's files (a parallel run's workers have their own)
-    project = Project(job.settings.registry)
+    project = Project(job.settings.registry, snapshot=True)
     from .io.discover import discover
 
     for path, explicit in discover(paths, job.settings):

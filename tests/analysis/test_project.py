@@ -166,3 +166,29 @@ def test_the_kept_modules_are_bounded_by_their_source_size_too(tmp_path, monkeyp
     assert small() is not None and large() is not None  # (both fit)
     huge = weakref.ref(reader.module(paths["huge"]))
     assert small() is None and large() is None and huge() is not None  # (larger than the bound: kept alone)
+
+
+def test_a_runs_reader_confirms_what_its_facts_read_once_per_run_and_a_long_lived_one_per_check(
+        tmp_path, monkeypatch):
+    """The command line reads the project as it stood when the run began (it writes only when every file is
+    checked), so the files a kept fact read are confirmed unchanged once per run; the language server's reader,
+    which must see an edit between two checks, confirms them for each check."""
+    files = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    from winspawn_lint.analysis import project as project_module
+
+    asked: Counter = Counter()
+    real = project_module.holds
+
+    def counted(path, *args, **kwargs):
+        asked[path] += 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(project_module, "holds", counted)
+    checked = [*files, files[0]]
+    for snapshot, confirmed in ((True, 1), (False, len(checked) - 1)):
+        asked.clear()
+        project = Project(snapshot=snapshot)
+        assert [_codes(check_file(path, Job(ALL), project)) for path in checked] == [[("WSP201", 1)]] * 3
+        # (train.py's flows: a fact found by the first check and given to the others)
+        assert asked[str(tmp_path / "train.py")] == confirmed

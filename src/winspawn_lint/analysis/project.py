@@ -88,9 +88,14 @@ class ProjectModule:
 class Project:
     """The reader of the project's files for one run (see the module docstring)."""
 
-    def __init__(self, registry: Optional["Registry"] = None) -> None:
+    def __init__(self, registry: Optional["Registry"] = None, snapshot: bool = False) -> None:
+        """*snapshot*: the run reads the project as it stood when it began and writes nothing while it reads (the
+        command line: see :mod:`..runner`), so the files a kept fact read are confirmed unchanged once per run, not
+        once per checked file (a long-lived process, the language server's, must see an edit between two
+        checks)."""
         #: the run's registry of worker APIs: which files' text may hold a finding (the project's prefilter)
         self.registry = registry
+        self._snapshot = snapshot
         #: path -> ((size, mtime_ns) it was parsed at, the module or None)
         self._modules: OrderedDict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = OrderedDict()
         #: the source bytes of the modules in ``_modules``
@@ -123,7 +128,8 @@ class Project:
         self._memo: dict[Any, tuple[Any, Reads, tuple]] = {}
         #: the facts of ``_memo`` that hold parsed modules, least recently used first
         self._pinning: OrderedDict[Any, None] = OrderedDict()
-        #: (path, what a kept fact recorded of it) -> whether that still holds, asked once per checked file
+        #: (path, what a kept fact recorded of it) -> whether that still holds, asked once per checked file (once per
+        #: run for a snapshot)
         self._held: dict[tuple[str, Optional[Stamp]], bool] = {}
         #: memo keys whose files were seen unchanged during the current check
         self._fresh: set = set()
@@ -147,7 +153,8 @@ class Project:
         previous = self._reads, self._derived, self._fresh, self._replayed, self._held
         reads = Reads({}, {})
         self._reads, self._derived, self._fresh, self._replayed = reads.files, reads.derived, set(), set()
-        self._held = {}
+        if not self._snapshot:
+            self._held = {}
         try:
             yield reads
         finally:

@@ -362,6 +362,7 @@ class Engine:
         self._summaries: dict[int, Summary] = {}
         self._summarizing: set[int] = set()
         self._class_fields: dict[int, list] = {}
+        self._chains: dict[int, list[tuple[ClassInfo, Unit]]] = {}  # id of a class -> _class_chain
         self._unit_of_node: dict[int, Unit] = {}
         self._callers: Optional[dict[int, list]] = None
         self._own_facts: Optional[ModuleFacts] = None
@@ -535,9 +536,14 @@ class Engine:
         out = set(self._binding(binding, unit))
         for other in self._alternatives(binding, expr, unit):
             out |= self._binding(other, unit)
-        changes = self._mutations(expr, binding, unit)
+        # (what the scope stores on the name's object, or adds to its container, is looked for only when the value
+        # holds an object it would change: `self` in a method is a parameter, and its every use once looked at
+        # every `self.x = ...` of the method)
+        changes = self._mutations(expr, binding, unit) if any(obj.kind in (INST, EXT) for obj in out) else []
         if changes:
             out = {self._mutated(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
+        if not any(obj.kind in (SEQ, DICT) for obj in out):
+            return frozenset(out)
         items, stores = self._item_mutations(expr, binding, unit)
         if items:
             out = {self._with_parts(obj, [("[+]", items)]) if obj.kind in (SEQ, DICT) else obj for obj in out}
@@ -619,13 +625,15 @@ class Engine:
         out = []
         stores = [(stmt, attr, value) for stmt, _, attr, value in _scope_stores(unit, scope, expr.id)
                   if binding.line <= stmt.lineno < line]
+        twins: dict[str, set] = {}  # attribute -> the statements that store it
+        for stmt, attr, _ in stores:
+            twins.setdefault(attr, set()).add(stmt)
         for stmt, attr, value in stores:
             key = f"{unit.path}:{stmt.lineno}:{stmt.col_offset}"
             if _same_block(unit, binding.node, stmt, scope.node):
                 always: Optional[ast.stmt] = stmt
             else:  # (then whether it always runs depends on where the use is: its key says so)
-                twins = {other for other, other_attr, _ in stores if other_attr == attr}
-                always = _storing_statement(unit, binding.node, stmt, expr, scope.node, twins)
+                always = _storing_statement(unit, binding.node, stmt, expr, scope.node, twins[attr])
                 key += "|always" if always is not None else ""
             self._stores_by_key[key] = (stmt, unit.path, always)
             out.append((f"+.{attr}#{key}", self.eval(value, unit, scope)))
@@ -1283,7 +1291,7 @@ class Engine:
         elif function is index.tree:
             returns = []
         else:
-            returns = function_returns(function)
+            returns = _returns_of(unit, function)
         summary.returns = _cut(frozenset().union(*(self.eval(r, unit, scope) for r in returns))) if returns else EMPTY
         for call, site in _calls_of(unit, function):
             self._effects_of_call(call, site, unit, summary)
@@ -1769,7 +1777,16 @@ class Engine:
         return None
 
     def _class_chain(self, info: ClassInfo, unit: Unit) -> list[tuple[ClassInfo, Unit]]:
-        """The class and its bases of the project, most derived first (bounded)."""
+        """The class and its bases of the project, most derived first (bounded); found once per engine, unless
+        the budget ran out while looking (then the bases it could not evaluate are missing)."""
+        chain = self._chains.get(id(info.node))
+        if chain is None:
+            chain = self._bases_chain(info, unit)
+            if self.steps <= BUDGET:
+                self._chains[id(info.node)] = chain
+        return chain
+
+    def _bases_chain(self, info: ClassInfo, unit: Unit) -> list[tuple[ClassInfo, Unit]]:
         chain, todo, seen = [], [(info, unit)], set()
         while todo and len(chain) < 12:
             current, current_unit = todo.pop(0)
@@ -2589,10 +2606,16 @@ _ITER_API = SpawnAPI("<iterated>", (), "<iterated>", kind="object", start_method
 _SYMBOLIC_API = SpawnAPI("<method>", (), "<method>", kind="object")
 
 
-def function_returns(function: ast.AST) -> list[ast.expr]:
-    from .workers import function_returns as returns
+def _returns_of(unit: Unit, function: ast.AST) -> list[ast.expr]:
+    """The values of a function's own ``return`` statements, found once per module (every engine that summarizes
+    the function asks)."""
+    from .workers import function_returns
 
-    return returns(function)
+    kept = unit.module.derived.setdefault("returns", {})
+    found = kept.get(id(function))
+    if found is None:
+        found = kept[id(function)] = function_returns(function)
+    return found
 
 
 def _never_used(call: ast.Call, site: Site) -> bool:

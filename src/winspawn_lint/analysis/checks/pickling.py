@@ -445,20 +445,24 @@ def _library_datasets(ctx: Context, reached: set) -> None:
     unit = engine.main
     candidates = [(node, info) for node, info in ctx.index.classes.items()
                   if id(node) not in reached and info.scope.kind == "module" and engine.is_torch_dataset(info, unit)]
-    if not candidates:
-        return
-    instantiated = _instantiated(ctx)
+    instantiated: Optional[set] = None
     for node, info in candidates:
-        if id(node) in instantiated:
-            continue
         obj = Obj(INST, unit.path, node, None, ())
         if engine.has_state_hook(obj):
             continue
         sink = _any_loader_sink(ctx)
-        for attr, held, store in engine.field_stores(obj):
-            for source, path in engine.sources(held, sink):
-                full = (Step("attr", attr, obj, store.stmt, store.unit), *path)
-                _library_source(ctx, source, full, obj)
+        found = [(Step("attr", attr, obj, store.stmt, store.unit), source, path)
+                 for attr, held, store in engine.field_stores(obj) for source, path in engine.sources(held, sink)]
+        if not found:
+            continue
+        # (whether the project instantiates the class is asked last: it evaluates every call of the module and of
+        # those importing it, and most classes hold nothing that pickling would miss)
+        if instantiated is None:
+            instantiated = _instantiated(ctx)
+        if id(node) in instantiated:
+            continue
+        for step, source, path in found:
+            _library_source(ctx, source, (step, *path), obj)
 
 
 def _any_loader_sink(ctx: Context):
