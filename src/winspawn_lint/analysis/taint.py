@@ -292,6 +292,18 @@ class Summary:
     starts: list = field(default_factory=list)
     stores: list = field(default_factory=list)
     heavy: list = field(default_factory=list)  # HeavyUses: each call of the body that loads something heavy
+    _waits: Optional[bool] = None
+
+    def waits_for_arguments(self) -> bool:
+        """Whether a sink, start or store of the (finished) summary is in the function's parameters: only then
+        does a call's binding of its arguments change what the call takes from it."""
+        if self._waits is None:
+            values = [v for sink in self.sinks for v in (sink.value, sink.count, sink.via[0] if sink.via else EMPTY)]
+            values += [v for start in self.starts
+                       for v in (start.count, start.iterated or EMPTY, start.via[0] if start.via else EMPTY)]
+            values += [v for store in self.stores for v in (store.target, store.value)]
+            self._waits = any(depends_on_parameters(value) for value in values)
+        return self._waits
 
 
 @dataclass(frozen=True, eq=False)
@@ -1402,8 +1414,10 @@ class Engine:
             if owner is None:
                 return
             inner = self.summary(callee.node, owner)
-            needs_binding = inner.sinks or inner.starts or inner.stores
-            binding = self.bind(callee.node, owner, call, unit, scope) if needs_binding else {}
+            # (the arguments are evaluated only for what waits for them: a call of timm's generate_default_cfgs
+            # gives it a dict of a hundred configurations, and what it stores is in none of them)
+            waits = (inner.sinks or inner.starts or inner.stores) and inner.waits_for_arguments()
+            binding = self.bind(callee.node, owner, call, unit, scope) if waits else {}
             name = getattr(callee.node, "name", "<lambda>")
         elif callee.kind == CLASS:
             owner = self._unit_for(callee)
@@ -1415,8 +1429,10 @@ class Engine:
             inner = self.summary(init, owner)
             if not (inner.sinks or inner.starts or inner.heavy):
                 return
-            binding = self.bind(init, owner, call, unit, scope, skip_self=True)
-            binding[_first_param(init)] = self.eval(call, unit, scope)
+            binding = {}
+            if inner.waits_for_arguments():
+                binding = self.bind(init, owner, call, unit, scope, skip_self=True)
+                binding[_first_param(init)] = self.eval(call, unit, scope)
             name = callee.node.name
         elif callee.kind == BOUND:
             owner = self._unit_for(callee)
@@ -1425,7 +1441,7 @@ class Engine:
             inner = self.summary(callee.node, owner)
             if not (inner.sinks or inner.starts or inner.stores or inner.heavy):
                 return
-            binding = self._bind_method(callee, owner, call, unit, scope)
+            binding = self._bind_method(callee, owner, call, unit, scope) if inner.waits_for_arguments() else {}
             name = callee.data
         else:
             return
