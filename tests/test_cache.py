@@ -426,15 +426,26 @@ def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
         return original(path)
 
     monkeypatch.setattr(importers, "_read_regular", counting)
+    # ... nor is the import graph built again: its answers are kept with the files' names, sizes and mtimes
+    graphs = []
+    real_graph = importers.ImportGraph.__init__
+
+    def counting_graphs(self, index):
+        graphs.append(index.root)
+        real_graph(self, index)
+
+    monkeypatch.setattr(importers.ImportGraph, "__init__", counting_graphs)
     assert main(["--isolated", "-j", "1", "."]) == first[0]
-    assert searched == []
+    assert searched == [] and graphs == []
     write(project / "config.py", "NUM_WORKERS = 2\n")
     os.utime(project / "config.py", ns=(15 * 10**17, 15 * 10**17))
     status = main(["--isolated", "-j", "1", "."])
     assert searched in ([], ["config.py"])  # (the edited file, if this run searches the project)
+    assert len(graphs) <= 1
     searched.clear()
+    graphs.clear()
     assert main(["--isolated", "-j", "1", "."]) == status
-    assert searched == []
+    assert searched == [] and graphs == []
     assert run(".")[0] == status  # (the same answer as --no-cache)
 
 
@@ -626,3 +637,35 @@ def test_a_new_digest_removes_the_stale_ones_and_leaves_anything_else(project):
     assert not stale.exists() and not (directory / f"scan-{cache_module.FORMAT}-{10:024x}.json").exists()
     assert sorted(path.name for path in foreign.iterdir()) == [".lock", "00.json", "notes.txt"]
     assert len(list(directory.glob("results-*"))) == 1 + cache_module.KEPT_DIGESTS + 1  # (new, 7 kept, foreign)
+
+
+def test_a_module_that_appears_where_an_import_looked_re_checks_and_an_unrelated_new_file_does_not(
+        project, monkeypatch):
+    # train.py's import of torch looked for torch.py (and torch/__init__.py...) in the project and did not find
+    # it: the entry keeps those paths by the folder that holds them, with its mtime.
+    from winspawn_lint.io import source
+
+    write(project / "config.py", "NUM_WORKERS = 2\n")
+    for path in [project, *project.rglob("*")]:
+        os.utime(path, ns=(10**18, 10**18))  # (old: a folder changed this second is not trusted to stay so)
+    first = run("train.py")
+    assert "WSP" in first[1]
+    [entry] = [entry for shard in shard_files(project) for name, entry in json.loads(shard.read_text())[
+        "files"].items() if name.endswith("train.py")]
+    assert {"torch", "torch.py"} <= set(entry[7][str(project)][1]) and str(project / "torch.py") not in entry[4]
+    reads = []
+    original = source.read
+
+    def counting_read(path, *args, **kwargs):
+        reads.append(os.path.basename(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(source, "read", counting_read)
+    assert main(["--isolated", "-j", "1", "train.py"]) == first[0]
+    assert reads == []  # (the folder kept its mtime)
+    write(project / "notes.py", "NOTE = 1\n")  # the folder changes, the paths looked for are still missing
+    assert main(["--isolated", "-j", "1", "train.py"]) == first[0]
+    assert reads == []
+    write(project / "torch.py", "")  # a local torch.py shadows the library: train.py's DataLoader is not torch's
+    assert run("train.py") != first
+    assert "train.py" in reads

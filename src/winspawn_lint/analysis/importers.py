@@ -175,7 +175,16 @@ class ProjectIndex:
     names: dict[str, frozenset[str]] = field(default_factory=dict)
     #: the files whose own text passes the prefilter
     sinks: set[str] = field(default_factory=set)
+    #: the answers of :meth:`reaches` and :meth:`relevant`, as an earlier run found them from the same files
+    #: (see :class:`~winspawn_lint.io.cache.ScanMemory`): then no graph is built
+    answers: Optional["GraphAnswers"] = field(default=None, repr=False, compare=False)
     _graph: Optional["ImportGraph"] = field(default=None, repr=False, compare=False)
+
+    def reaches(self, path: str) -> bool:
+        """:meth:`ImportGraph.reaches` of an indexed file."""
+        if self.answers is not None:
+            return path in self.answers.reaching
+        return self.graph().reaches(path)
 
     def relevant(self, path: str) -> bool:
         """Whether a file whose own text names no worker API may still hold a finding: its imports may reach one
@@ -183,6 +192,8 @@ class ProjectIndex:
         (directly, or through one more module: its sources may be sent there, its import-time work repeated by
         spawned workers)."""
         key = os.path.abspath(path)
+        if self.answers is not None:
+            return key in self.answers.relevant
         graph = self.graph()
         if graph.reaches(key):
             return True
@@ -195,6 +206,20 @@ class ProjectIndex:
         if self._graph is None:
             self._graph = ImportGraph(self)
         return self._graph
+
+    def all_answers(self) -> "GraphAnswers":
+        """What :meth:`reaches` and :meth:`relevant` answer of every indexed file."""
+        files = [path for path in self.imports]
+        return GraphAnswers(frozenset(p for p in files if self.reaches(p)),
+                            frozenset(p for p in files if self.relevant(p)))
+
+
+@dataclass(frozen=True)
+class GraphAnswers:
+    """The indexed files that :meth:`ProjectIndex.reaches` and :meth:`ProjectIndex.relevant` say yes of."""
+
+    reaching: frozenset[str]
+    relevant: frozenset[str]
 
 
 class ImportGraph:
@@ -354,11 +379,19 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
                 if len(found) > MAX_FILES:
                     return None
     index = ProjectIndex(os.path.abspath(root))
+    # (what the index holds follows from the files' names, sizes and mtimes; one too recent to trust proves
+    # nothing, and then the graph's answers are neither taken nor kept)
+    stamps: Optional[list[str]] = [index.root]
     for path in found:
         try:
             info = os.stat(path)
         except OSError:
             continue
+        if stamps is not None:
+            if memory is None or not memory.trusted(info):
+                stamps = None
+            else:
+                stamps.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
         if info.st_size > MAX_SCANNED_BYTES:
             continue  # a huge file is not a module
         kept = memory.recall(path, info) if memory is not None else None
@@ -373,6 +406,13 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
             index.sinks.add(path)
         for word in read.words or ():
             index.mentions.setdefault(word, []).append(path)
+    if stamps is not None and memory is not None:
+        kept = memory.answers(index.root, "\n".join(stamps))
+        if kept is not None:
+            index.answers = GraphAnswers(*kept)
+        else:
+            answers = index.all_answers()
+            memory.keep_answers(index.root, "\n".join(stamps), answers.reaching, answers.relevant)
     return index
 
 

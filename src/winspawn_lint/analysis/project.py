@@ -608,7 +608,7 @@ class Project:
             return "1" if index is not None and index.relevant(name) else "0"
         if kind == "reaches":
             index = self.importers(root)
-            return "1" if index is None or name not in index.imports or index.graph().reaches(name) else "0"
+            return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
         return ""
 
     def importers(self, root: str) -> Optional["ProjectIndex"]:

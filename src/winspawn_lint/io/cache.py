@@ -14,9 +14,11 @@ bump), and the Python version (the parser).  Per file, an entry holds:
 - whether it was parsed (a file named on the command line must be, to report a syntax error);
 - its findings, and the files its findings and fixes depend on (every file the project reader,
   :class:`winspawn_lint.analysis.project.Project`, read or looked for while checking it), each with its own
-  size and mtime (``None`` for a file that did not exist): any change there is a miss; a file only looked
-  for and found (the import search's probes) is recorded as :data:`PRESENT_FILE` or :data:`PRESENT`, so an
-  edit of it is not a miss, only its disappearance; and the derived facts it used (which files of the project
+  size and mtime: any change there is a miss; a file only looked for and found (the import search's probes)
+  is recorded as :data:`PRESENT_FILE` or :data:`PRESENT`, so an edit of it is not a miss, only its
+  disappearance; the paths looked for and not found, by the folder that holds them (with the folder's mtime:
+  while it keeps it, they are still missing, else each is looked for), so that the import search's probes of
+  every library name do not make most of the cache; and the derived facts it used (which files of the project
   import the module), each with its digest, recomputed when looked up;
 - what ``--fix``/``--diff`` made of it, per fix request (:func:`fix_key`: safe or unsafe, and the fixes' grade
   for this file, which depends on other files and is recomputed every run): the fixed text as line edits, the
@@ -42,6 +44,7 @@ import dataclasses
 import json
 import os
 import re
+import stat
 import sys
 import time
 from typing import Any, Iterator, Optional
@@ -55,11 +58,12 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 11  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 12  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
 # 10: the results in shards, a directory per digest (the single files of formats before it are removed);
-# 11: the scan memory keeps each file's imports (module, name, bound name) and top-level names
+# 11: the scan memory keeps each file's imports (module, name, bound name) and top-level names;
+# 12: the paths looked for and not found are kept by the folder that holds them, with its mtime
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
@@ -199,18 +203,30 @@ class Entry:
     fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: derived fact -> its digest when the file was checked (Project.derived)
     derived: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: the paths looked for and not found (most of what a check reads: the import search's probes of every
+    #: library name in every folder of the search path), by the nearest folder that exists: folder -> (its
+    #: mtime then, None if too recent to trust; the names in it that each begins with).  While a folder keeps
+    #: its mtime its entries are the same, so they are still missing; when it changes, the names are looked
+    #: for again (``torch`` for ``torch/utils/data.py``: while there is no ``torch``, there is no file in it).
+    absent: dict[str, tuple[Optional[int], tuple[str, ...]]] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> list:
         stamp = list(self.stamp) if self.stamp else None
         return [stamp, self.digest, self.parsed, self.findings,
-                {path: list(s) if s else None for path, s in self.dependencies.items()}, self.fixes, self.derived]
+                {path: list(s) if s else None for path, s in self.dependencies.items()}, self.fixes, self.derived,
+                {folder: [mtime, list(names)] for folder, (mtime, names) in self.absent.items()}]
 
     @classmethod
     def from_json(cls, data: Any) -> "Entry":
-        stamp, digest, parsed, findings, dependencies, fixes, derived = data
+        stamp, digest, parsed, findings, dependencies, fixes, derived, absent = data
         if not (isinstance(digest, str) and isinstance(parsed, bool) and isinstance(findings, list)
-                and isinstance(dependencies, dict) and isinstance(fixes, dict) and isinstance(derived, dict)):
+                and isinstance(dependencies, dict) and isinstance(fixes, dict) and isinstance(derived, dict)
+                and isinstance(absent, dict)):
             raise ValueError("malformed entry")
+        for folder, group in absent.items():
+            if not (isinstance(group, list) and len(group) == 2 and (group[0] is None or isinstance(group[0], int))
+                    and _strings(group[1])):
+                raise ValueError("malformed absent paths")
         for row in findings:
             if not (isinstance(row, list) and len(row) == 9 and isinstance(row[0], str)
                     and all(isinstance(v, int) for v in row[1:5]) and isinstance(row[5], dict)
@@ -219,7 +235,8 @@ class Entry:
                 raise ValueError("malformed finding")
         # (the dependencies as read: ~500 per entry, each checked when looked up, see _dependencies_unchanged)
         return cls(_stamp(stamp), digest, parsed, findings, dependencies, fixes,
-                   {str(k): str(v) for k, v in derived.items()})
+                   {str(k): str(v) for k, v in derived.items()},
+                   {folder: (mtime, tuple(names)) for folder, (mtime, names) in absent.items()})
 
     def __setstate__(self, state: dict) -> None:
         # An entry from a -j N worker: its dependency paths interned here, as new_entry interns them there.
@@ -336,10 +353,78 @@ def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: 
         return None
     files = reads.files
     own = os.path.abspath(path)
+    missing = [dep for dep in sorted(files) if files[dep] is None and dep != own]
+    absent, still = _absent_by_folder(missing)
     # (interned: a module is a dependency of hundreds of entries, which a run holds until it saves them)
     return Entry(stamp, content_hash(data), parsed, encode_findings(findings),
-                 {sys.intern(dep): files[dep] for dep in sorted(files) if dep != own}, {},
-                 dict(sorted(reads.derived.items())))
+                 {sys.intern(dep): files[dep] for dep in sorted(files) if dep != own
+                  and (files[dep] is not None or dep in still)}, {},
+                 dict(sorted(reads.derived.items())), absent)
+
+
+def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], tuple[str, ...]]], set[str]]:
+    """*paths* (looked for and not found) grouped by the nearest folder that exists, as the names in it they
+    begin with, each folder with its mtime, taken before the names are confirmed missing (a folder changed
+    after it has another mtime); and the paths to keep one by one: there now, or in part (the entry then
+    misses), or with no folder above them."""
+    groups: dict[str, list[str]] = {}
+    still: set[str] = set()
+    folders: dict[str, Optional[str]] = {}
+    for path in paths:
+        folder = _existing_folder(os.path.dirname(path), folders)
+        if folder is None:
+            still.add(path)
+        else:
+            groups.setdefault(folder, []).append(path)
+    out: dict[str, tuple[Optional[int], tuple[str, ...]]] = {}
+    for folder, members in groups.items():
+        mtime = _folder_mtime(folder)
+        names = set()
+        for path in members:
+            name = os.path.relpath(path, folder).split(os.sep, 1)[0]
+            if os.path.lexists(os.path.join(folder, name)):
+                still.add(path)  # (there now, though what was looked for below it may still be missing)
+            else:
+                names.add(name)
+        if names:
+            out[sys.intern(folder)] = (mtime, tuple(sorted(names)))
+    return out, still
+
+
+def _existing_folder(folder: str, known: dict[str, Optional[str]]) -> Optional[str]:
+    """The nearest of *folder* and the folders above it that is a folder now (*known*: the answers so far)."""
+    asked = []
+    current = folder
+    for _ in range(256):  # (a path has fewer parts than this)
+        if current in known:
+            found = known[current]
+            break
+        asked.append(current)
+        if os.path.isdir(current):
+            found = current
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            found = None
+            break
+        current = parent
+    else:
+        found = None
+    for name in asked:
+        known[name] = found
+    return found
+
+
+def _folder_mtime(folder: str) -> Optional[int]:
+    """A folder's mtime, None if it is not a folder or changed too recently to be trusted not to change again
+    within the same tick (then its paths are looked for one by one next time)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or time.time_ns() - st.st_mtime_ns < _RACY_NS:
+        return None
+    return st.st_mtime_ns
 
 
 def shard_of(path: str) -> str:
@@ -365,6 +450,9 @@ class ResultsCache:
         self.changed: dict[str, Entry] = {}
         #: (path, PRESENT_FILE / PRESENT / None) -> what the file system said of it in this run
         self._observed: dict[tuple[str, Optional[Stamp]], Any] = {}
+        #: folder -> its mtime now (see Entry.absent); path -> whether it is there now
+        self._folders: dict[str, Optional[int]] = {}
+        self._there: dict[str, bool] = {}
         #: path -> (the stamp an entry recorded of it, whether that still holds), in this run
         self._decided: dict[str, tuple[Any, bool]] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
@@ -445,7 +533,27 @@ class ResultsCache:
                 known = decided[path] = (recorded, self._decide(path, recorded))
             if not known[1]:
                 return False
+        for folder, (mtime, names) in entry.absent.items():
+            if not self._still_absent(folder, mtime, names):
+                return False
         return all(self.derive(key) == digest for key, digest in entry.derived.items())
+
+    def _still_absent(self, folder: str, mtime: Optional[int], names: tuple[str, ...]) -> bool:
+        """Whether the paths below *folder* that begin with *names* are still missing: the folder keeps the mtime
+        it had, or else none of the names is there now (asked once per path in a run)."""
+        unchanged = self._folders.get(folder)
+        if unchanged is None:
+            unchanged = self._folders[folder] = _folder_mtime(folder)
+        if mtime is not None and unchanged == mtime:
+            return True
+        for name in names:
+            path = os.path.join(folder, name)
+            there = self._there.get(path)
+            if there is None:
+                there = self._there[path] = os.path.lexists(path)
+            if there:
+                return False
+        return True
 
     def _decide(self, path: Any, raw: Any) -> bool:
         """Whether the stamp *raw* recorded of *path* (as read from the file, or a stamp) still holds; a
@@ -493,6 +601,10 @@ class ResultsCache:
             pass
 
 
+#: the scan memory's record of a project's graph answers: this prefix and the root (a path never begins so)
+_ANSWERS = "answers\0"
+
+
 class ScanMemory:
     """What the project search (:func:`winspawn_lint.analysis.importers.scan`) read of each file, kept with the
     file's size and mtime: whether its text passes the prefilter, the words its imports mention, the imports
@@ -534,10 +646,33 @@ class ScanMemory:
                                                    sorted(words) if words is not None else None,
                                                    [list(entry) for entry in imports], sorted(names)]
 
+    @staticmethod
+    def trusted(info: os.stat_result) -> bool:
+        """Whether a file's mtime is old enough to prove it unchanged while it stays the same."""
+        return time.time_ns() - info.st_mtime_ns >= _RACY_NS
+
+    def answers(self, root: str, files: str) -> Optional[tuple[frozenset[str], frozenset[str]]]:
+        """The import graph's answers for the project at *root* (the files that reach a worker API, those that
+        may hold a finding: ``analysis.importers.GraphAnswers``) as kept when its *files* (their names, sizes
+        and mtimes) were the same; None if not kept."""
+        raw = self.records.get(_ANSWERS + root)
+        if not (isinstance(raw, list) and len(raw) == 3 and raw[0] == _files_digest(files)
+                and _strings(raw[1]) and _strings(raw[2])):
+            return None
+        return frozenset(raw[1]), frozenset(raw[2])
+
+    def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str]) -> None:
+        self.changed[_ANSWERS + root] = self.records[_ANSWERS + root] = [
+            _files_digest(files), sorted(reaching), sorted(relevant)]
+
     def save(self) -> None:
         """Merge what this run read into the file (called by :meth:`ResultsCache.save`, under its lock)."""
         if self.changed:
             _merge_and_write(self.path, self.digest, self.changed)
+
+
+def _files_digest(files: str) -> str:
+    return content_hash(files.encode("utf-8", "surrogatepass"))
 
 
 def _strings(value: Any) -> bool:
