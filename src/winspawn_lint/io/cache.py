@@ -369,26 +369,49 @@ def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], 
     misses), or with no folder above them."""
     groups: dict[str, list[str]] = {}
     still: set[str] = set()
-    folders: dict[str, Optional[str]] = {}
+    seen = _SEEN
+    if len(seen.there) > _MAX_SEEN:
+        seen.nearest.clear(), seen.mtimes.clear(), seen.there.clear()
     for path in paths:
-        folder = _existing_folder(os.path.dirname(path), folders)
+        folder = _existing_folder(os.path.dirname(path), seen.nearest)
         if folder is None:
             still.add(path)
         else:
             groups.setdefault(folder, []).append(path)
     out: dict[str, tuple[Optional[int], tuple[str, ...]]] = {}
     for folder, members in groups.items():
-        mtime = _folder_mtime(folder)
+        if folder not in seen.mtimes:
+            seen.mtimes[folder] = _folder_mtime(folder)
+        mtime = seen.mtimes[folder]
         names = set()
         for path in members:
-            name = os.path.relpath(path, folder).split(os.sep, 1)[0]
-            if os.path.lexists(os.path.join(folder, name)):
+            name = path[len(folder):].lstrip(os.sep).split(os.sep, 1)[0]
+            key = (folder, name)
+            if key not in seen.there:
+                seen.there[key] = os.path.lexists(os.path.join(folder, name))
+            if seen.there[key]:
                 still.add(path)  # (there now, though what was looked for below it may still be missing)
             else:
                 names.add(name)
         if names:
             out[sys.intern(folder)] = (mtime, tuple(sorted(names)))
     return out, still
+
+
+@dataclasses.dataclass
+class _Seen:
+    """What :func:`_absent_by_folder` saw of the file system in this process, each answer asked once (a project's
+    entries share their folders).  Sound however old: a folder's mtime is taken before any name in it is looked
+    for, so a name that appeared after it was looked for finds the folder's mtime changed next time, and each
+    name is then looked for again."""
+
+    nearest: dict[str, Optional[str]] = dataclasses.field(default_factory=dict)
+    mtimes: dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
+    there: dict[tuple[str, str], bool] = dataclasses.field(default_factory=dict)
+
+
+_SEEN = _Seen()
+_MAX_SEEN = 200_000  # (names; a long-lived process starts again past it)
 
 
 def _existing_folder(folder: str, known: dict[str, Optional[str]]) -> Optional[str]:
