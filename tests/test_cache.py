@@ -115,6 +115,21 @@ def same_shard(path: Path, stem: str) -> Path:
     raise AssertionError("no name found")  # (1 in SHARDS names land there: this bound is never reached)
 
 
+def counted_reads(monkeypatch) -> list[str]:
+    """The names of the files read to be checked from now on (a cache hit reads none)."""
+    from winspawn_lint.io import source
+
+    reads: list[str] = []
+    original = source.read
+
+    def counting_read(path, *args, **kwargs):
+        reads.append(os.path.basename(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(source, "read", counting_read)
+    return reads
+
+
 def age(root: Path) -> None:
     """Give every file an old mtime, which the cache trusts at once (a fresh one is confirmed by hash)."""
     for path in root.rglob("*.py"):
@@ -160,19 +175,10 @@ def test_every_run_agrees_with_no_cache_across_edits_renames_deletes_and_touches
 
 
 def test_old_file_times_hit_without_reading(project, monkeypatch):
-    from winspawn_lint.io import source
-
     for path in project.rglob("*.py"):
         os.utime(path, ns=(10**18, 10**18))
     first = run(".")
-    reads = []
-    original = source.read
-
-    def counting_read(path, *args, **kwargs):
-        reads.append(os.path.basename(path))
-        return original(path, *args, **kwargs)
-
-    monkeypatch.setattr(source, "read", counting_read)
+    reads = counted_reads(monkeypatch)
     assert main(["--isolated", "-j", "1", "."]) == first[0]
     # No file is read to be checked (the safety of hazard.py's WSP101 fix, which depends on other files and is
     # not cached, reads its first line and searches the project's imports as text); --no-cache reads all 5.
@@ -643,8 +649,6 @@ def test_a_module_that_appears_where_an_import_looked_re_checks_and_an_unrelated
         project, monkeypatch):
     # train.py's import of torch looked for torch.py (and torch/__init__.py...) in the project and did not find
     # it: the entry keeps those paths by the folder that holds them, with its mtime.
-    from winspawn_lint.io import source
-
     write(project / "config.py", "NUM_WORKERS = 2\n")
     for path in [project, *project.rglob("*")]:
         os.utime(path, ns=(10**18, 10**18))  # (old: a folder changed this second is not trusted to stay so)
@@ -653,14 +657,7 @@ def test_a_module_that_appears_where_an_import_looked_re_checks_and_an_unrelated
     [entry] = [entry for shard in shard_files(project) for name, entry in json.loads(shard.read_text())[
         "files"].items() if name.endswith("train.py")]
     assert {"torch", "torch.py"} <= set(entry[7][str(project)][1]) and str(project / "torch.py") not in entry[4]
-    reads = []
-    original = source.read
-
-    def counting_read(path, *args, **kwargs):
-        reads.append(os.path.basename(path))
-        return original(path, *args, **kwargs)
-
-    monkeypatch.setattr(source, "read", counting_read)
+    reads = counted_reads(monkeypatch)
     assert main(["--isolated", "-j", "1", "train.py"]) == first[0]
     assert reads == []  # (the folder kept its mtime)
     write(project / "notes.py", "NOTE = 1\n")  # the folder changes, the paths looked for are still missing
