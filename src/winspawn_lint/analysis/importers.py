@@ -209,9 +209,8 @@ class ProjectIndex:
 
     def all_answers(self) -> "GraphAnswers":
         """What :meth:`reaches` and :meth:`relevant` answer of every indexed file."""
-        files = [path for path in self.imports]
-        return GraphAnswers(frozenset(p for p in files if self.reaches(p)),
-                            frozenset(p for p in files if self.relevant(p)))
+        return GraphAnswers(frozenset(p for p in self.imports if self.reaches(p)),
+                            frozenset(p for p in self.imports if self.relevant(p)))
 
 
 @dataclass(frozen=True)

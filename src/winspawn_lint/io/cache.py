@@ -662,7 +662,7 @@ class ScanMemory:
                 frozenset(names))
 
     def keep(self, path: str, info: os.stat_result, read: tuple) -> None:
-        if time.time_ns() - info.st_mtime_ns < _RACY_NS:
+        if not self.trusted(info):
             return  # (may change again within the same mtime tick)
         sink, words, imports, names = read
         self.changed[path] = self.records[path] = [info.st_size, info.st_mtime_ns, sink,
