@@ -406,12 +406,13 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
         for word in read.words or ():
             index.mentions.setdefault(word, []).append(path)
     if stamps is not None and memory is not None:
-        kept = memory.answers(index.root, "\n".join(stamps))
+        files = "\n".join(stamps)
+        kept = memory.answers(index.root, files)
         if kept is not None:
             index.answers = GraphAnswers(*kept)
         else:
             answers = index.all_answers()
-            memory.keep_answers(index.root, "\n".join(stamps), answers.reaching, answers.relevant)
+            memory.keep_answers(index.root, files, answers.reaching, answers.relevant)
     return index
 
 

@@ -133,6 +133,11 @@ def content_hash(data: bytes) -> str:
     return blake2b(data, digest_size=16).hexdigest()
 
 
+def _too_recent(st: os.stat_result) -> bool:
+    """Whether a file's (or folder's) mtime is too recent to prove it unchanged while it stays the same."""
+    return time.time_ns() - st.st_mtime_ns < _RACY_NS
+
+
 def stat_stamp(path: str) -> Optional[Stamp]:
     """(size, mtime_ns) of *path*, the mtime ``None`` when too recent to trust; ``None`` if absent."""
     try:
@@ -140,7 +145,7 @@ def stat_stamp(path: str) -> Optional[Stamp]:
     except OSError:
         return None
     mtime: Optional[int] = st.st_mtime_ns
-    if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+    if _too_recent(st):
         mtime = None
     return (st.st_size, mtime)
 
@@ -445,7 +450,7 @@ def _folder_mtime(folder: str) -> Optional[int]:
         st = os.stat(folder)
     except OSError:
         return None
-    if not stat.S_ISDIR(st.st_mode) or time.time_ns() - st.st_mtime_ns < _RACY_NS:
+    if not stat.S_ISDIR(st.st_mode) or _too_recent(st):
         return None
     return st.st_mtime_ns
 
@@ -564,10 +569,9 @@ class ResultsCache:
     def _still_absent(self, folder: str, mtime: Optional[int], names: tuple[str, ...]) -> bool:
         """Whether the paths below *folder* that begin with *names* are still missing: the folder keeps the mtime
         it had, or else none of the names is there now (asked once per path in a run)."""
-        unchanged = self._folders.get(folder)
-        if unchanged is None:
-            unchanged = self._folders[folder] = _folder_mtime(folder)
-        if mtime is not None and unchanged == mtime:
+        if folder not in self._folders:  # (None, a folder changed too recently, is an answer too)
+            self._folders[folder] = _folder_mtime(folder)
+        if mtime is not None and self._folders[folder] == mtime:
             return True
         for name in names:
             path = os.path.join(folder, name)
@@ -672,7 +676,7 @@ class ScanMemory:
     @staticmethod
     def trusted(info: os.stat_result) -> bool:
         """Whether a file's mtime is old enough to prove it unchanged while it stays the same."""
-        return time.time_ns() - info.st_mtime_ns >= _RACY_NS
+        return not _too_recent(info)
 
     def answers(self, root: str, files: str) -> Optional[tuple[frozenset[str], frozenset[str]]]:
         """The import graph's answers for the project at *root* (the files that reach a worker API, those that
