@@ -133,6 +133,8 @@ class Project:
         self._held: dict[tuple[str, Optional[Stamp]], bool] = {}
         #: memo keys whose files were seen unchanged during the current check
         self._fresh: set = set()
+        #: ... during this run, for a snapshot (see :meth:`_still_holds`)
+        self._confirmed: set = set()
         #: memo keys whose reads are in ``_reads`` already (a hit adds them once, not on every use)
         self._replayed: set = set()
         #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
@@ -226,7 +228,7 @@ class Project:
             if kept is not None and any(path in kept[1].files for path in self._buffers):
                 kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)
             elif kept is not None and key not in self._fresh:
-                if not self._still_holds(kept):
+                if not self._still_holds(key, kept):
                     kept = None
                     self._forget(key)
                 elif self._reads is not None:
@@ -273,10 +275,13 @@ class Project:
         self._take(entry[2])
         return value
 
-    def _still_holds(self, entry: tuple[Any, "Reads", tuple]) -> bool:
-        """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest, and
-        each module it holds is still the one readers get."""
+    def _still_holds(self, key: Any, entry: tuple[Any, "Reads", tuple]) -> bool:
+        """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest (asked
+        once per run for a snapshot, whose files do not change while it runs), and each module it holds is still
+        the one readers get."""
         _, reads, pinned = entry
+        if key in self._confirmed:
+            return all(self._current(module) for module in pinned)
         for path, stamp in reads.files.items():
             held = self._held.get((path, stamp))
             if held is None:
@@ -285,6 +290,8 @@ class Project:
                 return False
         if any(self._derived_digest(name) != digest for name, digest in reads.derived.items()):
             return False
+        if self._snapshot:
+            self._confirmed.add(key)
         return all(self._current(module) for module in pinned)
 
     def _current(self, module: "ProjectModule") -> bool:
@@ -295,6 +302,7 @@ class Project:
 
     def _forget(self, key: Any) -> None:
         self._memo.pop(key, None)
+        self._confirmed.discard(key)
         self._pinning.pop(key, None)
 
     def _record(self, path: str) -> str:
@@ -662,11 +670,12 @@ def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) 
 
 def _note_all(reads: dict[str, Optional[Stamp]], recorded: dict[str, Optional[Stamp]]) -> None:
     """:func:`_note` each of *recorded* in *reads* (a kept fact's reads, thousands for the import search's)."""
-    for path, stamp in recorded.items():
-        if path in reads:
-            _note(reads, path, stamp)
-        else:
-            reads[path] = stamp
+    both = recorded.keys() & reads.keys()
+    for path in both:
+        if reads[path] != recorded[path]:
+            _note(reads, path, recorded[path])
+    if len(both) < len(recorded):
+        reads.update({path: stamp for path, stamp in recorded.items() if path not in both})
 
 
 #: between the parts of a derived fact's key (a character no path holds)
