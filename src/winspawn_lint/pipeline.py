@@ -56,7 +56,7 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
         project = Project(settings.registry)
     # The text names no worker API, and the modules around it give it none to reach: nothing to find.
     if prefilter and not may_have_findings(text, settings.registry) and not (
-            filename and filename != "-" and project.relevant(filename)):
+            filename and filename != "-" and _relevant(text, filename, project, on_disk)):
         if parse_clean and tree is None:
             parse(Source(text, "utf-8", False), filename or "<unknown>")
         return Checked([], None)
@@ -72,6 +72,17 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
     return Checked(findings, lines, tree)
+
+
+def _relevant(text: str, filename: str, project: "Project", on_disk: Optional[bool]) -> bool:
+    """Whether the modules around the file at *filename* may give *text*, which names no worker API, a finding:
+    through the file's imports and importers, or, when *text* is not the file's (an editor's buffer), through
+    what *text* imports."""
+    if project.relevant(filename):
+        return True
+    if on_disk is None:
+        on_disk = _is_the_file(text, filename)
+    return not on_disk and project.text_reaches(filename, text)
 
 
 def _is_the_file(text: str, filename: Optional[str]) -> bool:

@@ -16,6 +16,7 @@ from winspawn_lint.analysis import taint
 from winspawn_lint.analysis.importers import scan
 from winspawn_lint.analysis.prefilter import may_have_findings
 from winspawn_lint.analysis.project import Project
+from winspawn_lint.pipeline import check
 from winspawn_lint.rules import RULES
 from winspawn_lint.runner import Job, check_buffer, check_file
 from winspawn_lint.settings import Settings
@@ -133,3 +134,23 @@ def test_an_unsaved_text_that_starts_workers_has_its_flows_though_its_file_reach
     ''')
     found = check_buffer(str(tmp_path / "model.py"), unsaved, Job(ALL), Project()).findings
     assert [(f.code, f.line) for f in found] == [("WSP201", 5)]
+
+
+def test_an_unsaved_text_that_imports_a_name_that_reaches_one_has_its_flows_though_its_file_imports_none(
+        tmp_path, monkeypatch):
+    _index(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    unsaved = textwrap.dedent('''\
+        from data import make_loader
+
+
+        def main():
+            return make_loader([1], collate=lambda batch: batch)
+    ''')
+    found = check_buffer(str(tmp_path / "model.py"), unsaved, Job(ALL), Project()).findings
+    assert [(f.code, f.line) for f in found] == [("WSP201", 5)]
+    # (flake8 reading an editor's text from stdin does not say whether it is the file's: it is compared)
+    found = check(unsaved, str(tmp_path / "model.py"), ALL, project=Project(), on_disk=None).findings
+    assert [(f.code, f.line) for f in found] == [("WSP201", 5)]
+    # (the file as it is on disk imports a constant beside the loaders: it reaches none, and has no finding)
+    assert check_file(str(tmp_path / "model.py"), Job(ALL), Project()).findings == []

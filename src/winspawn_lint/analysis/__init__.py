@@ -66,7 +66,8 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     if module is None:
         module = ProjectModule(path or "<text>", index, resolver)
     engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook),
-                    main_names_api=may_have_findings("\n".join(lines), registry))
+                    main_names_api=may_have_findings("\n".join(lines), registry),
+                    main_text=None if shared else "\n".join(lines))
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
                   project=project, engine=engine)

@@ -252,6 +252,14 @@ class ImportGraph:
                 self.importers.setdefault(target, set()).add(path)
         self._reaching = self._reaching_files()
 
+    def text_reaches(self, path: str, text: str) -> tuple[bool, set[str]]:
+        """Whether a name the module *text* imports may lead to a worker API, for a text of the module at *path*
+        that may not be its file's (an editor's buffer), the other files read as they are; and the files its
+        imports may load (what the answer depends on)."""
+        imports = _imports(text)[1]
+        loaded = {found for name in _modules(imports) for found in self._loads(path, name)}
+        return any(self._import_reaches(path, entry, self._reaching, frozenset()) for entry in imports), loaded
+
     def reaches(self, path: str) -> bool:
         """Whether the module at *path* may call a worker API, or hand what it makes to one: its own text names
         one, or a name it imports may (a function or class, or a module, defined in a file that reaches one;

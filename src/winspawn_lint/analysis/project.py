@@ -542,6 +542,21 @@ class Project:
         not searched.  A derived fact of the check that asks."""
         return self.derived(_key("reaches", self.root(path), os.path.abspath(path))) == "1"
 
+    def text_reaches(self, path: str, text: str) -> bool:
+        """Whether a name that *text*, a text of the module at *path* that may not be the file's (an editor's
+        unsaved buffer), imports may lead to a worker API (:meth:`.importers.ImportGraph.text_reaches`): the
+        file's own answer (:meth:`reaches`) is about the imports it has on disk.  The answers for the files its
+        imports may load are recorded as derived facts of the check."""
+        key = os.path.abspath(path)
+        root = self.root(key)
+        index = self.importers(root)
+        if index is None:
+            return True  # (as the file's own answer, when the project is not searched)
+        found, loaded = index.graph().text_reaches(key, text)
+        for other in sorted(loaded):
+            self.derived(_key("reaches", root, other))
+        return found
+
     def importers_of(self, path: str, limit: int) -> list[str]:
         """The first *limit* (in sorted order) of the project's modules and notebooks whose imports name the
         module at *path* (resolved as Python would resolve them).  The answer depends on every file of the

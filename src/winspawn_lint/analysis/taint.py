@@ -352,13 +352,15 @@ class Engine:
     """The taint analysis of one check: the checked unit, the project's other modules, their summaries."""
 
     def __init__(self, project: "Project", registry: Registry, assume_workers: bool, main: Unit,
-                 main_names_api: bool = False) -> None:
+                 main_names_api: bool = False, main_text: Optional[str] = None) -> None:
         self.project = project
         self.registry = registry
         self.assume_workers = assume_workers
         self.main = main
         #: the checked text names a worker API (it may not be the file's: an editor's buffer, the fixer's rewrite)
         self.main_names_api = main_names_api
+        #: the checked text when it may not be the file's (its imports may not be the file's either)
+        self.main_text = main_text
         self.units: dict[str, Unit] = {}
         if main.path is not None:
             self.units[main.path] = main
@@ -2012,6 +2014,8 @@ class Engine:
         (:meth:`Project.reaches`).  A module that does neither has none, and summarizing each of its functions to
         find that out was most of the cost of checking a project's files."""
         if unit.path is None or unit.notebook or (unit is self.main and self.main_names_api):
+            return True
+        if unit is self.main and self.main_text is not None and self.project.text_reaches(unit.path, self.main_text):
             return True
         return self.project.reaches(unit.path)
 
