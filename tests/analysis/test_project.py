@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections import Counter
+from contextlib import contextmanager
 
 from winspawn_lint.analysis import taint
 from winspawn_lint.analysis.project import Project
@@ -192,3 +193,37 @@ def test_a_runs_reader_confirms_what_its_facts_read_once_per_run_and_a_long_live
         assert [_codes(check_file(path, Job(ALL), project)) for path in checked] == [[("WSP201", 1)]] * 3
         # (train.py's flows: a fact found by the first check and given to the others)
         assert asked[str(tmp_path / "train.py")] == confirmed
+
+
+def test_a_files_check_starts_from_the_engine_that_found_its_facts_for_another_files_check(tmp_path, monkeypatch):
+    """collate.py's check finds train.py's flows with an engine of their own; train.py's check then starts where
+    that engine ended (it did what a new engine of the check does first), and gives the findings a new reader
+    gives, having read the same files."""
+    files = [*_project(tmp_path), str(tmp_path / "train.py")]
+    monkeypatch.chdir(tmp_path)
+    reads: list = []
+    real_reading = Project.reading
+
+    @contextmanager
+    def recorded(self):
+        with real_reading(self) as found:
+            yield found
+        reads.append((set(found.files), dict(found.derived)))
+
+    monkeypatch.setattr(Project, "reading", recorded)
+    alone = []
+    for path in files:
+        alone.append(_codes(check_file(path, Job(ALL), Project())))
+    read_alone = reads[-1]
+    engines = []
+    real = taint.Engine.__init__
+
+    def counted(self, *args, **kwargs):
+        engines.append(args[-1].path)  # (the engine's main unit)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(taint.Engine, "__init__", counted)
+    project = Project(snapshot=True)
+    assert [_codes(check_file(path, Job(ALL), project)) for path in files] == alone
+    assert reads[-1] == read_alone
+    assert Counter(engines) == {path: 1 for path in files}

@@ -58,6 +58,9 @@ MAX_BASE_HOPS = 4
 #: Facts kept that hold parsed modules (:meth:`Project.memo` with *pins*), the most recently used: each keeps
 #: the modules it names alive, so they are bounded like the parsed modules.
 MAX_PINNING_FACTS = 256
+#: Spares kept (:meth:`Project.spare`): the engines that found a module's facts for another file's check, each
+#: holding what it evaluated, until the module's own check starts from it.
+MAX_SPARES = 128
 
 
 @dataclass
@@ -140,6 +143,8 @@ class Project:
         #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
         self._transient: dict[Any, tuple[Any, Reads, tuple]] = {}
         self._computing: set = set()
+        #: key -> what a computation made along the way (see :meth:`spare`)
+        self._spares: OrderedDict[Any, Any] = OrderedDict()
         #: what earlier runs read of each file to search the project (io.cache.ScanMemory; None: read them all)
         self.scan_memory: Any = None
         from .imports import ImportSearch
@@ -220,30 +225,8 @@ class Project:
         the computation's side effects), and keep the new one."""
         if key in self._computing:
             return cycle
-        kept = None
-        if not renew:
-            kept = self._transient.get(key)  # (computed during this check, from the text being checked)
-        if kept is None and not renew:
-            kept = self._memo.get(key)
-            if kept is not None and any(path in kept[1].files for path in self._buffers):
-                kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)
-            elif kept is not None and key not in self._fresh:
-                if not self._still_holds(key, kept):
-                    kept = None
-                    self._forget(key)
-                elif self._reads is not None:
-                    self._fresh.add(key)  # (what it depends on is checked once per checked file)
+        kept = None if renew else self._recall(key)
         if kept is not None:
-            # (a fact used thousands of times in one check, the import search's, adds its reads once)
-            if self._reads is not None and key not in self._replayed:
-                self._replayed.add(key)
-                _note_all(self._reads, kept[1].files)
-                if self._derived is not None:
-                    for name, digest in kept[1].derived.items():
-                        self._derived.setdefault(name, digest)
-            if key in self._pinning:
-                self._pinning.move_to_end(key)
-            self._take(kept[2])
             return kept[0]
         outer, outer_derived, outer_replayed = self._reads, self._derived, self._replayed
         reads = Reads({}, {})
@@ -274,6 +257,50 @@ class Project:
             self._transient[key] = entry
         self._take(entry[2])
         return value
+
+    def recall(self, key: Any) -> tuple[bool, Any]:
+        """(True, the fact :meth:`memo` keeps under *key*) if there is one and it still holds -- its reads then count
+        as the checked file's, as when :meth:`memo` gives it -- else (False, None)."""
+        kept = self._recall(key)
+        return (False, None) if kept is None else (True, kept[0])
+
+    def _recall(self, key: Any) -> Optional[tuple[Any, Reads, tuple]]:
+        kept = self._transient.get(key)  # (computed during this check, from the text being checked)
+        if kept is None:
+            kept = self._memo.get(key)
+            if kept is not None and any(path in kept[1].files for path in self._buffers):
+                kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)
+            elif kept is not None and key not in self._fresh:
+                if not self._still_holds(key, kept):
+                    kept = None
+                    self._forget(key)
+                elif self._reads is not None:
+                    self._fresh.add(key)  # (what it depends on is checked once per checked file)
+        if kept is None:
+            return None
+        # (a fact used thousands of times in one check, the import search's, adds its reads once)
+        if self._reads is not None and key not in self._replayed:
+            self._replayed.add(key)
+            _note_all(self._reads, kept[1].files)
+            if self._derived is not None:
+                for name, digest in kept[1].derived.items():
+                    self._derived.setdefault(name, digest)
+        if key in self._pinning:
+            self._pinning.move_to_end(key)
+        self._take(kept[2])
+        return kept
+
+    def spare(self, key: Any, value: Any) -> None:
+        """Keep *value*, something a computation made along the way, for a later check that may start from it
+        (:meth:`take_spare`); the most recent :data:`MAX_SPARES` are kept, each taken at most once."""
+        self._spares[key] = value
+        self._spares.move_to_end(key)
+        if len(self._spares) > MAX_SPARES:
+            self._spares.popitem(last=False)
+
+    def take_spare(self, key: Any) -> Any:
+        """What :meth:`spare` kept under *key* (it is kept no more), or None."""
+        return self._spares.pop(key, None)
 
     def _still_holds(self, key: Any, entry: tuple[Any, "Reads", tuple]) -> bool:
         """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest (asked
@@ -541,6 +568,13 @@ class Project:
         through a name it imports (:meth:`.importers.ImportGraph.reaches`); so when the project, or the file, is
         not searched.  A derived fact of the check that asks."""
         return self.derived(_key("reaches", self.root(path), os.path.abspath(path))) == "1"
+
+    def names_api(self, path: str) -> bool:
+        """Whether the text of the file at *path* names a worker API, as the project's search read it (a fact of
+        the file's own text: a caller that read the file depends on nothing more)."""
+        key = os.path.abspath(path)
+        index = self.importers(self.root(key))
+        return index is not None and key in index.sinks
 
     def text_reaches(self, path: str, text: str) -> bool:
         """Whether a name that *text*, a text of the module at *path* that may not be the file's (an editor's

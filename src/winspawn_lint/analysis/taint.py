@@ -2028,25 +2028,49 @@ class Engine:
         own = unit is self.main
         if own and self._own_facts is not None:
             return self._own_facts
+        key = _facts_key(unit.path, unit.notebook, self.registry, self.assume_workers)
 
         def compute() -> tuple[ModuleFacts, tuple]:
+            # (told, as a check's engine is, whether the module's text names a worker API: then it holds sinks
+            # without asking the import graph, and reads what a check of the module reads)
             engine = self if own else Engine(self.project, self.registry, self.assume_workers,
-                                             Unit(unit.path, unit.module, notebook=unit.notebook))
+                                             Unit(unit.path, unit.module, notebook=unit.notebook),
+                                             main_names_api=bool(unit.path) and self.project.names_api(unit.path))
             main = engine.main
             # (the body's summary comes first, as a check of the module asks for it first)
             starts, heavy = engine.import_time_starts(main), engine.import_time_heavy_calls(main)
             facts = ModuleFacts(engine.flows(main), starts, heavy)
             named = _units_named(facts)
+            if not own and not unit.notebook:
+                engine._own_facts = facts
+                self.project.spare(key, engine)  # (the module's own check may start from it: see resumed())
             return facts, tuple(read.module for path, read in engine.units.items() if path in named)
 
         if unit.path is None:
             facts = compute()[0]  # (a text with no file: nothing else can ask)
         else:
-            key = ("module facts", unit.path, unit.notebook, self.registry, self.assume_workers)
             facts = self.project.memo(key, compute, pins=lambda value: value[1], renew=own)[0]
         if own:
             self._own_facts = facts
         return facts
+
+    @classmethod
+    def resumed(cls, project: "Project", registry: Registry, assume_workers: bool, module: "ProjectModule",
+                main_names_api: bool) -> Optional["Engine"]:
+        """For a check of the file of *module* (as the project reader has it, from disk): the engine that found its
+        facts (:meth:`module_facts`) for another file's check, when it is kept and they still hold, else None.  It
+        did what a new engine of the check does first, in the same order and from the same files, and nothing
+        since: the check starts from where it ended rather than doing it again."""
+        key = _facts_key(module.path, False, registry, assume_workers)
+        engine = project.take_spare(key)
+        if engine is None or engine.main.module is not module:
+            return None
+        if engine.main_names_api != main_names_api:
+            return None  # (the project's search and the check read the text with other worker APIs)
+        kept, facts = project.recall(key)  # (and the files they read count as the check's)
+        if not kept or facts[0] is not engine._own_facts:
+            return None
+        return engine
 
     def sources(self, value: frozenset, sink: SinkUse) -> Iterator[tuple[Obj, tuple]]:
         """(source, path) for every source reachable from *value* as *sink*'s pickler would pickle it."""
@@ -2259,6 +2283,11 @@ class Engine:
                         following.append(found)
             frontier = following
         return out
+
+
+def _facts_key(path: Optional[str], notebook: bool, registry: Registry, assume_workers: bool) -> tuple:
+    """The key :meth:`Engine.module_facts` keeps a module's facts under (``Project.memo``)."""
+    return ("module facts", path, notebook, registry, assume_workers)
 
 
 def _units_named(facts: ModuleFacts) -> set[str]:
