@@ -227,3 +227,61 @@ def test_a_files_check_starts_from_the_engine_that_found_its_facts_for_another_f
     assert [_codes(check_file(path, Job(ALL), project)) for path in files] == alone
     assert reads[-1] == read_alone
     assert Counter(engines) == {path: 1 for path in files}
+
+
+def test_a_long_lived_reader_sees_that_a_new_file_now_shadows_a_library_a_kept_module_imports(tmp_path, monkeypatch):
+    """The language server's reader keeps a file's parsed module while the file is unchanged, and what it found
+    about the module's names with it.  A ``torch.py`` created beside ``train.py`` (the editor's watcher reports
+    it) is what ``from torch.utils.data import DataLoader`` imports from then on: the next check of the unchanged
+    ``train.py`` finds what a new reader finds (no worker API there)."""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    train = tmp_path / "train.py"
+    train.write_text(textwrap.dedent('''\
+        from torch.utils.data import DataLoader
+
+
+        def main(data):
+            return DataLoader(data, num_workers=2, collate_fn=lambda batch: batch)
+    '''), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    project = Project()
+    assert _codes(check_file(str(train), Job(ALL), project)) == [("WSP201", 5)]
+    (tmp_path / "torch.py").write_text("", encoding="utf-8")
+    project.files_changed()
+    assert _codes(check_file(str(train), Job(ALL), Project())) == []
+    assert _codes(check_file(str(train), Job(ALL), project)) == []
+
+
+def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_its_module(tmp_path, monkeypatch):
+    """train.py's check reads loader.py (its helper's names are resolved there: ``DataLoader`` is torch's, as no
+    ``torch.py`` is in the project); loader.py's own check then records the same files looked at as a check with a
+    new reader, so that its results cache entry is invalidated by the same changes whichever file went first."""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "loader.py").write_text(textwrap.dedent('''\
+        from torch.utils.data import DataLoader
+
+
+        def make(data, collate):
+            return DataLoader(data, num_workers=2, collate_fn=collate)
+    '''), encoding="utf-8")
+    (tmp_path / "train.py").write_text("from loader import make\n\nLOADER = make([1], lambda batch: batch)\n",
+                                       encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    reads: list = []
+    real_reading = Project.reading
+
+    @contextmanager
+    def recorded(self):
+        with real_reading(self) as found:
+            yield found
+        reads.append((set(found.files), dict(found.derived)))
+
+    monkeypatch.setattr(Project, "reading", recorded)
+    loader, train = str(tmp_path / "loader.py"), str(tmp_path / "train.py")
+    alone = _codes(check_file(loader, Job(ALL), Project()))
+    read_alone = reads[-1]
+    assert str(tmp_path / "torch.py") in read_alone[0]
+    project = Project(snapshot=True)
+    assert _codes(check_file(train, Job(ALL), project)) == [("WSP201", 3)]
+    assert _codes(check_file(loader, Job(ALL), project)) == alone
+    assert reads[-1] == read_alone

@@ -32,7 +32,13 @@ class Resolver:
         self.project = project
         # Every check asks for the name of the same calls: one answer per (expression, scope).
         self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
-        self._shadowed: dict[str, bool] = {}  # top-level module name -> a project file is what it imports
+        # The answers drawn from the project's files, which the answers above depend on: top-level module name
+        # -> a project file is what it imports; (star-imported module, name) -> what the project module imports
+        # under that name.  The module (and this) may outlive a check, so each context of the project's reader
+        # asks them again through it (see _sync).
+        self._shadowed: dict[str, bool] = {}
+        self._starred: dict[tuple[str, str], Optional[str]] = {}
+        self._context: object = None
 
     def lookup(self, name: str, scope: Scope, line: Optional[int] = None) -> Optional[Binding]:
         """The binding a use of *name* in *scope* (at *line*) most likely sees."""
@@ -55,6 +61,7 @@ class Resolver:
     def qualname(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[str]:
         """Dotted name an expression stands for (``torch.utils.data.DataLoader``), or None."""
         if depth == 0:
+            self._sync()
             key = (expr, scope)
             if key not in self._qualnames:
                 self._qualnames[key] = self._qualname(expr, scope, 0)
@@ -102,8 +109,26 @@ class Resolver:
             return False
         top = qualname.split(".", 1)[0]
         if top not in self._shadowed:
-            self._shadowed[top] = self.project.imports.module_file(self.filename, top) is not None
+            self._shadowed[top] = self._shadows(top)
         return self._shadowed[top]
+
+    def _shadows(self, top: str) -> bool:
+        return self.project.imports.module_file(self.filename, top) is not None
+
+    def _sync(self) -> None:
+        """Ask the project again what the kept answers were drawn from, once per context of its reader (a check,
+        a fact being computed): so that what it read is recorded there too (what a file's findings depend on
+        must not depend on which files were checked before it), and an answer a changed file made stale (a
+        ``torch.py`` created beside the script) is found again."""
+        project = self.project
+        if project is None or project.context is self._context:
+            return
+        self._context = project.context
+        if any(self._shadows(top) != answer for top, answer in list(self._shadowed.items())) or any(
+                self._project_star(module, name) != answer for (module, name), answer in list(self._starred.items())):
+            self._qualnames.clear()
+            self._shadowed.clear()
+            self._starred.clear()
 
     def _star_imported(self, name: str, scope: Scope) -> Optional[str]:
         """``from torch.utils.data import *`` then ``DataLoader``: the name, when the registry knows it there.
@@ -123,16 +148,23 @@ class Resolver:
                 return candidate
             if self.filename and self.project is not None and name not in _BUILTINS:
                 # A project module (`from .utils import *`): what it imports under that name, if it does.
-                found = self.project.resolve_import(self.filename, f"{module}.{name}")
-                if found is not None:
-                    bindings = found[1].index.module_scope.bindings.get(name, ())
-                    last = tried_first(bindings[-1]) if bindings else None
-                    if last is not None and last.kind == "import" and not last.qualname.startswith("."):
-                        return _canonical(last.qualname)
+                if (module, name) not in self._starred:
+                    self._starred[(module, name)] = self._project_star(module, name)
+                if self._starred[(module, name)] is not None:
+                    return self._starred[(module, name)]
         if name[:1].isupper():
             for candidate in candidates:
                 if candidate.startswith(KNOWN_PREFIXES):
                     return candidate
+        return None
+
+    def _project_star(self, module: str, name: str) -> Optional[str]:
+        found = self.project.resolve_import(self.filename, f"{module}.{name}")
+        if found is not None:
+            bindings = found[1].index.module_scope.bindings.get(name, ())
+            last = tried_first(bindings[-1]) if bindings else None
+            if last is not None and last.kind == "import" and not last.qualname.startswith("."):
+                return _canonical(last.qualname)
         return None
 
     def definition(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Binding]:

@@ -145,6 +145,10 @@ class Project:
         self._computing: set = set()
         #: key -> what a computation made along the way (see :meth:`spare`)
         self._spares: OrderedDict[Any, Any] = OrderedDict()
+        #: what is being read for: a new object when a check starts or ends, a fact starts or ends being computed
+        #: (each records what it reads), or files change; answers drawn from the project and kept with a parsed
+        #: module are asked again through the reader once in each (see names.Resolver)
+        self.context: object = object()
         #: what earlier runs read of each file to search the project (io.cache.ScanMemory; None: read them all)
         self.scan_memory: Any = None
         from .imports import ImportSearch
@@ -157,15 +161,16 @@ class Project:
     def reading(self) -> Iterator["Reads"]:
         """Collect, inside the block, every file read or looked for (absolute path -> its stamp when first named,
         ``None``: it did not exist), and the derived facts used (:meth:`derived`)."""
-        previous = self._reads, self._derived, self._fresh, self._replayed, self._held
+        previous = self._reads, self._derived, self._fresh, self._replayed, self._held, self.context
         reads = Reads({}, {})
         self._reads, self._derived, self._fresh, self._replayed = reads.files, reads.derived, set(), set()
+        self.context = object()
         if not self._snapshot:
             self._held = {}
         try:
             yield reads
         finally:
-            self._reads, self._derived, self._fresh, self._replayed, self._held = previous
+            self._reads, self._derived, self._fresh, self._replayed, self._held, self.context = previous
 
     @contextmanager
     def checking(self, path: Optional[str], module: "ProjectModule", on_disk: bool = False) -> Iterator[None]:
@@ -228,15 +233,16 @@ class Project:
         kept = None if renew else self._recall(key)
         if kept is not None:
             return kept[0]
-        outer, outer_derived, outer_replayed = self._reads, self._derived, self._replayed
+        outer, outer_derived, outer_replayed, outer_context = self._reads, self._derived, self._replayed, self.context
         reads = Reads({}, {})
         self._reads, self._derived, self._replayed = reads.files, reads.derived, set()
+        self.context = object()
         self._computing.add(key)
         try:
             value = compute()
         finally:
             self._computing.discard(key)
-            self._reads, self._derived = outer, outer_derived
+            self._reads, self._derived, self.context = outer, outer_derived, outer_context
             replayed, self._replayed = self._replayed, outer_replayed
         if outer is not None:
             _note_all(outer, reads.files)
@@ -689,6 +695,7 @@ class Project:
         long-lived owner (the language server) calls this when its client reports changed files."""
         self._importers.clear()
         self._root_of.clear()  # (a marker file created or deleted moves a project's root)
+        self.context = object()
 
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,
