@@ -63,6 +63,8 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     from . import analysis
     from .report import noqa as noqa_module
 
+    if tree is None and on_disk and filename and not filename.lower().endswith(".ipynb"):
+        tree = project.parsed(filename)  # (read already for another file's check: it is not parsed again)
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")
     lines = split_lines(text)

@@ -9,6 +9,7 @@ text, never with facts found from the file on disk.
 
 from __future__ import annotations
 
+import ast
 import os
 import textwrap
 from collections import Counter
@@ -255,7 +256,8 @@ def test_a_long_lived_reader_sees_that_a_new_file_now_shadows_a_library_a_kept_m
 def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_its_module(tmp_path, monkeypatch):
     """train.py's check reads loader.py (its helper's names are resolved there: ``DataLoader`` is torch's, as no
     ``torch.py`` is in the project); loader.py's own check then records the same files looked at as a check with a
-    new reader, so that its results cache entry is invalidated by the same changes whichever file went first."""
+    new reader, so that its results cache entry is invalidated by the same changes whichever file went first, and
+    it takes the tree read then rather than parsing the file again."""
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     (tmp_path / "loader.py").write_text(textwrap.dedent('''\
         from torch.utils.data import DataLoader
@@ -277,11 +279,21 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
         reads.append((set(found.files), dict(found.derived)))
 
     monkeypatch.setattr(Project, "reading", recorded)
+    parsed: Counter = Counter()
+    real_parse = ast.parse
+
+    def counted(source, filename="<unknown>", *args, **kwargs):
+        parsed[os.path.basename(filename)] += 1
+        return real_parse(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
     loader, train = str(tmp_path / "loader.py"), str(tmp_path / "train.py")
     alone = _codes(check_file(loader, Job(ALL), Project()))
     read_alone = reads[-1]
     assert str(tmp_path / "torch.py") in read_alone[0]
     project = Project(snapshot=True)
+    parsed.clear()
     assert _codes(check_file(train, Job(ALL), project)) == [("WSP201", 3)]
     assert _codes(check_file(loader, Job(ALL), project)) == alone
     assert reads[-1] == read_alone
+    assert parsed == {"train.py": 1, "loader.py": 1}  # (loader.py's check takes the tree train.py's check read)

@@ -394,6 +394,15 @@ class Project:
         self._keep(key, stamp, module)
         return module
 
+    def parsed(self, path: str) -> Optional[ast.Module]:
+        """The syntax tree of the module the reader has of the file at *path*, while the file keeps the stamp it
+        was parsed at (None: it is not kept, or it changed): a check of the file's text as it is on disk takes it
+        (and :meth:`adopt` then gives that module)."""
+        key = os.path.abspath(path)
+        stamp = _raw_stamp(key)
+        module = self._known(key, stamp) if stamp is not None and key not in self._checking else None
+        return module.index.tree if module is not None else None
+
     def _known(self, key: str, stamp: tuple[int, int]) -> Optional[ProjectModule]:
         """The module parsed from the file at *key* while it had *stamp*: kept, or still alive (a kept fact or a
         running check holds it), which then is kept again; None when there is none."""
