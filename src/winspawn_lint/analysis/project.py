@@ -298,7 +298,11 @@ class Project:
 
     def spare(self, key: Any, value: Any) -> None:
         """Keep *value*, something a computation made along the way, for a later check that may start from it
-        (:meth:`take_spare`); the most recent :data:`MAX_SPARES` are kept, each taken at most once."""
+        (:meth:`take_spare`); the most recent :data:`MAX_SPARES` are kept, each taken at most once.  Only a
+        snapshot's (a run that checks many files, which do not change while it runs): a long-lived reader
+        checks the files an editor shows, and would only hold them."""
+        if not self._snapshot:
+            return
         self._spares[key] = value
         self._spares.move_to_end(key)
         if len(self._spares) > MAX_SPARES:
