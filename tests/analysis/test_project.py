@@ -297,3 +297,29 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
     assert _codes(check_file(loader, Job(ALL), project)) == alone
     assert reads[-1] == read_alone
     assert parsed == {"train.py": 1, "loader.py": 1}  # (loader.py's check takes the tree train.py's check read)
+
+
+def test_a_runs_spares_are_bounded_by_the_source_bytes_of_the_modules_they_hold(monkeypatch):
+    """Each spare is taken at most once; the oldest go first once the modules the spares hold (each counted once,
+    however many hold it) come to more than MAX_SPARE_BYTES of source; a long-lived reader keeps none."""
+    from types import SimpleNamespace
+
+    from winspawn_lint.analysis import project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_SPARE_BYTES", 250)
+
+    def module(name, size):
+        return SimpleNamespace(path=f"/p/{name}.py", stamp=(size, 0))
+
+    a, b, c = module("a", 100), module("b", 100), module("c", 100)
+    project = Project(snapshot=True)
+    project.spare("first", 1, [a, b])
+    project.spare("second", 2, [b])  # (b is counted once: 200 bytes held)
+    assert project.take_spare("second") == 2 and project.take_spare("second") is None
+    project.spare("third", 3, [c])  # (300 bytes: the oldest goes)
+    assert project.take_spare("first") is None and project.take_spare("third") == 3
+    project.spare("fourth", 4, [a, b, c])  # (a spare alone is kept, whatever it holds)
+    assert project.take_spare("fourth") == 4
+    long_lived = Project()
+    long_lived.spare("first", 1, [a])
+    assert long_lived.take_spare("first") is None

@@ -2043,7 +2043,8 @@ class Engine:
             named = _units_named(facts)
             if not own and not unit.notebook:
                 engine._own_facts = facts
-                self.project.spare(key, engine)  # (the module's own check may start from it: see resumed())
+                # (the module's own check may start from it: see resumed())
+                self.project.spare(key, engine, [read.module for read in engine.units.values()])
             return facts, tuple(read.module for path, read in engine.units.items() if path in named)
 
         if unit.path is None:
