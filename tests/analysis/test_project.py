@@ -55,19 +55,40 @@ def _codes(result):
     return [(f.code, f.line) for f in result.findings]
 
 
+def _recorded_reads(monkeypatch) -> list:
+    """What each check reads from now on, in order: (the files read or looked for, the derived facts used)."""
+    reads: list = []
+    real_reading = Project.reading
+
+    @contextmanager
+    def recorded(self):
+        with real_reading(self) as found:
+            yield found
+        reads.append((set(found.files), dict(found.derived)))
+
+    monkeypatch.setattr(Project, "reading", recorded)
+    return reads
+
+
+def _counted_engines(monkeypatch) -> list:
+    """The main unit's path of each engine made from now on."""
+    engines: list = []
+    real = taint.Engine.__init__
+
+    def counted(self, *args, **kwargs):
+        engines.append(args[-1].path)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(taint.Engine, "__init__", counted)
+    return engines
+
+
 def test_an_importers_flows_are_found_once_and_give_each_file_what_a_new_reader_gives(tmp_path, monkeypatch):
     files = _project(tmp_path)
     monkeypatch.chdir(tmp_path)
     alone = [_codes(check_file(path, Job(ALL), Project())) for path in files]
     assert all(alone) and alone == [[("WSP201", 1)], [("WSP201", 1)]]
-    engines = []
-    real = taint.Engine.__init__
-
-    def counted(self, *args, **kwargs):
-        engines.append(args[-1].path)  # (the engine's main unit)
-        real(self, *args, **kwargs)
-
-    monkeypatch.setattr(taint.Engine, "__init__", counted)
+    engines = _counted_engines(monkeypatch)
     project = Project()
     shared = [_codes(check_file(path, Job(ALL), project)) for path in files]
     assert shared == alone
@@ -202,28 +223,12 @@ def test_a_files_check_starts_from_the_engine_that_found_its_facts_for_another_f
     gives, having read the same files."""
     files = [*_project(tmp_path), str(tmp_path / "train.py")]
     monkeypatch.chdir(tmp_path)
-    reads: list = []
-    real_reading = Project.reading
-
-    @contextmanager
-    def recorded(self):
-        with real_reading(self) as found:
-            yield found
-        reads.append((set(found.files), dict(found.derived)))
-
-    monkeypatch.setattr(Project, "reading", recorded)
+    reads = _recorded_reads(monkeypatch)
     alone = []
     for path in files:
         alone.append(_codes(check_file(path, Job(ALL), Project())))
     read_alone = reads[-1]
-    engines = []
-    real = taint.Engine.__init__
-
-    def counted(self, *args, **kwargs):
-        engines.append(args[-1].path)  # (the engine's main unit)
-        real(self, *args, **kwargs)
-
-    monkeypatch.setattr(taint.Engine, "__init__", counted)
+    engines = _counted_engines(monkeypatch)
     project = Project(snapshot=True)
     assert [_codes(check_file(path, Job(ALL), project)) for path in files] == alone
     assert reads[-1] == read_alone
@@ -269,16 +274,7 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
     (tmp_path / "train.py").write_text("from loader import make\n\nLOADER = make([1], lambda batch: batch)\n",
                                        encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    reads: list = []
-    real_reading = Project.reading
-
-    @contextmanager
-    def recorded(self):
-        with real_reading(self) as found:
-            yield found
-        reads.append((set(found.files), dict(found.derived)))
-
-    monkeypatch.setattr(Project, "reading", recorded)
+    reads = _recorded_reads(monkeypatch)
     parsed: Counter = Counter()
     real_parse = ast.parse
 
