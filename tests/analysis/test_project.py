@@ -316,6 +316,10 @@ def test_a_runs_spares_are_bounded_by_the_source_bytes_of_the_modules_they_hold(
     assert project.take_spare("first") is None and project.take_spare("third") == 3
     project.spare("fourth", 4, [a, b, c])  # (a spare alone is kept, whatever it holds)
     assert project.take_spare("fourth") == 4
+    project.spare("fifth", 5, [a, b])
+    project.spare("fifth", 6, [c])  # (kept again under its key: a and b are held no more)
+    project.spare("sixth", 7, [a])
+    assert project.take_spare("fifth") == 6 and project.take_spare("sixth") == 7
     long_lived = Project()
     long_lived.spare("first", 1, [a])
     assert long_lived.take_spare("first") is None

@@ -312,6 +312,7 @@ class Project:
         while it runs): a long-lived reader checks the files an editor shows, and would only hold them."""
         if not self._snapshot:
             return
+        self.take_spare(key)  # (one kept before under the key holds other modules: they are counted no more)
         sizes = {module.path: (module.stamp or (0, 0))[0] for module in modules}
         self._spares[key] = (value, tuple(sizes))
         for path, size in sizes.items():
