@@ -147,11 +147,11 @@ class Project:
         #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
         self._transient: dict[Any, tuple[Any, Reads, tuple]] = {}
         self._computing: set = set()
-        #: key -> what a computation made along the way, and the paths of the modules it holds (see :meth:`spare`)
-        self._spares: OrderedDict[Any, tuple[Any, tuple[str, ...]]] = OrderedDict()
-        #: path -> the keys of the spares that hold its module, and its size; the sum of those sizes
+        #: key -> what a computation made along the way, and the modules it holds: path -> source bytes (see
+        #: :meth:`spare`)
+        self._spares: OrderedDict[Any, tuple[Any, dict[str, int]]] = OrderedDict()
+        #: path -> the keys of the spares that hold its module; the source bytes of those modules
         self._spares_of: dict[str, set] = {}
-        self._spare_sizes: dict[str, int] = {}
         self._spare_bytes = 0
         #: what is being read for: a new object when a check starts or ends, a fact starts or ends being computed
         #: (each records what it reads), or files change; answers drawn from the project and kept with a parsed
@@ -314,12 +314,11 @@ class Project:
             return
         self.take_spare(key)  # (one kept before under the key holds other modules: they are counted no more)
         sizes = {module.path: (module.stamp or (0, 0))[0] for module in modules}
-        self._spares[key] = (value, tuple(sizes))
+        self._spares[key] = (value, sizes)
         for path, size in sizes.items():
             holders = self._spares_of.setdefault(path, set())
             if not holders:
                 self._spare_bytes += size
-                self._spare_sizes[path] = size
             holders.add(key)
         while len(self._spares) > MAX_SPARES or (self._spare_bytes > MAX_SPARE_BYTES and len(self._spares) > 1):
             self.take_spare(next(iter(self._spares)))
@@ -329,14 +328,14 @@ class Project:
         found = self._spares.pop(key, None)
         if found is None:
             return None
-        for path in found[1]:
-            keys = self._spares_of.get(path)
-            if keys is not None:
-                keys.discard(key)
-                if not keys:
-                    del self._spares_of[path]
-                    self._spare_bytes -= self._spare_sizes.pop(path)
-        return found[0]
+        value, sizes = found
+        for path, size in sizes.items():
+            keys = self._spares_of[path]
+            keys.discard(key)
+            if not keys:
+                del self._spares_of[path]
+                self._spare_bytes -= size
+        return value
 
     def _still_holds(self, key: Any, entry: tuple[Any, "Reads", tuple]) -> bool:
         """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest (asked

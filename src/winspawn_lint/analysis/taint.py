@@ -2068,8 +2068,8 @@ class Engine:
             return None
         if engine.main_names_api != main_names_api:
             return None  # (the project's search and the check read the text with other worker APIs)
-        kept, facts = project.recall(key)  # (and the files they read count as the check's)
-        if not kept or facts[0] is not engine._own_facts:
+        kept, value = project.recall(key)  # (and the files they read count as the check's)
+        if not kept or value[0] is not engine._own_facts:
             return None
         return engine
 
