@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import gc
 import io
 import json
 import os
@@ -26,7 +25,7 @@ from .analysis.project import Project
 from .finding import Finding
 from .rules import RULES, FixSafety, expand
 from .io.source import split_rows
-from .runner import FileResult, Job, apply_outcome, check_file, write
+from .runner import FileResult, Job, apply_outcome, check_file, one_run, write
 from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
                        settings_from_mapping)
 
@@ -40,13 +39,7 @@ PARALLEL_THRESHOLD = 64  # with no -j, fewer files than this are checked seriall
 def _ignore_sigint() -> None:
     # The parent owns Ctrl-C; workers stop when it shuts the pool down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.set_threshold(*_GC_THRESHOLD)
 
-
-# ast.parse allocates a GC-tracked node per AST node and none of them is in a reference cycle, so with the
-# default threshold (700) the cyclic collector runs hundreds of times per file for nothing; reference counting
-# frees every tree anyway. A larger young-generation threshold makes a check about 10% faster.
-_GC_THRESHOLD = (50_000, 20, 10)
 
 #: A parallel run's worker: its reader of the project, made with its first file (see _check_in_worker).
 _WORKER_PROJECT: Optional[Project] = None
@@ -54,6 +47,7 @@ _WORKER_PROJECT: Optional[Project] = None
 
 def _start_worker() -> None:
     _ignore_sigint()
+    one_run().__enter__()  # (the worker's files are one run's until the pool ends the process)
 
 
 def _check_in_worker(path: str, job: Job) -> FileResult:
@@ -72,12 +66,8 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
     if jobs is None:
         jobs = (os.cpu_count() or 1) if len(paths) >= PARALLEL_THRESHOLD else 1
     if jobs == 1 or len(paths) < 2:
-        previous = gc.get_threshold()
-        gc.set_threshold(*_GC_THRESHOLD)
-        try:
+        with one_run():
             return [check_file(path, path_job, project) for path, path_job in zip(paths, path_jobs)]
-        finally:
-            gc.set_threshold(*previous)
     from concurrent.futures import ProcessPoolExecutor
 
     # _check_in_worker is a module-level function and every argument pickles: this pool works under spawn

@@ -18,8 +18,9 @@ from __future__ import annotations
 import ast
 import gc
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 from .finding import Finding
 from .rules import FixSafety
@@ -113,11 +114,42 @@ def _quietly(check: Callable[[], FileResult], project: "Project") -> FileResult:
         finally:
             if collecting:
                 gc.enable()
-                if gc.get_count()[0] > _GC_PER_FILE:
+                if _run_depth:
+                    # What the check left alive is the run's reader's (modules and facts kept for the files still
+                    # to check) or the results'; collecting it would traverse all of that for nothing (10% of the
+                    # CPU on pytorch-image-models) and free nothing: a check makes no cyclic garbage (none on
+                    # pytorch-image-models or trl, 2,796 small objects in a --diff run over 42 repositories).
+                    gc.freeze()
+                elif gc.get_count()[0] > _GC_PER_FILE:
                     gc.collect(0)
 
 
 _GC_PER_FILE = 10_000  # a file that allocated fewer objects is left to the collector's thresholds
+# ast.parse allocates a GC-tracked node per AST node and none of them is in a reference cycle, so with the
+# default threshold (700) the cyclic collector runs hundreds of times per file for nothing; reference counting
+# frees every tree anyway. A larger young-generation threshold makes a check about 10% faster.
+_GC_THRESHOLD = (50_000, 20, 10)
+#: how many :func:`one_run` blocks are open
+_run_depth = 0
+
+
+@contextmanager
+def one_run() -> Iterator[None]:
+    """The files checked in the block are one run's (the command line's, or a parallel run's worker's), whose
+    reader keeps what it parsed and found for the files still to check: after each file, what it left alive is
+    moved out of the cyclic collector's sight (``gc.freeze``) until the block ends.  (A long-lived caller, the
+    language server, checks outside such a block: what it keeps is let go of between requests.)"""
+    global _run_depth
+    previous = gc.get_threshold()
+    gc.set_threshold(*_GC_THRESHOLD)
+    _run_depth += 1
+    try:
+        yield
+    finally:
+        _run_depth -= 1
+        if not _run_depth:
+            gc.unfreeze()  # (back in the oldest generation: freed by the next full collection once unused)
+            gc.set_threshold(*previous)
 
 
 @dataclass
