@@ -217,6 +217,31 @@ def test_a_runs_reader_confirms_what_its_facts_read_once_per_run_and_a_long_live
         assert asked[str(tmp_path / "train.py")] == confirmed
 
 
+def test_a_runs_reader_asks_once_whether_a_path_is_a_file_and_every_check_still_depends_on_the_answer(
+        tmp_path, monkeypatch):
+    """The import search asks whether a module's file exists at every import it evaluates; the command line's
+    reader asks the file system once per path, and each check that asked still records the answer as what its
+    findings depend on (the results cache re-checks the file when it changes); the language server's reader asks
+    every time."""
+    files = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    reads = _recorded_reads(monkeypatch)
+    alone = [(_codes(check_file(path, Job(ALL), Project())), reads[-1]) for path in files]
+    asked: Counter = Counter()
+    real = os.path.isfile
+
+    def counted(path):
+        asked[path] += 1
+        return real(path)
+
+    monkeypatch.setattr(os.path, "isfile", counted)
+    for snapshot in (True, False):
+        asked.clear()
+        project = Project(snapshot=snapshot)
+        assert [(_codes(check_file(path, Job(ALL), project)), reads[-1]) for path in files] == alone
+        assert (max(asked.values()) == 1) is snapshot
+
+
 def test_a_files_check_starts_from_the_engine_that_found_its_facts_for_another_files_check(tmp_path, monkeypatch):
     """collate.py's check finds train.py's flows with an engine of their own; train.py's check then starts where
     that engine ended (it did what a new engine of the check does first), and gives the findings a new reader
