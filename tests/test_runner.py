@@ -25,12 +25,12 @@ def test_a_runs_checks_leave_what_they_keep_out_of_the_collectors_sight_until_th
     folder = _project(tmp_path)
     reader = Project(snapshot=True)
     job = runner.Job(Settings(), unsafe_fixes=True)
-    assert gc.get_freeze_count() == 0
+    before = gc.get_freeze_count()  # (CPython 3.12 starts with a few hundred objects frozen)
     with runner.one_run():
         first = runner.check_file(str(folder / "train_unsafe.py"), job, reader)
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > before
         runner.check_file(str(folder / "train_safe.py"), job, reader)
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() <= before
     assert first.findings  # (a check that found something, and planned its fixes)
 
 
@@ -38,9 +38,10 @@ def test_a_check_outside_a_run_freezes_nothing(tmp_path):
     """A long-lived caller (the language server) lets go of what it kept between requests: nothing is frozen."""
     folder = _project(tmp_path)
     path = folder / "train_unsafe.py"
+    before = gc.get_freeze_count()
     result = runner.check_buffer(str(path), path.read_text(encoding="utf-8"), runner.Job(Settings()), Project())
     assert result.findings
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == before
 
 
 def test_a_check_and_its_fix_plan_make_no_cyclic_garbage(tmp_path):

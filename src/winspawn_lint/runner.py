@@ -148,7 +148,9 @@ def one_run() -> Iterator[None]:
     finally:
         _run_depth -= 1
         if not _run_depth:
-            gc.unfreeze()  # (back in the oldest generation: freed by the next full collection once unused)
+            # (back in the oldest generation: freed by the next full collection once unused; so is what was frozen
+            # before the run, as CPython 3.12 starts with a few hundred objects frozen)
+            gc.unfreeze()
             gc.set_threshold(*previous)
 
 
