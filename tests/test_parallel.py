@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,41 @@ def test_a_worker_killed_is_one_error_line(tmp_path):
     while time.monotonic() < deadline and [p for p in _session(proc.pid) if p[1] != "Z"]:
         time.sleep(0.1)
     assert [p for p in _session(proc.pid) if p[1] != "Z"] == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="counts engines made in forked workers")
+def test_a_workers_reader_keeps_what_it_found_for_every_chunk_of_files_it_is_given(tmp_path):
+    """A worker is given the run's jobs once, not with each chunk of files: the facts its reader keeps are keyed by
+    the job's registry of worker APIs, so a job unpickled with each chunk made every chunk find the facts of the
+    modules around its files again (-j 2 on this project's own source: 8x the CPU of -j 1).  Here train.py hands
+    the lambdas of 40 modules to a loader: each module's check asks for train.py's flows, and each of the two
+    workers analyses train.py at most twice (its facts for the others' checks, its own check), however many chunks
+    of files the worker gets."""
+    names = [f"h{n:02d}" for n in range(40)]
+    for name in names:
+        (tmp_path / f"{name}.py").write_text("collate = lambda batch: batch\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n\n" + "".join(f"import {name}\n" for name in names)
+        + "\n\ndef main():\n"
+        + "".join(f"    for batch in DataLoader([1], num_workers=2, collate_fn={name}.collate):\n        pass\n"
+                  for name in names)
+        + "\n\nif __name__ == '__main__':\n    main()\n",
+        encoding="utf-8")
+    counts = tmp_path.parent / f"{tmp_path.name}-engines.txt"
+    script = (
+        "import multiprocessing, os, sys\n"
+        "multiprocessing.set_start_method('fork', force=True)\n"
+        "from winspawn_lint import cli\n"
+        "from winspawn_lint.analysis import taint\n"
+        "made = taint.Engine.__init__\n"
+        "def counted(self, *args, **kwargs):\n"
+        "    made(self, *args, **kwargs)\n"
+        "    if (self.main.path or '').endswith('train.py'):\n"
+        f"        with open({str(counts)!r}, 'a') as out:\n"
+        "            out.write(f'{os.getpid()}\\n')\n"
+        "taint.Engine.__init__ = counted\n"
+        "sys.exit(cli.main(['--isolated', '--no-cache', '-j', '2', '.']))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr  # (findings: the lambda reaches the loader's workers)
+    per_worker = Counter(counts.read_text().split())
+    assert per_worker and max(per_worker.values()) <= 2, per_worker
