@@ -387,6 +387,8 @@ class Project:
         if known is None:
             key = os.path.abspath(path)
             found = os.path.isfile(key)
+            if not self._snapshot and self._reads is None:
+                return found  # (nothing keeps or records the answer: a missing path's stamp is not wanted)
             known = (key, found, PRESENT_FILE if found else stat_stamp(key))
             if self._snapshot:
                 self._files[path] = known
