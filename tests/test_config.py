@@ -9,6 +9,7 @@ the key (never a traceback).  flake8 users set the same policies in
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -503,3 +504,42 @@ def test_flake8_reads_unpicklable(flake8_project):
     done = subprocess.run([sys.executable, "-m", "flake8", "--select=WSP3", "--winspawn-unpicklable=mylab.db.connect",
                            "src/app/rows.py"], capture_output=True, text=True, cwd=flake8_project, timeout=300)
     assert _flake8_findings(done) == {(7, "WSP301")}, done.stdout + done.stderr
+
+
+def test_equal_settings_share_one_registry_so_the_facts_found_under_one_serve_the_other(tmp_path, monkeypatch):
+    """The analysis keeps a module's facts under the registry of worker APIs they were found with, compared by
+    identity; equal settings (read for each directory by the language server, rebuilt for each untitled buffer,
+    unpickled by each parallel worker) get one registry, so facts found for one check serve the next."""
+    import pickle
+
+    from winspawn_lint import pipeline
+    from winspawn_lint.analysis import taint
+    from winspawn_lint.analysis.project import Project
+    from winspawn_lint.settings import settings_from_mapping
+
+    extra = {"spawn-api": [{"name": "mylib.run_all", "workers": "n_jobs"}]}
+    one, two = settings_from_mapping(extra), settings_from_mapping(extra)
+    assert one.registry is two.registry
+    assert pickle.loads(pickle.dumps(one)).registry is one.registry
+    assert pickle.loads(pickle.dumps(one.registry)) is one.registry
+    assert settings_from_mapping({}).registry is not one.registry
+
+    (tmp_path / "helpers.py").write_text("collate = lambda batch: batch\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n\nimport helpers\n\nif __name__ == '__main__':\n"
+        "    for batch in DataLoader([1], num_workers=2, collate_fn=helpers.collate):\n        pass\n",
+        encoding="utf-8")
+    analysed = []
+    made = taint.Engine.__init__
+
+    def counted(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        analysed.append(os.path.basename(self.main.path or ""))
+
+    monkeypatch.setattr(taint.Engine, "__init__", counted)
+    project = Project(one.registry)
+    for settings in (one, two):  # (the second check, with equal settings of its own)
+        checked = pipeline.check("collate = lambda batch: batch\n", str(tmp_path / "helpers.py"), settings,
+                                 project=project, on_disk=True)
+        assert [finding.code for finding in checked.findings] == ["WSP201"]
+    assert analysed.count("train.py") == 1, analysed  # (the facts of train.py that reach helpers.py, found once)

@@ -68,7 +68,7 @@ class Settings:
     @cached_property
     def registry(self) -> Registry:
         unpicklable = {**UNPICKLABLE_CALLS, **{name: Unpicklable(what, False) for name, what in self.extra_unpicklable}}
-        return Registry((*self.extra_apis, *BUILTIN_APIS), unpicklable)
+        return Registry.of((*self.extra_apis, *BUILTIN_APIS), unpicklable)
 
     @cached_property
     def platforms(self) -> frozenset[str]:

@@ -13,6 +13,7 @@ Users extend the registry from configuration (``[tool.winspawn-lint]``
 from __future__ import annotations
 
 import enum
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional
@@ -583,6 +584,10 @@ def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()
     return None
 
 
+#: the registries alive, by the representation of what they are made of (see :meth:`Registry.of`)
+_REGISTRIES: "weakref.WeakValueDictionary[str, Registry]" = weakref.WeakValueDictionary()
+
+
 class Registry:
     """Lookup tables built once from a sequence of :class:`SpawnAPI` (the sinks) and the calls whose results cannot
     be pickled (sources: :data:`UNPICKLABLE_CALLS` and the configuration's ``unpicklable``)."""
@@ -598,6 +603,28 @@ class Registry:
                 self.by_name[name] = api
             for method in api.method_names:
                 self.by_method.setdefault(method, []).append(api)
+
+    @classmethod
+    def of(cls, apis: Iterable[SpawnAPI], unpicklable: Optional[Mapping[str, Unpicklable]] = None) -> "Registry":
+        """The registry of *apis* and *unpicklable*: the same object for equal ones while one is alive.
+
+        The analysis keeps facts under the registry they were found with and compares registries by identity
+        (a lookup per fact asked for, thousands per file, must not hash or compare a hundred APIs), so equal
+        settings must share one: every directory the language server reads a configuration for, every buffer
+        it checks with the defaults, every parallel worker's copy of the run's settings."""
+        apis = tuple(apis)
+        unpicklable = UNPICKLABLE_CALLS if unpicklable is None else unpicklable
+        # (a representation, as a key: a SpawnAPI holds dicts, so it has no hash; the repr of equal values is
+        # equal, and the lookup confirms equality, so a repr that two different values shared would cost a
+        # registry, not a wrong answer)
+        key = repr((apis, sorted(unpicklable.items())))
+        found = _REGISTRIES.get(key)
+        if found is None or found.apis != apis or found.unpicklable != unpicklable:
+            found = _REGISTRIES[key] = cls(apis, unpicklable)
+        return found
+
+    def __reduce__(self) -> tuple:
+        return (Registry.of, (self.apis, self.unpicklable))
 
     def tokens(self) -> frozenset[str]:
         """Identifiers whose absence from a file's text proves it uses none of these APIs."""
@@ -819,4 +846,4 @@ def known_names() -> frozenset[str]:
     return frozenset(names)
 
 
-DEFAULT_REGISTRY = Registry(BUILTIN_APIS)
+DEFAULT_REGISTRY = Registry.of(BUILTIN_APIS)
