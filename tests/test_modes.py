@@ -99,6 +99,35 @@ def assert_all_agree(printed: dict[str, str], reference: str = modes.REFERENCE) 
         f"== {mode}\n{text}" for mode, text in printed.items() if differing[mode])
 
 
+def test_a_script_in_a_folder_the_project_search_skips_has_the_same_findings_however_it_is_checked(tmp_path):
+    """A walk from the project's root skips hidden folders, so the search of the project's imports never reads a
+    script kept in one.  Named from the root, it was once skipped by the project's prefilter (its text names no
+    worker API, and the search, which did not read it, said its imports lead to none), while the same script
+    named from its own folder, or checked as an editor's buffer, had its findings: the search knows nothing of
+    it, so its text is analysed."""
+    from winspawn_lint.analysis.project import Project
+    from winspawn_lint.runner import Job, check_buffer
+
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    folder = tmp_path / ".scratch" / "app"
+    folder.mkdir(parents=True)
+    (folder / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\ndef loader(items):\n"
+        "    return DataLoader(items, num_workers=2)\n", encoding="utf-8")
+    script = ("import torch\n\nfrom loaders import loader\n\n"
+              "model = torch.load('m.pt')\nfor batch in loader([1]):\n    pass\n")
+    (folder / "train.py").write_text(script, encoding="utf-8")
+    expected = [("WSP103", 5), ("WSP101", 6)]
+
+    def codes(out: str) -> list[tuple[str, int]]:
+        return [(line.split()[1], int(line.split(":")[1])) for line in out.splitlines() if " WSP" in line]
+
+    assert codes(cli(tmp_path, "--no-cache", ".scratch/app/train.py")[1]) == expected
+    assert codes(cli(folder, "--no-cache", "train.py")[1]) == expected
+    buffer = check_buffer(str(folder / "train.py"), script, Job(Settings()), Project())
+    assert [(finding.code, finding.line) for finding in buffer.findings] == expected
+
+
 @pytest.mark.slow
 def test_every_check_mode_agrees_on_the_fixtures(fixtures_tree):
     printed = modes.check_modes(fixtures_tree, ["--select", "WSP"])

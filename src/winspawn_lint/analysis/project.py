@@ -616,7 +616,9 @@ class Project:
 
     def relevant(self, path: str) -> bool:
         """Whether a file whose own text names no worker API may still hold a finding through the modules it
-        imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check."""
+        imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check.  So when the
+        project's search did not read the file (it is in a folder a walk from the root skips, a hidden one, and
+        the run was asked to check it), as :meth:`reaches` says of such a file."""
         return self.derived(_key("relevant", self.root(path), os.path.abspath(path))) == "1"
 
     def reaches(self, path: str) -> bool:
@@ -718,7 +720,7 @@ class Project:
             return content_hash("\0".join(files).encode("utf-8", "surrogatepass"))
         if kind == "relevant":
             index = self.importers(root)
-            return "1" if index is not None and index.relevant(name) else "0"
+            return "1" if index is not None and (name not in index.imports or index.relevant(name)) else "0"
         if kind == "reaches":
             index = self.importers(root)
             return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
