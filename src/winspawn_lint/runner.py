@@ -192,16 +192,19 @@ def check_buffer(path: Optional[str], text: str, job: Job, project: "Project", *
     def read() -> "Source":
         return source_module.Source(text, "utf-8", False)  # decoded already, whatever the file on disk says
 
+    # (on_disk None: a text that is the file's as it stands on disk, as an editor's is until it is edited, is
+    # checked as the file, so the facts found for it serve later checks, as they do for flake8's)
     return _quietly(lambda: _check_source(read, path or "-", path, notebook, path is None, job, project,
-                                          FileResult(path or "-"), dependencies), project)
+                                          FileResult(path or "-"), dependencies, on_disk=None), project)
 
 
 def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[str], is_notebook: bool,
                   unnamed: bool, job: Job, project: "Project", result: FileResult,
-                  dependencies: Optional[dict[str, Any]] = None, on_disk: bool = False) -> FileResult:
+                  dependencies: Optional[dict[str, Any]] = None, on_disk: Optional[bool] = False) -> FileResult:
     """Check what *read* gives, the text of the file at *path* (shown as ``result.path``; *filename*: its name
     for per-file-ignores and sibling modules, None when unknown; *unnamed*: stdin or an editor's untitled
-    buffer, whose fix is never written; *on_disk*: *read* reads the file itself)."""
+    buffer, whose fix is never written; *on_disk*: *read* reads the file itself (None: the text may be the
+    file's, compared with it when the text is analysed))."""
     from .io import cache, source as source_module
 
     try:
@@ -235,7 +238,7 @@ def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[st
 
 
 def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Project", result: FileResult,
-                  from_stdin: bool, on_disk: bool = False) -> _Checked:
+                  from_stdin: bool, on_disk: Optional[bool] = False) -> _Checked:
     from .analysis.importers import grade_note, regrade
     from .io import cache
     from .pipeline import check

@@ -108,6 +108,21 @@ def test_an_unsaved_text_is_checked_from_the_text_not_from_facts_about_its_file(
     assert _codes(check_file(collate, Job(ALL), project)) == [("WSP201", 1)]
 
 
+def test_an_editors_text_that_is_the_files_own_is_checked_as_the_file(tmp_path, monkeypatch):
+    """The language server checks what the editor holds; while that is the file as it is on disk (a file just
+    opened or saved), it is checked as the file, as flake8's text is, so the facts of the modules around it found
+    for one check serve the next: train.py's flows are found once for the checks of both modules it imports,
+    as for two files checked from disk (they were found again for each buffer)."""
+    files = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    engines = _counted_engines(monkeypatch)
+    project = Project()
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            assert _codes(check_buffer(path, handle.read(), Job(ALL), project)) == [("WSP201", 1)]
+    assert Counter(engines) == {files[0]: 1, files[1]: 1, str(tmp_path / "train.py"): 1}
+
+
 def test_a_parsed_module_is_freed_by_reference_counting_once_no_check_holds_it(tmp_path, monkeypatch):
     """A module's index has no reference cycle (a binding holds its scope weakly), so a module dropped from the
     reader's kept ones is freed at once, not left for the cyclic collector to find among every module alive;
