@@ -617,8 +617,8 @@ class Project:
     def relevant(self, path: str) -> bool:
         """Whether a file whose own text names no worker API may still hold a finding through the modules it
         imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check.  So when the
-        project's search did not read the file (it is in a folder a walk from the root skips, a hidden one, and
-        the run was asked to check it), as :meth:`reaches` says of such a file."""
+        project's search did not read the file, though it is there (it is in a folder a walk from the root skips,
+        a hidden or ignored one, and the run was asked to check it), as :meth:`reaches` says of such a file."""
         return self.derived(_key("relevant", self.root(path), os.path.abspath(path))) == "1"
 
     def reaches(self, path: str) -> bool:
@@ -720,7 +720,10 @@ class Project:
             return content_hash("\0".join(files).encode("utf-8", "surrogatepass"))
         if kind == "relevant":
             index = self.importers(root)
-            return "1" if index is not None and (name not in index.imports or index.relevant(name)) else "0"
+            if index is None:
+                return "0"
+            # (a file the search did not read, though it is there: as reaches() says of it)
+            return "1" if index.relevant(name) or (name not in index.imports and os.path.isfile(name)) else "0"
         if kind == "reaches":
             index = self.importers(root)
             return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
