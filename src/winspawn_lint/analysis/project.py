@@ -618,7 +618,7 @@ class Project:
         """Whether a file whose own text names no worker API may still hold a finding through the modules it
         imports or that import it (:meth:`ProjectIndex.relevant`); a derived fact of its check.  So when the
         project's search did not read the file, though it is there (it is in a folder a walk from the root skips,
-        a hidden or ignored one, and the run was asked to check it), as :meth:`reaches` says of such a file."""
+        a hidden or build one, and the run was asked to check it), as :meth:`reaches` says of such a file."""
         return self.derived(_key("relevant", self.root(path), os.path.abspath(path))) == "1"
 
     def reaches(self, path: str) -> bool:
