@@ -56,3 +56,30 @@ def test_a_code_given_as_a_string_fails_loudly_instead_of_being_dropped():
 
 def test_every_rule_is_bound_to_the_name_of_its_code():
     assert all(getattr(rules, code) is rule for code, rule in rules.RULES.items())
+
+
+def test_an_unsaved_text_that_names_no_worker_api_reads_its_file_once_to_compare(tmp_path, monkeypatch):
+    """A text that names no worker API is checked when the modules around its file may give it a finding; whether
+    it is the file's own text (an editor's buffer may not be) is decided once, by one read of the file."""
+    from winspawn_lint import pipeline
+    from winspawn_lint.analysis.project import Project
+    from winspawn_lint.io import source
+
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\ndef loader(items):\n"
+        "    return DataLoader(items, num_workers=2)\n", encoding="utf-8")
+    train = tmp_path / "train.py"
+    train.write_text("x = 1\n", encoding="utf-8")
+    edited = "from loaders import loader\n\nfor batch in loader([1]):\n    pass\n"
+    reads: list = []
+    real = source.read
+
+    def counted(path, *args, **kwargs):
+        reads.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(source, "read", counted)
+    checked = pipeline.check(edited, str(train), project=Project(), on_disk=None)
+    assert [finding.code for finding in checked.findings] == ["WSP101"]
+    assert reads.count(str(train)) == 1

@@ -55,11 +55,14 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     if project is None:
         project = Project(settings.registry)
     # The text names no worker API, and the modules around it give it none to reach: nothing to find.
-    if prefilter and not may_have_findings(text, settings.registry) and not (
-            filename and filename != "-" and _relevant(text, filename, project, on_disk)):
-        if parse_clean and tree is None:
-            parse(Source(text, "utf-8", False), filename or "<unknown>")
-        return Checked([], None)
+    if prefilter and not may_have_findings(text, settings.registry):
+        relevant = False
+        if filename and filename != "-":
+            relevant, on_disk = _relevant(text, filename, project, on_disk)
+        if not relevant:
+            if parse_clean and tree is None:
+                parse(Source(text, "utf-8", False), filename or "<unknown>")
+            return Checked([], None)
     from . import analysis
     from .report import noqa as noqa_module
 
@@ -76,15 +79,15 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     return Checked(findings, lines, tree)
 
 
-def _relevant(text: str, filename: str, project: "Project", on_disk: Optional[bool]) -> bool:
+def _relevant(text: str, filename: str, project: "Project", on_disk: Optional[bool]) -> tuple[bool, Optional[bool]]:
     """Whether the modules around the file at *filename* may give *text*, which names no worker API, a finding:
     through the file's imports and importers, or, when *text* is not the file's (an editor's buffer), through
-    what *text* imports."""
+    what *text* imports; and *on_disk*, decided when it had to be (the file is read once)."""
     if project.relevant(filename):
-        return True
+        return True, on_disk
     if on_disk is None:
         on_disk = _is_the_file(text, filename)
-    return not on_disk and project.text_reaches(filename, text)
+    return not on_disk and project.text_reaches(filename, text), on_disk
 
 
 def _is_the_file(text: str, filename: Optional[str]) -> bool:
