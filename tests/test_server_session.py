@@ -125,6 +125,21 @@ async def test_a_configuration_change_checks_every_open_document_again(client, t
 
 
 @pytest.mark.asyncio
+async def test_a_worker_api_the_configuration_names_leads_the_project_search_as_on_the_command_line(
+        client, tmp_path):
+    """The project's search of imports reads each file's text for the worker APIs of the settings it is checked
+    with: a script that hands a lambda to a helper calling a configured API has the command line's finding (the
+    server's search once looked for the built-in APIs only, and the script, naming none, was skipped)."""
+    session = await started(client, tmp_path, {
+        "pyproject.toml": '[tool.winspawn-lint]\nspawn-api = [{name = "mylib.run_all", workers = "n_jobs", '
+                          'payload = ["fn:0"]}]\n',
+        "helpers.py": "import mylib\n\n\ndef run(fn):\n    mylib.run_all(fn, n_jobs=4)\n",
+        "train.py": 'from helpers import run\n\nif __name__ == "__main__":\n    run(lambda x: x)\n'})
+    document = session.open(tmp_path / "train.py")
+    assert codes(await session.diagnostics(document, version=1)) == ["WSP201"]
+
+
+@pytest.mark.asyncio
 async def test_an_unsafe_fix_is_offered_only_when_the_configuration_allows_it(client, tmp_path):
     pyproject = write(tmp_path / "pyproject.toml", "[tool.winspawn-lint]\n")
     script = write(tmp_path / "guard.py", '''\

@@ -1,6 +1,6 @@
 """What the language server asks of the runner, kept warm between requests: one
-:class:`~..analysis.project.Project` per workspace folder, the settings of each directory, and what each open
-document's findings depend on.
+:class:`~..analysis.project.Project` per workspace folder (and worker APIs configured), the settings of each
+directory, and what each open document's findings depend on.
 
 Everything here runs on the server's one analysis thread (a ``Project`` is not shared between threads).
 The checks and fixes are the runner's (:func:`..runner.check_buffer`): this module chooses the settings and
@@ -20,6 +20,7 @@ from ..analysis.project import Project
 from ..finding import Finding
 from ..runner import FileResult, Job, check_buffer
 from ..settings import ConfigError, Settings, configured
+from ..spawn_apis import Registry
 from .documents import Subject
 
 #: files whose change may change every document's settings or line length (see ..io.line_length)
@@ -51,7 +52,11 @@ class Linter:
 
     def __init__(self, folders: tuple[str, ...] = ()) -> None:
         self.folders: list[str] = []
-        self.projects: dict[Optional[str], Project] = {None: Project()}  # folder (None: outside every folder)
+        #: (workspace folder, None outside every folder; the registry of worker APIs of the settings a file is
+        #: checked with) -> the reader of that folder's files.  A project's search reads its files' text for
+        #: those APIs, as the command line's reader does for its run's settings: files checked with other APIs
+        #: (another configuration) have a reader of their own.
+        self.projects: dict[tuple[Optional[str], Registry], Project] = {}
         for folder in folders:
             self.add_folder(folder)
         #: directory -> (its settings or the configuration error, each pyproject.toml examined with its stamp)
@@ -61,15 +66,23 @@ class Linter:
 
     def add_folder(self, folder: str) -> None:
         folder = os.path.abspath(folder)
-        if folder not in self.projects:
+        if folder not in self.folders:
             self.folders.append(folder)
-            self.projects[folder] = Project()
 
     def remove_folder(self, folder: str) -> None:
         folder = os.path.abspath(folder)
         if folder in self.folders:
             self.folders.remove(folder)
-            del self.projects[folder]
+            for key in [key for key in self.projects if key[0] == folder]:
+                del self.projects[key]
+
+    def project_for(self, folder: Optional[str], settings: Settings) -> Project:
+        """The reader of *folder*'s files for checks with *settings*."""
+        key = (folder, settings.registry)
+        project = self.projects.get(key)
+        if project is None:
+            project = self.projects[key] = Project(settings.registry)
+        return project
 
     def folder_of(self, path: Optional[str]) -> Optional[str]:
         """The innermost workspace folder holding *path*."""
@@ -120,7 +133,7 @@ class Linter:
         # The diagnostics wait for the check only: the fixes are planned when a code action asks (self.planned).
         result = check_buffer(subject.path, subject.text,
                               Job(settings, unsafe_fixes=settings.unsafe_fixes, plan_fixes=False),
-                              self.projects[folder], notebook=subject.notebook, dependencies=read)
+                              self.project_for(folder, settings), notebook=subject.notebook, dependencies=read)
         return Report(subject, result, settings, dependencies=set(read))
 
     def planned(self, report: Report) -> list[Finding]:
@@ -133,7 +146,8 @@ class Linter:
                 subject = report.subject
                 report.planned = check_buffer(
                     subject.path, subject.text, Job(report.settings, unsafe_fixes=report.settings.unsafe_fixes),
-                    self.projects[self.folder_of(subject.path)], notebook=subject.notebook).findings
+                    self.project_for(self.folder_of(subject.path), report.settings),
+                    notebook=subject.notebook).findings
         return report.planned
 
     def fix(self, report: Report, only: Optional[frozenset[Finding]] = None, unsafe: bool = False) -> FileResult:
@@ -142,7 +156,7 @@ class Linter:
         settings = report.settings or Settings()
         job = Job(settings, diff=True, unsafe_fixes=unsafe, only=only)
         subject = report.subject
-        return check_buffer(subject.path, subject.text, job, self.projects[self.folder_of(subject.path)],
+        return check_buffer(subject.path, subject.text, job, self.project_for(self.folder_of(subject.path), settings),
                             notebook=subject.notebook)
 
     # ---------------------------------------------------------------- changes on disk
@@ -156,6 +170,7 @@ class Linter:
         config = any(os.path.basename(path) in CONFIG_FILES for path in paths)
         if config:
             self._settings.clear()
+            self.projects.clear()  # (readers for worker APIs no configuration may name any more)
         return config
 
     @staticmethod
