@@ -149,7 +149,10 @@ class Project:
         self._replayed: set = set()
         #: facts that read the module being checked (see :meth:`memo`), kept while it is checked
         self._transient: dict[Any, tuple[Any, Reads, tuple]] = {}
-        self._computing: set = set()
+        #: the keys of the facts being computed, outermost first (see :meth:`memo`)
+        self._computing: dict[Any, None] = {}
+        #: facts being computed that used a stand-in answer of a cycle: not kept (see :meth:`memo`)
+        self._provisional: set = set()
         #: key -> what a computation made along the way, and the modules it holds: path -> source bytes (see
         #: :meth:`spare`)
         self._spares: OrderedDict[Any, tuple[Any, dict[str, int]]] = OrderedDict()
@@ -240,6 +243,14 @@ class Project:
         facts are bounded (:data:`MAX_PINNING_FACTS`).  *renew*: compute it even when it is kept (the caller needs
         the computation's side effects), and keep the new one."""
         if key in self._computing:
+            # Every fact computed inside the cycle, above *key*, uses the stand-in: none is kept, so what a fact
+            # is never depends on which computation asked for it first (only the outermost one, whose value is
+            # the same whoever asks, is).
+            inside = False
+            for computing in self._computing:
+                if inside:
+                    self._provisional.add(computing)
+                inside = inside or computing == key
             return cycle
         kept = None if renew else self._recall(key)
         if kept is not None:
@@ -248,11 +259,13 @@ class Project:
         reads = Reads({}, {})
         self._reads, self._derived, self._replayed = reads.files, reads.derived, set()
         self.context = object()
-        self._computing.add(key)
+        self._computing[key] = None
         try:
             value = compute()
         finally:
-            self._computing.discard(key)
+            del self._computing[key]
+            provisional = key in self._provisional
+            self._provisional.discard(key)
             self._reads, self._derived, self.context = outer, outer_derived, outer_context
             replayed, self._replayed = self._replayed, outer_replayed
         if outer is not None:
@@ -263,7 +276,9 @@ class Project:
             for name, digest in reads.derived.items():
                 outer_derived.setdefault(name, digest)
         entry = (value, reads, tuple(pins(value)) if pins is not None else ())
-        if not any(path in self._buffers for path in reads.files):
+        if provisional:
+            pass  # (a stand-in answer of a cycle went into it: it is computed again when asked again)
+        elif not any(path in self._buffers for path in reads.files):
             self._memo[key] = entry
             self._fresh.add(key)
             if pins is not None:
