@@ -246,11 +246,8 @@ class Project:
             # Every fact computed inside the cycle, above *key*, uses the stand-in: none is kept, so what a fact
             # is never depends on which computation asked for it first (only the outermost one, whose value is
             # the same whoever asks, is).
-            inside = False
-            for computing in self._computing:
-                if inside:
-                    self._provisional.add(computing)
-                inside = inside or computing == key
+            computing = list(self._computing)
+            self._provisional.update(computing[computing.index(key) + 1:])
             return cycle
         kept = None if renew else self._recall(key)
         if kept is not None:
