@@ -128,6 +128,28 @@ def test_a_script_in_a_folder_the_project_search_skips_has_the_same_findings_how
     assert [(finding.code, finding.line) for finding in buffer.findings] == expected
 
 
+def test_a_script_in_a_folder_the_project_search_skips_has_the_same_fix_grade_from_every_folder(tmp_path):
+    """Moving a module's top-level code under the main guard is a safe fix only when nothing imports the module.
+    For a file in a hidden folder, the project's root was the folder the run was in: from the checkout's root, a
+    walk that skips the hidden folder found no importer and ``--fix`` rewrote a module that ``report.py`` imports;
+    from the script's own folder the same finding was unsafe.  The root is now the folder inside the hidden one,
+    wherever the run is."""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    folder = tmp_path / ".scratch" / "app"
+    folder.mkdir(parents=True)
+    (folder / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n\nfor batch in DataLoader([1], num_workers=2):\n    pass\n",
+        encoding="utf-8")
+    (folder / "report.py").write_text("import train\n", encoding="utf-8")
+    graded = "WSP101 `DataLoader`"  # (no `[*]`: the fix is unsafe)
+    for cwd, name in [(tmp_path, ".scratch/app/train.py"), (tmp_path / ".scratch", "app/train.py"),
+                      (folder, "train.py")]:
+        out = cli(cwd, "--no-cache", name)[1]
+        assert f"{name}:3:1: {graded}" in out and "1 unsafe fix available" in out, (cwd, out)
+    assert cli(tmp_path, "--no-cache", "--fix", ".scratch/app/train.py")[0] == 1
+    assert (folder / "train.py").read_text(encoding="utf-8").splitlines()[2].startswith("for batch")  # not fixed
+
+
 def test_a_module_that_edits_sys_path_has_the_same_findings_whichever_file_is_checked_first(tmp_path):
     """Where a module's imports are searched depends on its own ``sys.path`` edits, and reading an edit resolves
     the module's names (``os``), which asks where its imports are searched: a cycle, cut with a stand-in answer.

@@ -118,13 +118,22 @@ def marker_root(path: str) -> Optional[str]:
     return None
 
 
-def walks_into(root: str, folder: str) -> bool:
-    """Whether the walk of :func:`scan` from *root* reaches *folder* (no hidden or skipped folder between)."""
+def skipped_project(root: str, folder: str) -> Optional[str]:
+    """When the walk of :func:`scan` from *root* does not reach *folder*, below it, for a hidden or skipped
+    folder on the way: the folder inside the last of those towards *folder* (or that folder itself, when
+    *folder* is it), from which a walk does reach *folder*; None when the walk from *root* reaches it."""
     relative = os.path.relpath(folder, root)
-    if relative == ".":
-        return True
-    return not relative.startswith("..") and not any(
-        part.startswith(".") or part in _SKIP_DIRS for part in relative.split(os.sep))
+    if relative in (".", os.pardir) or relative.startswith(os.pardir + os.sep):
+        return None
+    parts = relative.split(os.sep)
+    last = max((i for i, part in enumerate(parts) if _skipped(part)), default=None)
+    if last is None:
+        return None
+    return os.path.join(root, *parts[:last + 2])
+
+
+def _skipped(name: str) -> bool:
+    return name.startswith(".") or name in _SKIP_DIRS
 
 
 def _imported_names(index: Optional["ProjectIndex"], own: str) -> Optional[dict[str, str]]:
@@ -379,7 +388,7 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
     are unchanged, and keeps what this run reads: a warm run reads no file to search the project."""
     found: list[str] = []
     for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+        dirs[:] = sorted(d for d in dirs if not _skipped(d))
         for name in sorted(files):
             if name.endswith((".py", ".ipynb")):
                 found.append(os.path.abspath(os.path.join(directory, name)))

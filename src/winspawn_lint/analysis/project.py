@@ -609,20 +609,23 @@ class Project:
 
     def root(self, path: str) -> str:
         """The project's root folder for the file at *path*: the nearest folder above it that holds
-        ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``, unless a walk from there would not reach
-        the file (it is in a hidden or build folder of that project, or where libraries are installed); then, as
-        without a marker, the folder the run is in when the file is below it (what the user asked to check), else
-        the file's own folder."""
+        ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``.  When a walk from there would not reach the
+        file (it is in a hidden or build folder of that project), the folder inside the last such folder on the
+        way to the file (``.scratch/app`` for ``.scratch/app/tools/x.py``): the project a walk from the marker
+        skips, whichever folder the run is in.  Without a marker, or where libraries are installed (a library
+        checked there is its own project, not the checkout that holds Python), the folder the run is in when the
+        file is below it (what the user asked to check), else the file's own folder."""
         here = os.path.dirname(os.path.abspath(path))
         if here not in self._root_of:
-            from .importers import marker_root, walks_into
+            from .importers import marker_root, skipped_project
             from .imports import in_library_folder
 
             found = marker_root(path)
-            # (a library checked where it is installed is its own project: not the checkout that holds Python)
-            if found is None or not walks_into(found, here) or in_library_folder(here):
+            if found is None or in_library_folder(here):
                 cwd = os.getcwd()
                 found = cwd if here == cwd or here.startswith(os.path.join(cwd, "")) else here
+            else:
+                found = skipped_project(found, here) or found
             self._root_of[here] = found
         return self._root_of[here]
 
