@@ -13,6 +13,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from ..io.compact_tree import node_class, node_classes
 from .guards import is_main_guard, never_runs
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -266,7 +267,7 @@ class ModuleIndex:
                 if item.optional_vars is not None:
                     self._bind_target(item.optional_vars, stmt, scope, item.context_expr, kind="with")
         # Expressions directly in this statement, then nested statements.
-        kind = type(stmt)
+        kind = node_class(stmt)
         fields = _CHILD_FIELDS.get(kind)
         if fields is None:
             fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NEVER_CHILDREN)
@@ -291,10 +292,10 @@ class ModuleIndex:
         stack = [(node, site)]
         while stack:
             node, site = stack.pop()
-            kind = type(node)
+            kind = node_class(node)
             if kind is ast.Call:
                 self.calls.append((node, site))
-                if type(node.func) is ast.Attribute:
+                if type(node.func) in _ATTRIBUTE:
                     self.method_calls.setdefault(node.func.attr, []).append((node, site))
             elif kind is ast.Lambda:
                 self.lambdas.append((node, site))
@@ -312,7 +313,7 @@ class ModuleIndex:
                     self.generator_functions.add(function.node)
             elif kind is ast.comprehension:
                 self.iterations.append((node.iter, node.iter, site))
-            elif kind is ast.NamedExpr and type(node.target) is ast.Name:
+            elif kind is ast.NamedExpr and type(node.target) in _NAME:
                 scope = site.scope.function_scope() or self.module_scope
                 scope.bind(Binding(node.target.id, "assign", site.stmt, scope, node.value))
             # ast.iter_child_nodes, inlined and narrowed to the fields that can hold an indexed node: this
@@ -387,7 +388,9 @@ class ModuleIndex:
                         found.append((target.attr, node.value, node, method_scope))
 
 
-_LEAVES = frozenset({ast.Name, ast.Constant})
+_LEAVES = node_classes(ast.Name, ast.Constant)
+_ATTRIBUTE = node_classes(ast.Attribute)
+_NAME = node_classes(ast.Name)
 _INDEXED = (ast.expr, ast.comprehension, ast.keyword, ast.arg, ast.arguments)
 #: node fields that never hold an expression, keyword, argument or comprehension (contexts, operators, names)
 _NEVER_CHILDREN = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "conversion",

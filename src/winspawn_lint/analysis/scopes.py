@@ -21,6 +21,8 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from ..io.compact_tree import node_class
+
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -216,7 +218,7 @@ class ScopeTree:
     def _bindings_only(self, node: ast.stmt, scope: Scope, push) -> bool:
         """In ``lean`` mode, push only the parts of ``node`` that bind names or hold statements; False when the
         statement shares a row with the focus (walked in full) or is of a kind walked in full anyway."""
-        fields = _BINDING_PARTS[type(node)]
+        fields = _BINDING_PARTS[node_class(node)]
         first, last = node.lineno, node.end_lineno or node.lineno
         if any(first <= end and start <= last for start, end in self._focus_rows):
             return False
@@ -247,7 +249,7 @@ class ScopeTree:
 
     def _visit(self, node: ast.AST, scope: Scope, stack: list) -> None:
         push = stack.append
-        kind = type(node)
+        kind = node_class(node)
         if kind is ast.Name:  # the most frequent node, first
             if type(node.ctx) is ast.Load:
                 scope.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))

@@ -35,6 +35,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
+from ..io.compact_tree import node_class
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE,
@@ -438,7 +439,7 @@ class Engine:
         return value
 
     def _eval(self, expr: ast.AST, unit: Unit, scope: Scope) -> Iterable[Obj]:
-        kind = type(expr)
+        kind = node_class(expr)
         if kind is ast.Constant:
             return {_const(expr.value)}
         if kind is ast.Name:

@@ -17,6 +17,7 @@ from typing import Iterator, Optional
 
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import COMPREHENSIONS, ScopeTree
+from ..io.compact_tree import node_class
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -283,7 +284,7 @@ class Names:
 def _identifiers(tree: ast.Module) -> frozenset[str]:
     names: set[str] = set()
     for node in ast.walk(tree):
-        kind = type(node)
+        kind = node_class(node)
         if kind is ast.Name:
             names.add(node.id)
         elif kind is ast.arg:

@@ -37,6 +37,7 @@ from typing import Optional
 from .. import rules
 from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
+from ..io.compact_tree import plain
 from ..io.source import split_lines, split_rows
 from ..rules import FixSafety
 from ._base import CannotEdit, Codemod, Edit
@@ -330,8 +331,8 @@ def _shape(node: ast.AST, cap: Optional[Captured], lines: Lines) -> str:
     else:
         args.args = [*extra, *args.args]
     clone.args = args
-    stands_for = [(ast.dump(chain), param) for chain, param in cap.replaced] if cap else []
-    return f"{ast.dump(clone)}\n{stands_for}\n{_comments(lines.segment(node))}"
+    stands_for = [(ast.dump(plain(chain)), param) for chain, param in cap.replaced] if cap else []
+    return f"{ast.dump(plain(clone))}\n{stands_for}\n{_comments(lines.segment(node))}"
 
 
 def _comments(segment: str) -> str:

@@ -14,6 +14,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
+from . import compact_tree
+
 MAX_BYTES = 50 * 1024 * 1024  # larger files are not Python source anyone checks in
 
 
@@ -114,7 +116,7 @@ _NEWER_SYNTAX = (
 
 def parse(source: Source, filename: str = "<unknown>") -> ast.Module:
     try:
-        return ast.parse(source.text, filename=filename)
+        return compact_tree.parse(source.text, filename=filename)
     except SyntaxError as error:
         newer = _needs_newer_python(source.text, error)
         where = f"line {error.lineno}" if error.lineno else "file"
