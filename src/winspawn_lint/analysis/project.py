@@ -799,11 +799,12 @@ def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) 
 def _note_all(reads: dict[str, Optional[Stamp]], recorded: dict[str, Optional[Stamp]]) -> None:
     """:func:`_note` each of *recorded* in *reads* (a kept fact's reads, thousands for the import search's)."""
     both = recorded.keys() & reads.keys()
-    for path in both:
-        if reads[path] != recorded[path]:
+    noted = {path: reads[path] for path in both}
+    reads.update(recorded)  # (the new paths, in one call: the loop below visits only those noted before)
+    for path, stamp in noted.items():
+        reads[path] = stamp
+        if stamp != recorded[path]:
             _note(reads, path, recorded[path])
-    if len(both) < len(recorded):
-        reads.update({path: stamp for path, stamp in recorded.items() if path not in both})
 
 
 #: between the parts of a derived fact's key (a character no path holds)
