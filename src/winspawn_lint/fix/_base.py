@@ -26,7 +26,6 @@ from typing import ClassVar, Optional, Sequence
 from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
-from ..io import compact_tree
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
 from ..rules import FixSafety, Rule
 from ._tree import Names, find_node, module_names, parents, top_level_statement
@@ -211,11 +210,10 @@ class Located:
 
 
 def syntax_tree(text: str) -> ast.Module:
-    """The ``ast`` of ``text``: parsed once for the driver (compile, check) and every codemod that reads it.
-    Compact (``io.compact_tree``), as the check's own tree is: codemods compare shapes of nodes from both."""
+    """The ``ast`` of ``text``: parsed once for the driver (compile, check) and every codemod that reads it."""
     tree = _TREES.get(text)
     if tree is None:
-        tree = compact_tree.parse(text)
+        tree = ast.parse(text)
         remember_tree(text, tree)
     return tree
 
