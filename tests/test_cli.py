@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+from winspawn_lint.cli import _regions
+
 HAZARD = textwrap.dedent('''\
     import multiprocessing
 
@@ -171,3 +173,16 @@ def test_columns_are_characters_on_non_ascii_lines():
     [finding] = check_text(source)
     line = source.splitlines()[4]
     assert line[finding.col:finding.end_col] == "lambda x: x"
+
+
+@pytest.mark.parametrize("count, jobs", [(0, 2), (1, 2), (7, 3), (100, 2), (766, 2), (5000, 8)])
+def test_each_worker_is_given_a_contiguous_region_of_the_files_in_small_chunks(count, jobs):
+    """Files in walk order are neighbours that import the same modules: each worker starts on a region of its own
+    (one per worker, sizes within one file), cut into chunks of at most 32 files, and every file is in one chunk."""
+    regions = _regions(count, jobs)
+    assert len(regions) == jobs
+    chunks = [chunk for region in regions for chunk in region]
+    assert [index for chunk in chunks for index in chunk] == list(range(count))
+    assert all(0 < len(chunk) <= 32 and chunk.step == 1 for chunk in chunks)
+    sizes = [sum(len(chunk) for chunk in region) for region in regions]
+    assert max(sizes) - min(sizes) <= 1

@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import sys
+from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
@@ -57,13 +58,12 @@ def _start_worker(jobs: tuple[Job, Job]) -> None:
     one_run().__enter__()  # (the worker's files are one run's until the pool ends the process)
 
 
-def _check_in_worker(path: str, walked: bool) -> FileResult:
+def _check_in_worker(paths: list[str], walked: list[bool]) -> list[FileResult]:
     global _WORKER_PROJECT
     assert _WORKER_JOBS is not None, "the pool's initializer gives the jobs"
-    job = _WORKER_JOBS[walked]
-    if _WORKER_PROJECT is None:  # the worker's first file: its reader of the project, for the rest of the run
-        _WORKER_PROJECT = Project(job.settings.registry, snapshot=True)
-    return check_file(path, job, _WORKER_PROJECT)
+    if _WORKER_PROJECT is None:  # the worker's first files: its reader of the project, for the rest of the run
+        _WORKER_PROJECT = Project(_WORKER_JOBS[0].settings.registry, snapshot=True)
+    return [check_file(path, _WORKER_JOBS[found], _WORKER_PROJECT) for path, found in zip(paths, walked)]
 
 
 def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Project,
@@ -76,26 +76,61 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
     if jobs == 1 or len(paths) < 2:
         with one_run():
             return [check_file(path, walk_job if path in walked else job, project) for path in paths]
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # _check_in_worker is a module-level function and every argument pickles: this pool works under spawn
     # (Windows, macOS) as well as under fork.
-    chunk = max(1, min(64, len(paths) // (jobs * 8)))
     executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=((job, walk_job),))
+    regions = _regions(len(paths), jobs)
+    results: list = [None] * len(paths)  # (each index is in one chunk: every one is filled)
+    pending: dict = {}  # future -> (the region of the worker that is expected to take it, the files' indices)
     processes: dict = {}
+
+    def send(home: int) -> None:
+        # The next chunk of *home*; when it has none left, the far end of the region with the most left.
+        region = home if regions[home] else max(range(jobs), key=lambda r: len(regions[r]))
+        if regions[region]:
+            chunk = regions[region].popleft() if region == home else regions[region].pop()
+            future = executor.submit(_check_in_worker, [paths[i] for i in chunk], [paths[i] in walked for i in chunk])
+            pending[future] = (home, chunk)
+
     try:
-        # Workers start inside map(). With SIGINT blocked meanwhile, they inherit the blocked mask
+        # Workers start in the first submit()s. With SIGINT blocked meanwhile, they inherit the blocked mask
         # (through fork and exec), so a Ctrl-C sent to the whole process group while one is still
         # importing cannot print a traceback from it; this process gets the signal on unblocking.
         with _sigint_blocked():
-            outcomes = executor.map(_check_in_worker, paths, [path in walked for path in paths], chunksize=chunk)
+            for home in range(jobs):
+                send(home)
             processes = dict(executor._processes or {})
-        results = list(outcomes)
+        # One chunk per worker in flight: the worker that returns one is the idle one, and takes the next chunk
+        # of its region (rarely another, when two return at once: which worker checks a file never changes its
+        # findings, only how much of the project that worker has read already).
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                home, chunk = pending.pop(future)
+                for index, result in zip(chunk, future.result()):
+                    results[index] = result
+                send(home)
     except BaseException:
         _abandon(executor, processes)
         raise
     executor.shutdown()
     return results
+
+
+def _regions(count: int, jobs: int) -> list[deque[range]]:
+    """*count* files (in walk order, where neighbours share the modules they import) cut into one contiguous
+    region per worker, each a queue of small chunks.  A worker's reader of the project keeps the facts it found
+    for the files it checked, so the less of the tree a worker sees, the less it finds again what another found
+    (with chunks dealt in turn from the whole list, each of two workers read most of the project: -j 2 took the
+    wall time of -j 1 at twice its CPU on the benchmark's ML repositories).  A worker whose region is done takes
+    chunks from the far end of the one with the most left (without that, the region of the cheap files ended
+    first and the run took 1.33x the wall time of chunks dealt in turn; with it, 0.86x, at 0.85x the CPU)."""
+    size = max(1, min(32, count // (jobs * 16)))
+    bounds = [count * i // jobs for i in range(jobs + 1)]
+    return [deque(range(start, min(start + size, end)) for start in range(begin, end, size))
+            for begin, end in zip(bounds, bounds[1:])]
 
 
 def _abandon(executor: ProcessPoolExecutor, processes: dict) -> None:
