@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from importlib import resources
 
 from .spawn_apis import NOT_FORK, SPAWN_ONLY, UNKNOWN, WINDOWS_ONLY
 
@@ -53,6 +52,8 @@ class Rule:
 
     def docs(self) -> str:
         """The rule's documentation page (markdown)."""
+        from importlib import resources  # (zipfile and pathlib with it: not what a check needs)
+
         return resources.files(__package__).joinpath(f"rule_docs/{self.code}.md").read_text(encoding="utf-8")
 
 

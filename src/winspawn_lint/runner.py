@@ -205,10 +205,11 @@ def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[st
     for per-file-ignores and sibling modules, None when unknown; *unnamed*: stdin or an editor's untitled
     buffer, whose fix is never written; *on_disk*: *read* reads the file itself (None: the text may be the
     file's, compared with it when the text is analysed))."""
-    from .io import cache, source as source_module
+    from .io import source as source_module
+    from .io.stamps import stat_stamp
 
     try:
-        stamp = cache.stat_stamp(path) if job.cache else None  # before reading: a later change is then seen
+        stamp = stat_stamp(path) if job.cache else None  # before reading: a later change is then seen
         src = read()
         # What the findings and the fix depend on besides the file's own text is read through the project
         # reader, which records it for the results cache (and the language server).
@@ -222,6 +223,8 @@ def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[st
                 if dependencies is not None:
                     dependencies.update(reads.files)
         if job.cache and not unnamed:
+            from .io import cache
+
             entry = cache.new_entry(path, stamp, src.original, checked.parsed, checked.findings, reads)
             if entry is not None and checked.fix is not None:
                 entry.fixes[checked.fix[0]] = cache.encode_fix(src.text, checked.fix[1])
@@ -240,7 +243,6 @@ def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[st
 def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Project", result: FileResult,
                   from_stdin: bool, on_disk: Optional[bool] = False) -> _Checked:
     from .analysis.importers import grade_note, regrade
-    from .io import cache
     from .pipeline import check
 
     settings = job.settings
@@ -260,9 +262,11 @@ def _check_script(filename: Optional[str], src: "Source", job: Job, project: "Pr
         return record
     result.findings, grade = regrade(found, filename, src.text, project)  # the fixes' safety in this file
     if job.fixing and any(f.safety.applies(job.unsafe_fixes) for f in result.findings):
+        from .io.cache import fix_key
+
         outcome = _fix(src.text, filename, settings, job.unsafe_fixes, project, result.findings, checked.tree,
                        grade_note(result.findings, grade, job.unsafe_fixes), declined, job.only)
-        record.fix = (cache.fix_key(job.unsafe_fixes, result.findings), outcome)
+        record.fix = (fix_key(job.unsafe_fixes, result.findings), outcome)
         apply_outcome(filename, src, result, job, from_stdin, outcome, project)
     elif job.fixing:  # nothing to do for the fixer: say why
         result.fix_note = _join(_declined_note(declined), grade_note(result.findings, grade, job.unsafe_fixes))

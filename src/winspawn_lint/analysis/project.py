@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
-from ..io.cache import PRESENCE, PRESENT, PRESENT_FILE, Stamp, holds, stat_stamp
+from ..io.stamps import PRESENCE, PRESENT, PRESENT_FILE, Stamp, content_hash, holds, stat_stamp
 from ..io import compact_tree
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
 from .index import ModuleIndex, tried_first
@@ -732,8 +732,6 @@ class Project:
             stem = name
             index = self.importers(root)
             files = sorted(index.mentions.get(stem, ())) if index is not None else ["<too many files>"]
-            from ..io.cache import content_hash
-
             return content_hash("\0".join(files).encode("utf-8", "surrogatepass"))
         if kind == "relevant":
             index = self.importers(root)

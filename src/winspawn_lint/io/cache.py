@@ -25,7 +25,7 @@ bump), and the Python version (the parser).  Per file, an entry holds:
   fixer's note and its findings.  A rerun of ``--diff``, or of ``--fix`` on a file whose fixes were declined,
   then costs what a check costs instead of a libcst run per file.
 
-Correctness over speed where they meet: an mtime within :data:`_RACY_NS` of the time it was recorded is
+Correctness over speed where they meet: an mtime within :data:`.stamps.RACY_NS` of the time it was recorded is
 not trusted (a file rewritten within the same timestamp tick with the same size would otherwise hit), so
 that entry is confirmed by its hash next time.  A file with an error is never stored.  Readers never
 trust a shard: one that is unreadable, truncated, foreign or from another format counts as empty (its files
@@ -50,11 +50,7 @@ import time
 from typing import Any, Iterator, Optional
 
 from ..__version__ import __version__
-
-try:  # the built-in BLAKE2: `hashlib` loads OpenSSL first, a few ms of a one-file run
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - another Python implementation
-    from hashlib import blake2b
+from .stamps import PRESENCE, Stamp, blake2b, content_hash, observe, same, stat_stamp, still, too_recent
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
@@ -75,15 +71,6 @@ _LOCK_WAIT = 5.0
 #: settings fields that never change a file's findings (which files are walked; where the cache is; whether
 #: unsafe fixes apply, which fix outcomes record in their own key)
 _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cache_dir", "unsafe_fixes"})
-#: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
-_RACY_NS = 2_000_000_000
-
-Stamp = tuple[int, Optional[int]]  # (size, mtime_ns); mtime None: not to be trusted
-#: the stamp of a path looked for and found to be a file, whose content the answer did not read
-PRESENT_FILE: Stamp = (-1, 0)
-#: the stamp of a path looked for and found to be there (a file, a directory, a link)
-PRESENT: Stamp = (-2, 0)
-PRESENCE = (PRESENT_FILE, PRESENT)
 
 
 # ---------------------------------------------------------------- keys
@@ -127,59 +114,6 @@ def settings_digest(settings: Any) -> str:
         "settings": fields, "registry": _stable(settings.registry.apis), "code": _own_sources(),
     }
     return blake2b(json.dumps(payload, sort_keys=True).encode(), digest_size=32).hexdigest()
-
-
-def content_hash(data: bytes) -> str:
-    return blake2b(data, digest_size=16).hexdigest()
-
-
-def _too_recent(st: os.stat_result) -> bool:
-    """Whether a file's (or folder's) mtime is too recent to prove it unchanged while it stays the same."""
-    return time.time_ns() - st.st_mtime_ns < _RACY_NS
-
-
-def stat_stamp(path: str) -> Optional[Stamp]:
-    """(size, mtime_ns) of *path*, the mtime ``None`` when too recent to trust; ``None`` if absent."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    mtime: Optional[int] = st.st_mtime_ns
-    if _too_recent(st):
-        mtime = None
-    return (st.st_size, mtime)
-
-
-def holds(path: str, recorded: Optional[Stamp], trust_recent: bool = False) -> bool:
-    """Whether what was recorded of *path* still holds: its presence (:data:`PRESENT_FILE`, :data:`PRESENT`), or
-    its absence (``None``), or its size and mtime (*trust_recent*: an mtime too recent to trust still proves
-    the file unchanged, as within one run)."""
-    return _still(recorded, _observe(path, recorded), trust_recent)
-
-
-def _observe(path: str, recorded: Optional[Stamp]) -> Any:
-    """What the file system says now of *path*, as much as *recorded* needs: whether it is a file, whether it is
-    there, or its stamp."""
-    if recorded == PRESENT_FILE:
-        return os.path.isfile(path)
-    if recorded == PRESENT:
-        return os.path.lexists(path)
-    return stat_stamp(path)
-
-
-def _still(recorded: Optional[Stamp], now: Any, trust_recent: bool = False) -> bool:
-    """Whether *now* (:func:`_observe`) proves what was *recorded* still true."""
-    if recorded in PRESENCE:
-        return now
-    return now == recorded if trust_recent else _same(recorded, now)
-
-
-def _same(recorded: Any, now: Optional[Stamp]) -> bool:
-    """Whether a stamp recorded earlier proves the file unchanged (a distrusted mtime never does)."""
-    if now is None:
-        return recorded is None
-    return recorded is not None and recorded[1] is not None and now[1] is not None \
-        and recorded[0] == now[0] and recorded[1] == now[1]
 
 
 def cache_directory(settings: Any, cwd: Optional[str] = None) -> str:
@@ -450,7 +384,7 @@ def _folder_mtime(folder: str) -> Optional[int]:
         st = os.stat(folder)
     except OSError:
         return None
-    if not stat.S_ISDIR(st.st_mode) or _too_recent(st):
+    if not stat.S_ISDIR(st.st_mode) or too_recent(st):
         return None
     return st.st_mtime_ns
 
@@ -534,7 +468,7 @@ class ResultsCache:
         now = stat_stamp(key)
         if now is None:
             return None
-        if not _same(entry.stamp, now):
+        if not same(entry.stamp, now):
             try:
                 with open(key, "rb") as handle:
                     data = handle.read()
@@ -591,8 +525,8 @@ class ResultsCache:
         except (TypeError, ValueError):
             return False
         if seen not in self._observed:
-            self._observed[seen] = _observe(path, recorded)
-        return _still(recorded, self._observed[seen])
+            self._observed[seen] = observe(path, recorded)
+        return still(recorded, self._observed[seen])
 
     def store(self, path: str, entry: Optional[Entry]) -> None:
         if entry is None:
@@ -676,7 +610,7 @@ class ScanMemory:
     @staticmethod
     def trusted(info: os.stat_result) -> bool:
         """Whether a file's mtime is old enough to prove it unchanged while it stays the same."""
-        return not _too_recent(info)
+        return not too_recent(info)
 
     def answers(self, root: str, files: str) -> Optional[tuple[frozenset[str], frozenset[str]]]:
         """The import graph's answers for the project at *root* (the files that reach a worker API, those that

@@ -3,7 +3,6 @@ limit that code the fixer writes keeps to.  Configuration is read as data, never
 
 from __future__ import annotations
 
-import configparser
 import os
 import re
 from typing import Optional
@@ -41,6 +40,8 @@ def _in_directory(directory: str, looked_at: list[str]) -> Optional[int]:
         path = os.path.join(directory, name)
         looked_at.append(path)
         if os.path.isfile(path):
+            import configparser  # (only where a file may configure it: its import is a few ms of a one-file run)
+
             parser = configparser.ConfigParser(interpolation=None)
             try:
                 parser.read(path, encoding="utf-8")
