@@ -166,3 +166,15 @@ def test_a_definition_made_while_a_function_runs_is_local(source, name, local):
               *(info.body_scope for info in module.index.classes.values())]
     (binding,) = [b for scope in scopes for b in scope.bindings.get(name, []) if b.kind in ("def", "class")]
     assert is_local_definition(binding) is local
+
+
+def test_a_name_asked_about_without_a_node_is_answered_as_its_use_there_and_kept_once():
+    module = analyse("import multiprocessing as mp\nfrom torch.utils.data import DataLoader\nx = 1\n")
+    resolver, scope = module.resolver, module.index.module_scope
+    answers = [resolver.name_qualname("mp", scope, 3), resolver.name_qualname("DataLoader", scope),
+               resolver.name_qualname("len", scope), resolver.name_qualname("unknown", scope)]
+    kept = len(resolver._qualnames)
+    for _ in range(100):  # (the taint engine asks for each import it follows, once per use)
+        resolver.name_qualname("mp", scope, 3)
+    assert answers == ["multiprocessing", "torch.utils.data.DataLoader", "builtins.len", None]
+    assert len(resolver._qualnames) == kept

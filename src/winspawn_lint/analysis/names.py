@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..spawn_apis import CONTEXT_FACTORIES, KNOWN_PREFIXES, MODULE_ALIASES, known_names
 from .index import Binding, ModuleIndex, Scope, tried_first
@@ -30,8 +30,9 @@ class Resolver:
         #: there (None: it is not)
         self.filename = filename
         self.project = project
-        # Every check asks for the name of the same calls: one answer per (expression, scope).
-        self._qualnames: dict[tuple[ast.AST, Scope], Optional[str]] = {}
+        # Every check asks for the name of the same calls: one answer per (expression, scope), and per ((name,
+        # line), scope) for a name asked about with no node (:meth:`name_qualname`).
+        self._qualnames: dict[tuple[Any, Scope], Optional[str]] = {}
         # The answers drawn from the project's files, which the answers above depend on: top-level module name
         # -> a project file is what it imports; (star-imported module, name) -> what the project module imports
         # under that name.  The module (and this) may outlive a check, so each context of the project's reader
@@ -67,6 +68,16 @@ class Resolver:
                 self._qualnames[key] = self._qualname(expr, scope, 0)
             return self._qualnames[key]
         return self._qualname(expr, scope, depth)
+
+    def name_qualname(self, name: str, scope: Scope, line: Optional[int] = None) -> Optional[str]:
+        """:meth:`qualname` of a use of *name* in *scope* (at *line*) that is not in the tree (the name an import
+        binds, a star-imported name): kept by name and line, not by a node made for the question, which would
+        keep one answer, and one node, per question."""
+        self._sync()
+        key = ((name, line), scope)
+        if key not in self._qualnames:
+            self._qualnames[key] = self._qualname(ast.Name(id=name, lineno=line), scope, 0)
+        return self._qualnames[key]
 
     def _qualname(self, expr: ast.AST, scope: Scope, depth: int) -> Optional[str]:
         if depth > MAX_DEPTH:

@@ -46,10 +46,12 @@ MAX_MODULE_BYTES = 1 << 20
 #: again costs its parse and index once more (pytorch-image-models: 12% less CPU with 256 kept than with 128;
 #: diffusers, 2,089 modules of 21 KB on average, is bound by the bytes below, not by this count).
 MAX_MODULES_KEPT = 1024
-#: ... and at most this many bytes of their source (about 90 MB of trees and indexes), so that a repository of
+#: ... and at most this many bytes of their source (about 80 MB of trees and indexes), so that a repository of
 #: large modules keeps fewer of them: the peak of a run is what this keeps plus what one check's engines read.
-#: (A cold ``-j 1`` run over diffusers, side by side: 7 MB against 3.5 MB, 0.85x the CPU and 408 against 357 MiB.)
-MAX_KEPT_BYTES = 7_000_000
+#: (A cold ``-j 1`` run over diffusers, with the spares' bound below: 6 MB, 262 MiB at the peak; 5 MB with 3.5 MB
+#: of spares, 291 MiB.  Before a check held only the modules it was given, 7 MB against 3.5 MB: 0.85x the CPU
+#: and 408 against 357 MiB.)
+MAX_KEPT_BYTES = 6_000_000
 #: Files read per importer wanted: a module whose name many files mention (``utils``) is looked for among the
 #: first of them only, so its importers cost a bounded number of parses.
 _CANDIDATES_PER_IMPORTER = 2
@@ -63,10 +65,11 @@ MAX_PINNING_FACTS = 256
 #: Spares kept (:meth:`Project.spare`): the engines that found a module's facts for another file's check, each
 #: holding what it evaluated, until the module's own check starts from it; and the source bytes of the modules
 #: they hold (each counted once), so that they keep at most as many trees alive again as the kept modules do.
-#: (trl: 109 of its 113 spares taken with these bounds, 69 with 1.5 MB; diffusers, whose modules are large, peaks
-#: at 585 MB with them, 515 MB with no spare and 1,069 MB with 128 spares and no bound on their bytes.)
+#: (trl: 109 of its 113 spares taken with 3.5 MB, 69 with 1.5 MB; diffusers, whose modules are large, peaked at
+#: 585 MB with 3.5 MB, 515 MB with no spare and 1,069 MB with 128 spares and no bound on their bytes; with 6 MB of
+#: kept modules, 2 MB of spares against 3.5 MB: 262 against 296 MiB.)
 MAX_SPARES = 128
-MAX_SPARE_BYTES = 3_500_000
+MAX_SPARE_BYTES = 2_000_000
 
 
 @dataclass
@@ -119,6 +122,8 @@ class Project:
         #: the modules a running check may still use (see :meth:`holding`), alive until it ends
         self._taken: set[ProjectModule] = set()
         self._holding = 0
+        #: inside :meth:`importers_of`'s reading of candidates: a module read there is not taken (see there)
+        self._probing = 0
         #: (path, attribute, (size, mtime_ns)) -> the value astroid inferred, or values.UNKNOWN
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
         #: project root -> its imports, read as text (None: too many files to search)
@@ -230,6 +235,7 @@ class Project:
             index = ModuleIndex(tree)
             module = ProjectModule(key, index, Resolver(index, key, self), stamp=stamp)
             self._keep(key, stamp, module)
+            self._take((module,))
         return module
 
     def memo(self, key: Any, compute: Callable[[], Any], cycle: Any = None,
@@ -447,6 +453,8 @@ class Project:
             except Exception:  # unreadable, not Python, not a notebook, too deep: unknown, and the checks stay silent
                 module = None
         self._keep(key, stamp, module)
+        if module is not None and not self._probing:
+            self._take((module,))
         return module
 
     def parsed(self, path: str) -> Optional[ast.Module]:
@@ -464,11 +472,14 @@ class Project:
         cached = self._modules.get(key)
         if cached is not None and cached[0] == stamp and cached[1] is not None:
             self._modules.move_to_end(key)
-            return cached[1]
-        module = self._alive.get(key)
-        if module is None or module.stamp != stamp:
-            return None
-        self._keep(key, stamp, module)
+            module = cached[1]
+        else:
+            module = self._alive.get(key)
+            if module is None or module.stamp != stamp:
+                return None
+            self._keep(key, stamp, module)
+        if not self._probing:
+            self._take((module,))
         return module
 
     def _keep(self, key: str, stamp: tuple[int, int], module: Optional[ProjectModule]) -> None:
@@ -484,19 +495,24 @@ class Project:
             _, (dropped_stamp, dropped) = self._modules.popitem(last=False)
             if dropped is not None:
                 self._kept_bytes -= dropped_stamp[0]
-                self._take((dropped,))
 
     def _take(self, modules: Iterable[ProjectModule]) -> None:
-        """The check running (:meth:`holding`) may use *modules*: they stay alive until it ends."""
+        """The check running (:meth:`holding`) may use *modules*: they stay alive until it ends.  Each module the
+        reader gives a check is taken (outside :meth:`importers_of`'s reading of candidates, whose nodes no answer
+        holds), and so is each module a fact it is given pins; a kept module that leaves the kept ones while the
+        check runs, and that the check was not given, is freed then.  (Taking every module that left, the
+        modules kept before a check that reads many stayed alive beside those it read: 45 MiB more at the peak
+        of a run over diffusers.)"""
         if self._holding:
             self._taken.update(modules)
 
     @contextmanager
     def holding(self) -> Iterator[None]:
         """Inside the block (a file's check, its fixes' checks with it), the parsed modules the check may still
-        use stay alive, as it may hold bindings, scopes and sites it found in them: those dropped from the kept
-        modules meanwhile, and those pinned by each fact the check was given (:meth:`memo`; a kept fact may be
-        dropped before the check ends).  After the outermost block, those no fact holds are freed at once."""
+        use stay alive, as it may hold bindings, scopes and sites it found in them: those the reader gave it, and
+        those pinned by each fact the check was given (:meth:`memo`; a kept fact may be dropped before the check
+        ends), though they leave the kept modules meanwhile (:meth:`_take`).  After the outermost block, those no
+        fact holds are freed at once."""
         self._holding += 1
         try:
             yield
@@ -680,11 +696,19 @@ class Project:
         candidates = sorted(p for p in (index.mentions.get(stem, ()) if index is not None else ()) if p != key)
         self.derived(_key("importers", root, stem))
         out: list[str] = []
-        for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
-            if len(out) >= limit:
-                break
-            if key in self.imported_files(candidate):
-                out.append(candidate)
+        # A candidate is read only to be asked what it imports (and its import search what it adds to sys.path):
+        # no answer holds its nodes, so the check does not take it (:meth:`_take`), and it is freed when it leaves
+        # the kept modules.  Most of a popular name's candidates do not import this module (``utils``: 1,415 files
+        # of diffusers mention it): one check of diffusers read 4.9 MB of them, which, taken, held 49 MiB more.
+        self._probing += 1
+        try:
+            for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
+                if len(out) >= limit:
+                    break
+                if key in self.imported_files(candidate):
+                    out.append(candidate)
+        finally:
+            self._probing -= 1
         return out
 
     def imported_files(self, path: str) -> frozenset[str]:

@@ -368,7 +368,9 @@ class Engine:
         self.steps = 0
         self._depth = 0
         self._call_depth = 0
-        self._values: dict[int, frozenset] = {}
+        self._values: dict[int, frozenset] = {}  # by the id of a node, alive while the engine is
+        #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
+        self._self_names: dict[tuple[Scope, int], ast.Name] = {}
         self._globals: dict[tuple, frozenset] = {}
         self._fields: dict[Obj, list] = {}
         self._fielding: set[Obj] = set()
@@ -411,6 +413,16 @@ class Engine:
                 return None
             found = self.units[key] = Unit(key, module, notebook=key.lower().endswith(".ipynb"))
         return found
+
+    def _self_name(self, method: Scope, line: int) -> ast.Name:
+        """A use of *method*'s first parameter (``self``) at *line*: one node per method and line, which the engine
+        keeps, because :meth:`eval` keeps its answers by the node's id (a node freed after its use could leave its
+        id, and its answer, to another)."""
+        key = (method, line)
+        node = self._self_names.get(key)
+        if node is None:
+            node = self._self_names[key] = ast.Name(id=_first_param(method.node), ctx=ast.Load(), lineno=line)
+        return node
 
     def _tick(self) -> bool:
         self.steps += 1
@@ -749,7 +761,7 @@ class Engine:
             if name is None:
                 return frozenset({Obj(MODULE, target_unit.path, None, "project")})
             return self._global(target_unit, name)
-        name = unit.resolver.qualname(ast.Name(id=binding.name, lineno=binding.line), binding.scope)
+        name = unit.resolver.name_qualname(binding.name, binding.scope, binding.line)
         # `import numpy as np` binds a module; `from x import y` may bind anything
         kind = EXTMOD if isinstance(binding.node, ast.Import) else EXTREF
         return frozenset({Obj(kind, None, None, name or qualname.lstrip("."))})
@@ -820,7 +832,7 @@ class Engine:
             target = self.unit(path) if path else None
             if target is not None and target is not unit and name in target.index.module_scope.bindings:
                 return self._global(target, name)
-        qualname = unit.resolver.qualname(ast.Name(id=name), unit.index.module_scope)
+        qualname = unit.resolver.name_qualname(name, unit.index.module_scope)
         return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
 
     def _unpacked(self, binding: Binding, unit: Unit) -> frozenset:
@@ -1363,8 +1375,7 @@ class Engine:
                 found = self._super_method(site, unit, method_name)
                 if found is not None:
                     method, owner = found
-                    self_value = self.eval(ast.Name(id=_first_param(site.scope.function_scope().node),
-                                                    ctx=ast.Load(), lineno=call.lineno), unit, scope)
+                    self_value = self.eval(self._self_name(site.scope.function_scope(), call.lineno), unit, scope)
                     bound = Obj(BOUND, owner.path, method, method_name, (("self", self_value),))
                     self._propagate(bound, call, site, unit, summary)
                 return
