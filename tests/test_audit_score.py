@@ -136,3 +136,20 @@ def test_the_holdout_set_shares_no_repository_with_the_audit_set():
     holdout = read_rows("holdout.tsv")
     assert len(holdout) >= 50
     assert not {r["repo"] for r in holdout} & {r["repo"] for r in read_rows("labels.tsv")}
+
+
+def test_a_finding_inside_the_loop_a_label_starts_counts_only_leniently(score_module, tmp_path):
+    m = score_module
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "train.py").write_text(
+        "loader = make()\n"
+        "for epoch in range(3):\n"
+        "    for batch in loader:\n"
+        "        step(batch)\n"
+        "done()\n")
+    labels = m.with_statement_lines([label(m, 2, "WSP101"), label(m, 5, "safe")], tmp_path)
+    assert labels[0].use_lines == (3, 4) and labels[1].use_lines == ()
+    strict = m.score(labels, [finding(m, 3, "WSP101")], tolerance=0)
+    assert [lab.line for lab in strict["misses"]] == [2] and strict["found_at_use_site"] == [labels[0]]
+    lenient = m.score(labels, [finding(m, 3, "WSP101")], tolerance=0, lenient_location=True)
+    assert lenient["recall"] == 1.0 and lenient["precision"] == 1.0

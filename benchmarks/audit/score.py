@@ -20,7 +20,10 @@ A label's line is the construct a user must change (the lambda, the local ``def`
 assignment, the unguarded statement).  For local functions and classes the optional ``use_lines``
 column names the lines where the value is handed towards the worker (``with_transform(f)``,
 ``collate_fn=f``, ``.map(f, ...)``); a finding of the right code there is reported as "found at a
-use line" and still counts as a miss, unless ``--lenient-location`` is given.
+use line" and still counts as a miss, unless ``--lenient-location`` is given.  So is a finding of the
+right code inside the compound statement that starts on a labelled line of a ``.py`` file (a label on an
+unguarded ``for epoch ...:`` loop, the finding on the loader's iteration inside it): the labels disagree
+on which of the two lines a user must change, and the linter reports the iteration.
 
 Recall per class = true positives / hazard labels of that class; precision per code = true
 positives / (true positives + false positives) of that code.  Labels whose commit differs from the
@@ -35,12 +38,13 @@ every figure.
 from __future__ import annotations
 
 import argparse
+import ast
 import csv
 import json
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -93,6 +97,30 @@ def unreadable_files(stderr: str, paths: list[str]) -> dict[str, str]:
     return found
 
 
+def with_statement_lines(labels: list[Label], corpus: Path) -> list[Label]:
+    """*labels*, each on the first line of a compound statement of a ``.py`` file with the statement's other
+    lines added to its use lines (the file is parsed, never run)."""
+    trees: dict[Path, ast.Module | None] = {}
+    out = []
+    for lab in labels:
+        file = corpus / lab.repo / lab.path
+        if lab.cls == SAFE or lab.cell is not None or file.suffix != ".py":
+            out.append(lab)
+            continue
+        if file not in trees:
+            try:
+                trees[file] = ast.parse(file.read_bytes())
+            except (SyntaxError, ValueError):
+                trees[file] = None
+        tree = trees[file]
+        block = next((node for node in ast.walk(tree) if isinstance(node, ast.stmt) and node.lineno == lab.line
+                      and hasattr(node, "body") and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                          ast.ClassDef))), None) if tree else None
+        inside = tuple(range(lab.line + 1, (block.end_lineno or lab.line) + 1)) if block is not None else ()
+        out.append(replace(lab, use_lines=(*lab.use_lines, *inside)) if inside else lab)
+    return out
+
+
 def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float,
                jobs: int) -> tuple[list[Finding], dict[str, str]]:
     """Run the CLI from the repository's root on *paths*; never raise on findings (exit 1).
@@ -104,7 +132,9 @@ def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float,
            "-j", str(jobs), *sorted(set(paths))]
     proc = subprocess.run(cmd, cwd=corpus / repo, capture_output=True, text=True, timeout=timeout)
     unreadable = unreadable_files(proc.stderr, paths) if proc.returncode == 2 else {}
-    if (proc.returncode not in (0, 1) or "Traceback" in proc.stderr) and not unreadable:
+    # (exit 1 with nothing on stdout is not the linter's: `python -m winspawn_lint` without the package installed)
+    failed = proc.returncode not in (0, 1) or "Traceback" in proc.stderr or (proc.returncode == 1 and not proc.stdout)
+    if failed and not unreadable:
         raise RuntimeError(f"linter failed on {repo} (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
     root = (corpus / repo).resolve()
     findings = []
@@ -204,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show-unlabelled", action="store_true", help="list findings on unlabelled lines")
     ap.add_argument("--lenient-location", action="store_true",
                     help="also count a finding of the right code on one of a label's use_lines (where the local "
-                         "function is handed over) as a true positive")
+                         "function is handed over), or inside the compound statement a label starts, as a true "
+                         "positive")
     args = ap.parse_args(argv)
 
     labels = read_labels(args.labels)
@@ -229,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         for lab in [lab for lab in scored if lab.repo == repo and lab.path in unreadable]:
             scored.remove(lab)
             skipped.append((lab, f"linter could not read the file: {unreadable[lab.path]}"))
-    result = score(scored, findings, args.tolerance, args.lenient_location)
+    result = score(with_statement_lines(scored, args.corpus), findings, args.tolerance, args.lenient_location)
 
     print(f"audit: {result['labels']} labels scored ({result['hazards']} hazards, {result['safe']} safe), "
           f"{len(skipped)} skipped, tolerance ±{args.tolerance}"
@@ -250,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.lenient_location:
         print(f"\ncounted at a use line ({len(result['found_at_use_site'])}):")
         for lab in result["found_at_use_site"]:
-            print(f"  {lab.cls} {lab.repo}/{lab.path}:{lab.line} (used at {';'.join(map(str, lab.use_lines))})")
+            used = ";".join(map(str, lab.use_lines[:3])) + (" ..." if len(lab.use_lines) > 3 else "")
+            print(f"  {lab.cls} {lab.repo}/{lab.path}:{lab.line} (used at or inside: {used})")
     print(f"\nfalse positives ({len(result['false_positive_list'])}):")
     for f, lab in result["false_positive_list"]:
         kind = "on a safe line" if lab.cls == SAFE else f"wrong code, labelled {lab.cls}"
