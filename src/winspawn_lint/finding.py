@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from .rules import RULES, FixSafety, Rule
+
+
+#: A line of a notebook's module named inside a message (``notebook_line``): the module's line numbers are not the
+#: user's, so the notebook front end says it as "cell N, line L" (``io.notebook.to_cells``).
+NOTEBOOK_LINE = re.compile("\x00([0-9]+)\x00")
+
+
+def notebook_line(line: int) -> str:
+    return f"\x00{line}\x00"
 
 
 @dataclass(frozen=True)

@@ -494,6 +494,8 @@ _TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
 
 KEEPERS: tuple[Keeper, ...] = (
     Keeper(("torchvision.transforms.",), every=True, transparent=True),
+    # (`albu.Lambda(image=f, mask=g)` keeps `f` and `g` as attributes; `albu.Compose([...])` its transforms)
+    Keeper(("albumentations.",), every=True, transparent=True),
     Keeper(("torch.utils.data.ConcatDataset", "torch.utils.data.ChainDataset", "torch.utils.data.Subset",
             "torch.utils.data.StackDataset", "torch.utils.data.random_split", "torch.utils.data.dataset."),
            every=True, transparent=True),

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..finding import Finding
+from ..finding import Finding, notebook_line
 from ..rules import FixSafety, Rule
 from ..spawn_apis import (CONTEXTS, EVERYWHERE, PLATFORMS, UNKNOWN, Registry, SpawnAPI, breaks_on,
                           start_methods)
@@ -64,6 +64,10 @@ class Context:
             self.findings[key] = Finding(code, line, col, end_line, end_col,
                                          {k: str(v) for k, v in args.items()}, fix_hint or {},
                                          platforms=self.platforms(breaks or rule.breaks), fix_safety=fix_safety)
+
+    def line_ref(self, line: int) -> str:
+        """How a message names a line of this module: "line 12", or in a notebook the cell and its line."""
+        return notebook_line(line) if self.notebook else f"line {line}"
 
     def platforms(self, condition: str) -> Optional[tuple[str, ...]]:
         """Where a hazard of this kind breaks, for the current worker or else any worker this module starts."""

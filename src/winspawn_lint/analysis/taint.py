@@ -44,6 +44,7 @@ from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
                     tried_first)
+from .scopes import COMPREHENSIONS
 
 if TYPE_CHECKING:
     from .project import Project, ProjectModule
@@ -87,6 +88,8 @@ PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
 #: a caller gives
 MCALL = "mcall"
 _SYMBOLS = (PARAM, FIELD, KWGET, NEW, MCALL)
+#: the attribute name of a FIELD that stands for an item of its base (``param[k]``): no identifier is spelled so
+ITEM = "[]"
 
 _OPEN_CALLS = frozenset({"builtins.open", "io.open"})
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
@@ -276,7 +279,9 @@ class StartUse:
 
 @dataclass(frozen=True, eq=False)
 class Store:
-    """``target.attr = value`` (``self.x = ...``): what a function stores on an object it was given."""
+    """``target.attr = value`` (``self.x = ...``): what a function stores on an object it was given; with *item*,
+    ``target.attr[key] = value``, what it puts into the container held there (*item* names the part: ``"['k']"``
+    for a constant key, ``"[]"`` for any other)."""
 
     target: frozenset
     attr: str
@@ -284,6 +289,7 @@ class Store:
     stmt: ast.stmt
     unit: Optional[str]
     method: str  # the method whose code stores it (`__init__`, or a helper it calls)
+    item: Optional[str] = None
 
 
 @dataclass
@@ -538,6 +544,9 @@ class Engine:
                     and isinstance(index.value, str):
                 out.add(obj)  # a split of a `DatasetDict` (`ds["train"]`): the same kind of dataset
                 continue
+            if obj.kind in (PARAM, FIELD):  # an item of what a caller gives (`self.loaders[split]`)
+                out.add(Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),)))
+                continue
             if obj.kind not in (SEQ, DICT):
                 continue
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and obj.part(f"[{index.value}]"):
@@ -551,6 +560,13 @@ class Engine:
     # -- names
 
     def _name(self, expr: ast.Name, unit: Unit, scope: Scope) -> frozenset:
+        target = _comprehension_targets(unit).get(id(expr)) if unit.index.iterations else None
+        if target is not None:  # (a comprehension's own variable: the index binds none)
+            generator, position = target
+            value = self._loop_items(generator.iter, unit, scope, len(position))
+            for index in position:
+                value = self._element(value, index)
+            return value
         resolver = unit.resolver
         binding = _before_own_value(resolver.lookup(expr.id, scope, getattr(expr, "lineno", None)), expr)
         if binding is None:
@@ -718,7 +734,7 @@ class Engine:
             return self._class_value(binding, unit)
         if kind == "import":
             return self._imported(binding, unit)
-        if kind == "other":
+        if kind == "other" or kind == "for":
             return self._unpacked(binding, unit)
         return EMPTY
 
@@ -836,8 +852,17 @@ class Engine:
         return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
 
     def _unpacked(self, binding: Binding, unit: Unit) -> frozenset:
-        """``a, b = value``: the item of *value* at the name's position."""
+        """``a, b = value``: the item of *value* at the name's position; ``for a, b in values:``, that of each of
+        *values*' items."""
         stmt = binding.node
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            position = _target_position(stmt.target, binding.name)
+            if position is None:
+                return EMPTY
+            value = self._loop_items(stmt.iter, unit, binding.scope, len(position))
+            for index in position:
+                value = self._element(value, index)
+            return value
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
             return EMPTY
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -846,17 +871,45 @@ class Engine:
                 continue
             for index, element in enumerate(target.elts):
                 if isinstance(element, ast.Name) and element.id == binding.name:
-                    value = self.eval(stmt.value, unit, binding.scope)
-                    out: set = set()
-                    for obj in value:
-                        if obj.kind == SEQ and obj.part(f"[{index}]"):
-                            out |= obj.part(f"[{index}]")
-                        elif obj.kind == SEQ:
-                            out |= obj.part("[]")
-                        elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
-                            out.add(obj)  # each split keeps the dataset
-                    return frozenset(out)
+                    return self._element(self.eval(stmt.value, unit, binding.scope), index)
         return EMPTY
+
+    def _element(self, value: frozenset, index: int) -> frozenset:
+        """The item at *index* of each object of *value* that is unpacked (``a, b = value``)."""
+        out: set = set()
+        for obj in value:
+            if obj.kind == SEQ and obj.part(f"[{index}]"):
+                out |= obj.part(f"[{index}]")
+            elif obj.kind == SEQ:
+                out |= obj.part("[]")
+            elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
+                out.add(obj)  # each split keeps the dataset
+        return frozenset(out)
+
+    def _loop_items(self, iterable: ast.expr, unit: Unit, scope: Scope, depth: int) -> frozenset:
+        """What each pass of ``for x in iterable:`` binds to ``x``: an item of a list, tuple or dict (its
+        ``.values()``), the ``(key, item)`` pairs of ``d.items()`` and ``enumerate(xs)``, the tuples of
+        ``zip(xs, ys)``; *depth* bounds how far pairs are built (the target's nesting)."""
+        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords \
+            and not any(isinstance(a, ast.Starred) for a in iterable.args) else None
+        if call is not None and depth > 0:
+            func = call.func
+            if isinstance(func, ast.Attribute) and not call.args and func.attr in ("values", "items"):
+                dicts = frozenset(o for o in self.eval(func.value, unit, scope) if o.kind == DICT)
+                items = self._items(dicts)
+                if func.attr == "values" or not items:
+                    return items
+                return frozenset({Obj(SEQ, unit.path, call, None, (("[1]", items),))})
+            name = unit.resolver.qualname(func, scope)
+            if name == "builtins.enumerate" and len(call.args) == 1:
+                items = self._loop_items(call.args[0], unit, scope, depth - 1)
+                return frozenset({Obj(SEQ, unit.path, call, None, (("[1]", items),))}) if items else EMPTY
+            if name == "builtins.zip" and call.args:
+                parts = [(f"[{i}]", self._loop_items(a, unit, scope, depth - 1)) for i, a in enumerate(call.args)]
+                if any(part for _, part in parts):
+                    return frozenset({Obj(SEQ, unit.path, call, None, tuple(p for p in parts if p[1]))})
+                return EMPTY
+        return self._items(self.eval(iterable, unit, scope))
 
     # -- attributes
 
@@ -903,6 +956,10 @@ class Engine:
             if kind == INST:
                 return self.fields(obj).get(attr, EMPTY)
             return EMPTY
+        if attr == ITEM:  # (the symbol of an item: what a container holds)
+            return self._items(frozenset({obj})) if kind in (SEQ, DICT) else \
+                frozenset({Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),))}) if kind in _SYMBOLS \
+                else EMPTY
         if kind in (PARAM, FIELD):
             method = self._own_method(obj, attr) if kind == PARAM else None
             if method is not None:  # `self._open()` in a method: the class's own method, with this `self`
@@ -1327,9 +1384,13 @@ class Engine:
                 summary.heavy.append(HeavyUse(what))
         for iterable, report, site in _iterations_of(unit, function):
             self._iteration(iterable, report, site, unit, summary)
+        name = getattr(function, "name", "<module>")
         for stmt, target, attr, value in _attribute_stores(unit, function):
             summary.stores.append(Store(self.eval(target, unit, scope), attr, self.eval(value, unit, scope), stmt,
-                                        unit.path, getattr(function, "name", "<module>")))
+                                        unit.path, name))
+        for stmt, target, key, value in _attribute_item_stores(unit, function):
+            summary.stores.append(Store(self.eval(target.value, unit, scope), target.attr,
+                                        self.eval(value, unit, scope), stmt, unit.path, name, key))
         return summary
 
     def _effects_of_call(self, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
@@ -1470,7 +1531,8 @@ class Engine:
                 summary.starts.append(bound)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
             summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
-                                        self.substitute(store.value, binding), store.stmt, store.unit, store.method))
+                                        self.substitute(store.value, binding), store.stmt, store.unit, store.method,
+                                        store.item))
         if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
             summary.heavy.append(HeavyUse(inner.heavy[0].what, (hop, *inner.heavy[0].hops)))
 
@@ -1892,6 +1954,14 @@ class Engine:
                     continue
                 value = self._npz(self.substitute(store.value, binding), store, info, owner)
                 previous = merged.get(store.attr)
+                if store.item is not None:  # (`self.loaders[k] = v`: into the containers stored there)
+                    held = previous[0] if previous else EMPTY
+                    value = frozenset({self._with_parts(o, [(store.item, value)]) if o.kind in (SEQ, DICT) else o
+                                       for o in held})
+                    if not any(o.kind in (SEQ, DICT) for o in held):
+                        value |= {Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))}
+                    merged[store.attr] = (value, previous[1] if previous else store)
+                    continue
                 merged[store.attr] = ((previous[0] | value) if previous else value, previous[1] if previous else store)
             out = [(attr, value, store) for attr, (value, store) in merged.items()]
         later = []
@@ -2121,9 +2191,13 @@ class Engine:
                 yield Obj(RES, obj.unit or sink.unit, obj.node, MODULE_OBJECT), path
                 continue
             if kind == INST:
-                if self.is_source_definition(obj) or (obj.data and obj.data[0] == "replaced"):
+                if obj.data and obj.data[0] == "replaced":
                     yield obj, path
                     continue
+                if self.is_source_definition(obj):
+                    # (and what it holds: moving the class to where a worker finds it does not make an open
+                    # file on it picklable)
+                    yield obj, path
                 if self.has_state_hook(obj) or pickler not in (PICKLE, DILL):
                     continue
                 for attr, held, store in self.field_stores(obj):
@@ -2321,6 +2395,48 @@ def _units_named(facts: ModuleFacts) -> set[str]:
                 found.add(item.unit)
             stack.extend(vars(item).values())
     return found
+
+
+def _comprehension_targets(unit: Unit) -> dict[int, tuple[ast.comprehension, tuple[int, ...]]]:
+    """The names read in a comprehension that its own ``for`` binds, by the id of the name's node: the generator
+    and where the name sits in its target.  Only the statements that hold a comprehension are walked (the index
+    lists their iterables), once per module."""
+    found = unit.module.derived.get("comprehension targets")
+    if found is not None:
+        return found
+    found = {}
+    statements = {id(site.stmt): site.stmt for iterable, report, site in unit.index.iterations
+                  if iterable is report and site.stmt is not None}
+    for stmt in statements.values():
+        for node in ast.walk(stmt):  # (outer comprehensions first: an inner one's own names replace theirs)
+            if not isinstance(node, COMPREHENSIONS):
+                continue
+            results = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for number, generator in enumerate(node.generators):
+                bound = {n.id: _target_position(generator.target, n.id) for n in ast.walk(generator.target)
+                         if isinstance(n, ast.Name)}
+                later = [part for other in node.generators[number + 1:] for part in (other.iter, *other.ifs)]
+                for part in (*generator.ifs, *later, *results):
+                    for name in ast.walk(part):
+                        if isinstance(name, ast.Name) and name.id in bound and bound[name.id] is not None:
+                            found[id(name)] = (generator, bound[name.id])
+    unit.module.derived["comprehension targets"] = found
+    return found
+
+
+def _target_position(target: ast.expr, name: str) -> Optional[tuple[int, ...]]:
+    """Where *name* sits in an assignment target: ``()`` for the target itself, ``(1, 0)`` for ``b`` in
+    ``a, (b, c)``; None when it is not there, or after a starred element."""
+    if isinstance(target, ast.Name):
+        return () if target.id == name else None
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                return None
+            inner = _target_position(element, name)
+            if inner is not None:
+                return (index, *inner)
+    return None
 
 
 def _before_own_value(binding: Optional[Binding], expr: ast.Name) -> Optional[Binding]:
@@ -2569,6 +2685,25 @@ def _attribute_stores(unit: Unit, function: ast.AST) -> list:
     return _stores(unit)[0].get(id(function), [])
 
 
+def _attribute_item_stores(unit: Unit, function: ast.AST) -> list:
+    """``x.attr[key] = value`` statements of a function's own body (or the module's): (statement, the
+    ``x.attr`` node, the part the key names, value)."""
+    out = []
+    for stmt, target, value in _stores(unit)[1].get(id(function), []):
+        if isinstance(target, ast.Attribute):
+            index = next((t.slice for t in _target_nodes(stmt.targets) if isinstance(t, ast.Subscript)
+                          and t.value is target), None)
+            constant = isinstance(index, ast.Constant) and isinstance(index.value, (str, int))
+            out.append((stmt, target, (f"['{index.value}']" if isinstance(index.value, str) else f"[{index.value}]")
+                        if constant else "[]", value))
+    return out
+
+
+def _target_nodes(targets: list) -> Iterator[ast.expr]:
+    for target in targets:
+        yield from target.elts if isinstance(target, (ast.Tuple, ast.List)) else (target,)
+
+
 def _stores(unit: Unit) -> tuple[dict, dict]:
     """The attribute stores and the item stores (``x[k] = value``: (statement, x, value)) of every function of a
     module (and of its body), by the function's id: one walk of the module, kept with it."""
@@ -2582,11 +2717,11 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
         node, owner = stack.pop()
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and getattr(node, "value", None) is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
+            for target, value in _paired(targets, node.value):
                 if isinstance(target, ast.Attribute):
-                    attributes.setdefault(owner, []).append((node, target.value, target.attr, node.value))
+                    attributes.setdefault(owner, []).append((node, target.value, target.attr, value))
                 elif isinstance(target, ast.Subscript) and isinstance(node, ast.Assign):
-                    items.setdefault(owner, []).append((node, target.value, node.value))
+                    items.setdefault(owner, []).append((node, target.value, value))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
                 and node.value.func.id == "setattr" and len(node.value.args) == 3 \
                 and isinstance(node.value.args[1], ast.Constant) and isinstance(node.value.args[1].value, str):
@@ -2600,6 +2735,18 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
                 stack.append((child, inner))
     found = unit.module.derived["stores"] = (attributes, items)
     return found
+
+
+def _paired(targets: list, value: ast.expr) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """Each target of an assignment with the value it gets: a tuple of targets given a tuple (or list) display of
+    as many values (``self.a, self.b = {}, {}``) gets them one by one; any other unpacking is not followed."""
+    for target in targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+                    and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+                yield from zip(target.elts, value.elts)
+            continue
+        yield target, value
 
 
 def _scope_stores(unit: Unit, scope: Scope, name: str) -> list:

@@ -34,7 +34,7 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from ..finding import Finding
+from ..finding import NOTEBOOK_LINE, Finding
 from .source import SourceError, replace_lines, split_lines, split_rows
 
 SUFFIX = ".ipynb"
@@ -266,12 +266,15 @@ def to_cells(notebook: Notebook, findings: list[Finding]) -> list[Finding]:
         end = notebook.position(finding.end_line)
         end_line, end_col = (end[1], finding.end_col) if end is not None and end[0] == start[0] \
             else (start[1], finding.col)
-        args = finding.args
-        if str(args.get("where", "")).isdigit():  # WSP206: the worker call, which may be in another cell
-            where = notebook.position(int(args["where"]))
-            args = {**args, "where": f"cell {where[0]}, line {where[1]}" if where else "in the notebook"}
+        args = {key: NOTEBOOK_LINE.sub(lambda m: _cell_line(notebook, int(m.group(1))), value)
+                for key, value in finding.args.items()}
         out.append(replace(finding, cell=start[0], line=start[1], end_line=end_line, end_col=end_col, args=args))
     return sorted(out, key=Finding.sort_key)
+
+
+def _cell_line(notebook: Notebook, line: int) -> str:
+    where = notebook.position(line)
+    return f"cell {where[0]}, line {where[1]}" if where else "the notebook"
 
 
 # -- fixing ----------------------------------------------------------------------------------------------

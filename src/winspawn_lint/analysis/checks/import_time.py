@@ -161,7 +161,7 @@ def check(ctx: Context) -> None:
         callee = resolve_callee(call, site, index, ctx.resolver)
         if callee is not None:
             for kind, rule in (("start", rules.WSP101), ("heavy", rules.WSP103), ("set_start", rules.WSP104)):
-                if rule is rules.WSP103 and (not starts or id(call) in heavy_calls):
+                if rule is rules.WSP103 and (not starts or id(call) in heavy_calls or call.lineno in reported_lines):
                     continue  # (a call that starts workers at import time: WSP101 says what to move)
                 effect = effects.of(callee, kind)
                 if effect is not None and rule is rules.WSP103:

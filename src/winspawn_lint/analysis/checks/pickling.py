@@ -137,6 +137,8 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
             method = next((s.name for s in path if s.how == "self"), None)
             if method:
                 how = f"its method `{method}`"
+            elif stored:
+                how = f"kept by {_owner_name(stored)}{_chain(path)}"
             what = f"{'class' if isinstance(node, ast.ClassDef) else 'function'} `{node.name}`"
             where = _notebook_where(ctx, flow)
             ctx.emit(rules.WSP206, _name_span(node), what=what, api=sink.api.label,
@@ -308,11 +310,11 @@ def _api(ctx: Context, flow: Flow) -> str:
         label += f" in {_relative(ctx, sink.unit)}:{line}"
     elif line and not (payload is not None and getattr(payload, "lineno", 0) == getattr(flow.source.node, "lineno",
                                                                                         -1)):
-        label += f" at line {line}"
+        label += f" {'in' if ctx.notebook else 'at'} {ctx.line_ref(line)}"
     hops = [hop for hop in sink.hops if hop is not None]
     if hops:
         first = hops[0]
-        where = f"line {first.line}" if first.unit == here else f"{_relative(ctx, first.unit)}:{first.line}"
+        where = ctx.line_ref(first.line) if first.unit == here else f"{_relative(ctx, first.unit)}:{first.line}"
         label += f" (through `{first.name}()` at {where})"
     return label
 
@@ -343,7 +345,9 @@ def _chain(path: tuple) -> str:
             parts.append(name if name.startswith(".") else f".{name}")
         elif step.how in ("kept", "held"):
             owner = _owner_label(step.owner)
-            parts.append(_KEPT_AS.get(owner.strip("`"), ""))
+            library = str(step.owner.data if step.owner is not None else "")
+            if library != "albumentations.Lambda":  # (which keeps its functions by target: `.image`, `.mask`)
+                parts.append(_KEPT_AS.get(owner.strip("`"), ""))
         elif step.how == "item":
             parts.append(step.name if step.name not in ("[]", "[+]") else "[...]")
         elif step.how == "partial":
@@ -388,7 +392,7 @@ def _notebook_where(ctx: Context, flow: Flow) -> str:
     sink = flow.sink
     line = getattr(sink.site.stmt, "lineno", 0)
     if sink.unit == ctx.engine.main.path:
-        return str(line)  # the notebook front end says it as "cell N, line L"
+        return ctx.line_ref(line)
     return f"{_relative(ctx, sink.unit)}:{line}"
 
 
