@@ -111,7 +111,7 @@ WSP105 = Rule(
 WSP106 = Rule(
     "WSP106",
     "definition-under-main-guard",
-    "{role} of {api} is {what}, defined under `if __name__ == \"__main__\":` (line {line}); a spawned worker "
+    "{role} of {api} is {what}, defined under `if __name__ == \"__main__\":` ({line}); a spawned worker "
     "re-imports this module as `__mp_main__`, where `{name}` does not exist: define it at module level",
     True,
     FixSafety.UNSAFE,
@@ -121,7 +121,7 @@ WSP106 = Rule(
 WSP107 = Rule(
     "WSP107",
     "global-assigned-at-run-time",
-    "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, line {line}), which a "
+    "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, {line}), which a "
     "spawned worker's re-import of this module never runs: it sees {seen}; pass the value as an argument",
     True,
     FixSafety.UNSAFE,
@@ -231,7 +231,7 @@ WSP901 = Rule(
 WSP902 = Rule(
     "WSP902",
     "dataloader-workers-restarted-per-epoch",
-    "`DataLoader` with workers iterated in a loop (line {line}) without `persistent_workers=True`: every "
+    "`DataLoader` with workers iterated in a loop ({line}) without `persistent_workers=True`: every "
     "iteration starts new workers, and each spawned worker re-imports this module again",
     False,
     FixSafety.UNSAFE,

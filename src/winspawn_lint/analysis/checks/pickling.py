@@ -151,7 +151,7 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
             what = ("an instance of class" if kind == INST else "class" if isinstance(node, ast.ClassDef)
                     else "function") + f" `{node.name}`"
             ctx.emit(rules.WSP106, _name_span(node), what=what, name=node.name, role=role, api=api,
-                     line=node.lineno, fix_hint={"guarded_def": span(node)})
+                     line=ctx.line_ref(node.lineno), fix_hint={"guarded_def": span(node)})
             return
         if definition != "local":
             return

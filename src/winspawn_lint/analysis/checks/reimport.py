@@ -153,7 +153,8 @@ def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) ->
                 owner = places.owner.get(where.node)
                 place = f"in `{owner.name}()`" if owner is not None else 'under `if __name__ == "__main__":`'
                 seen = "its import-time value" if early else "no such name (`NameError`)"
-                ctx.emit(rules.WSP107, name, name=name.id, worker=label, where=place, line=where.line, seen=seen)
+                ctx.emit(rules.WSP107, name, name=name.id, worker=label, where=place, line=ctx.line_ref(where.line),
+                         seen=seen)
     ctx.worker = None
 
 
@@ -234,7 +235,7 @@ def _per_epoch_workers(ctx: Context) -> None:
         if outer is None or _within(ctor, outer):
             continue  # iterated once, or a new loader every epoch (persistence would not help)
         ctx.worker = (api, ctx.finder.explicit_method(ctor, ctor_scope), False)
-        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=outer.lineno,
+        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=ctx.line_ref(outer.lineno),
                  fix_hint={"loader": span(ctor)})
         ctx.worker = None
 
