@@ -542,28 +542,45 @@ class MLCorpus:
 
 
 def _most_imported(root: Path, repo: str, files: list[str]) -> tuple[Path, int]:
-    """The module of *repo* that the most of its files import (by its dotted name from the repository's root,
-    ``import a.b.c`` or ``from a.b import c`` or ``from a.b.c import x``), and how many do."""
+    """The module of *repo* that the most of its files import, and how many do: by its dotted name from the
+    repository's root, or from under its ``src/`` folder (``import a.b.c``, ``from a.b import c``,
+    ``from a.b.c import x``), or relatively (``from ..c import x`` in a module of ``a.b.d``)."""
     import re
 
-    texts = {}
+    absolute = re.compile(r"^\s*(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\s+([^#\n]*))", re.MULTILINE)
+    relative = re.compile(r"^\s*from\s+(\.+)([\w.]*)\s+import\s+([^#\n]*)", re.MULTILINE)
+
+    def dotted(path: str) -> tuple[str, ...]:
+        parts = Path(path).relative_to(root / repo).with_suffix("").parts
+        parts = parts[1:] if parts[:1] == ("src",) else parts
+        return parts[:-1] if parts and parts[-1] == "__init__" else parts
+
+    importers: dict[tuple[str, ...], set[str]] = {}
     for path in files:
         with open(path, "rb") as handle:
-            texts[path] = handle.read().decode("utf-8", "replace")
+            text = handle.read().decode("utf-8", "replace")
+        here = dotted(path)
+        package = here if Path(path).name == "__init__.py" else here[:-1]
+        targets: set[tuple[str, ...]] = set()
+        for match in absolute.finditer(text):
+            module = tuple((match.group(1) or match.group(2)).split("."))
+            targets.add(module)
+            targets.update((*module, name.strip("() ").split(" as ")[0]) for name in (match.group(3) or "").split(","))
+        for match in relative.finditer(text):
+            up = len(match.group(1)) - 1
+            base = package[:len(package) - up] if up <= len(package) else None
+            if base is None:
+                continue
+            module = (*base, *(match.group(2).split(".") if match.group(2) else ()))
+            targets.add(module)
+            targets.update((*module, name.strip("() ").split(" as ")[0]) for name in match.group(3).split(","))
+        for target in targets:
+            importers.setdefault(target, set()).add(path)
     best: tuple[int, str] = (-1, "")
     for path in files:
-        parts = Path(path).relative_to(root / repo).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if not parts:
-            continue
-        dotted = re.escape(".".join(parts))
-        parent, last = re.escape(".".join(parts[:-1])), re.escape(parts[-1])
-        pattern = re.compile(rf"^\s*(?:import\s+{dotted}\b|from\s+{dotted}\s+import\b"
-                             + (rf"|from\s+{parent}\s+import\s+[^#\n]*\b{last}\b" if parent else "") + ")",
-                             re.MULTILINE)
-        count = sum(1 for other, text in texts.items() if other != path and pattern.search(text))
-        best = max(best, (count, path))
+        module = dotted(path)
+        if module:
+            best = max(best, (len(importers.get(module, set()) - {path}), path))
     return Path(best[1]), best[0]
 
 
