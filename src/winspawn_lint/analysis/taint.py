@@ -597,7 +597,7 @@ class Engine:
         return frozenset(out)
 
     def _key_mutations(self, expr: ast.Name, binding: Binding, unit: Unit,
-                       stores: list[tuple[ast.stmt, frozenset]]) -> list[tuple[str, frozenset]]:
+                       stores: list[tuple[ast.stmt, ast.expr, frozenset]]) -> list[tuple[str, frozenset]]:
         """The keys the name's scope sets on its dict before this use (``d["k"] = v``: *stores*, as
         :meth:`_item_mutations` found them; ``d.update(other)``, ``d.update(k=v)``), as parts; one set in a branch
         may also be absent, and a key that cannot be told makes the dict incomplete (``**``)."""
@@ -614,9 +614,7 @@ class Engine:
                 always = _same_block(unit, binding.node, stmt, scope.node)
                 out.append((f"['{key}']", value if always else value | {ABSENT_OBJ}))
 
-        for stmt, value in stores:
-            index = next((t.slice for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Subscript)
-                          and isinstance(t.value, ast.Name) and t.value.id == expr.id), None)
+        for stmt, index, value in stores:
             key = index.value if isinstance(index, ast.Constant) and isinstance(index.value, str) else None
             add(key, value, stmt)
         for call, site in _receiver_calls(unit, "update", scope, expr.id):
@@ -645,17 +643,17 @@ class Engine:
         if line is None or binding.kind not in ("assign", "other", "param"):
             return EMPTY, []
         out: set = set()
-        stores: list[tuple[ast.stmt, frozenset]] = []
+        stores: list[tuple[ast.stmt, ast.expr, frozenset]] = []
         for method in ("append", "extend", "insert"):
             for call, _ in _receiver_calls(unit, method, scope, expr.id):
                 if not (binding.line <= call.lineno < line and call.args):
                     continue
                 value = self.eval(call.args[-1], unit, scope)
                 out |= self._items(value) if method == "extend" else value
-        for stmt, _, value in _scope_item_stores(unit, scope, expr.id):
+        for stmt, _, value, index in _scope_item_stores(unit, scope, expr.id):
             if binding.line <= stmt.lineno < line:
-                stores.append((stmt, self.eval(value, unit, scope)))
-                out |= stores[-1][1]
+                stores.append((stmt, index, self.eval(value, unit, scope)))
+                out |= stores[-1][2]
         return frozenset(out), stores
 
     def _mutations(self, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
@@ -2689,23 +2687,16 @@ def _attribute_item_stores(unit: Unit, function: ast.AST) -> list:
     """``x.attr[key] = value`` statements of a function's own body (or the module's): (statement, the
     ``x.attr`` node, the part the key names, value)."""
     out = []
-    for stmt, target, value in _stores(unit)[1].get(id(function), []):
+    for stmt, target, value, index in _stores(unit)[1].get(id(function), []):
         if isinstance(target, ast.Attribute):
-            index = next((t.slice for t in _target_nodes(stmt.targets) if isinstance(t, ast.Subscript)
-                          and t.value is target), None)
             constant = isinstance(index, ast.Constant) and isinstance(index.value, (str, int))
             out.append((stmt, target, (f"['{index.value}']" if isinstance(index.value, str) else f"[{index.value}]")
                         if constant else "[]", value))
     return out
 
 
-def _target_nodes(targets: list) -> Iterator[ast.expr]:
-    for target in targets:
-        yield from target.elts if isinstance(target, (ast.Tuple, ast.List)) else (target,)
-
-
 def _stores(unit: Unit) -> tuple[dict, dict]:
-    """The attribute stores and the item stores (``x[k] = value``: (statement, x, value)) of every function of a
+    """The attribute stores and the item stores (``x[k] = value``: (statement, x, value, k)) of every function of a
     module (and of its body), by the function's id: one walk of the module, kept with it."""
     found = unit.module.derived.get("stores")
     if found is not None:
@@ -2721,7 +2712,7 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
                 if isinstance(target, ast.Attribute):
                     attributes.setdefault(owner, []).append((node, target.value, target.attr, value))
                 elif isinstance(target, ast.Subscript) and isinstance(node, ast.Assign):
-                    items.setdefault(owner, []).append((node, target.value, value))
+                    items.setdefault(owner, []).append((node, target.value, value, target.slice))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
                 and node.value.func.id == "setattr" and len(node.value.args) == 3 \
                 and isinstance(node.value.args[1], ast.Constant) and isinstance(node.value.args[1].value, str):
