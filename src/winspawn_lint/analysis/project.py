@@ -501,9 +501,8 @@ class Project:
         reader gives a check is taken (outside :meth:`importers_of`'s reading of candidates, whose nodes no answer
         holds), and so is each module a fact it is given pins; a kept module that leaves the kept ones while the
         check runs, and that the check was not given, is not held by it (freed then, unless a fact or a spare
-        holds it).  (Taking every module that left, the
-        modules kept before a check that reads many stayed alive beside those it read: 45 MiB more at the peak
-        of a run over diffusers.)"""
+        holds it).  (Taking every module that left, the modules kept before a check that reads many stayed alive
+        beside those it read: 45 MiB more at the peak of a run over diffusers.)"""
         if self._holding:
             self._taken.update(modules)
 

@@ -563,10 +563,7 @@ class Engine:
         target = _comprehension_targets(unit).get(id(expr)) if unit.index.iterations else None
         if target is not None:  # (a comprehension's own variable: the index binds none)
             generator, position = target
-            value = self._loop_items(generator.iter, unit, scope, len(position))
-            for index in position:
-                value = self._element(value, index)
-            return value
+            return self._loop_target(generator.iter, position, unit, scope)
         resolver = unit.resolver
         binding = _before_own_value(resolver.lookup(expr.id, scope, getattr(expr, "lineno", None)), expr)
         if binding is None:
@@ -855,12 +852,7 @@ class Engine:
         stmt = binding.node
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             position = _target_position(stmt.target, binding.name)
-            if position is None:
-                return EMPTY
-            value = self._loop_items(stmt.iter, unit, binding.scope, len(position))
-            for index in position:
-                value = self._element(value, index)
-            return value
+            return self._loop_target(stmt.iter, position, unit, binding.scope) if position is not None else EMPTY
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
             return EMPTY
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -883,6 +875,13 @@ class Engine:
             elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
                 out.add(obj)  # each split keeps the dataset
         return frozenset(out)
+
+    def _loop_target(self, iterable: ast.expr, position: tuple[int, ...], unit: Unit, scope: Scope) -> frozenset:
+        """What ``for target in iterable`` binds to the name at *position* of its target (:func:`_target_position`)."""
+        value = self._loop_items(iterable, unit, scope, len(position))
+        for index in position:
+            value = self._element(value, index)
+        return value
 
     def _loop_items(self, iterable: ast.expr, unit: Unit, scope: Scope, depth: int) -> frozenset:
         """What each pass of ``for x in iterable:`` binds to ``x``: an item of a list, tuple or dict (its
