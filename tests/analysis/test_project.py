@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import os
 import textwrap
+import time
 from collections import Counter
 from contextlib import contextmanager
 
@@ -46,8 +47,11 @@ PROJECT = {
 
 
 def _project(root):
+    """PROJECT's files, written a minute ago (a long-lived reader trusts no fact about a file whose mtime is too
+    recent to prove it unchanged: it may be edited again within the same tick)."""
     for name, text in PROJECT.items():
         (root / name).write_text(text, encoding="utf-8")
+        os.utime(root / name, ns=(time.time_ns() - 60 * 10**9,) * 2)
     return [str(root / name) for name in ("collate.py", "transforms.py")]
 
 
@@ -92,8 +96,8 @@ def test_an_importers_flows_are_found_once_and_give_each_file_what_a_new_reader_
     project = Project()
     shared = [_codes(check_file(path, Job(ALL), project)) for path in files]
     assert shared == alone
-    # each checked file's own engine (which finds its flows), and one for train.py's flows, found once
-    assert Counter(engines) == {files[0]: 1, files[1]: 1, str(tmp_path / "train.py"): 1}
+    # each checked file's engine, and one per module for its facts, found once: train.py's serve both checks
+    assert Counter(engines) == {files[0]: 2, files[1]: 2, str(tmp_path / "train.py"): 1}
 
 
 def test_an_unsaved_text_is_checked_from_the_text_not_from_facts_about_its_file(tmp_path, monkeypatch):
@@ -120,7 +124,7 @@ def test_an_editors_text_that_is_the_files_own_is_checked_as_the_file(tmp_path, 
     for path in files:
         with open(path, encoding="utf-8") as handle:
             assert _codes(check_buffer(path, handle.read(), Job(ALL), project)) == [("WSP201", 1)]
-    assert Counter(engines) == {files[0]: 1, files[1]: 1, str(tmp_path / "train.py"): 1}
+    assert Counter(engines) == {files[0]: 2, files[1]: 2, str(tmp_path / "train.py"): 1}
 
 
 def test_a_parsed_module_is_freed_by_reference_counting_once_no_check_holds_it(tmp_path, monkeypatch):
@@ -312,9 +316,9 @@ def test_a_runs_reader_asks_once_whether_a_path_is_a_file_and_every_check_still_
         assert (max(asked.values()) == 1) is snapshot
 
 
-def test_a_files_check_starts_from_the_engine_that_found_its_facts_for_another_files_check(tmp_path, monkeypatch):
-    """collate.py's check finds train.py's flows with an engine of their own; train.py's check then starts where
-    that engine ended (it did what a new engine of the check does first), and gives the findings a new reader
+def test_a_modules_facts_found_for_another_files_check_serve_its_own_check(tmp_path, monkeypatch):
+    """collate.py's check finds train.py's flows with an engine of their own; train.py's check then takes them
+    rather than finding them again (its engine starts new either way), and gives the findings a new reader
     gives, having read the same files."""
     files = [*_project(tmp_path), str(tmp_path / "train.py")]
     monkeypatch.chdir(tmp_path)
@@ -327,7 +331,8 @@ def test_a_files_check_starts_from_the_engine_that_found_its_facts_for_another_f
     project = Project(snapshot=True)
     assert [_codes(check_file(path, Job(ALL), project)) for path in files] == alone
     assert reads[-1] == read_alone
-    assert Counter(engines) == {path: 1 for path in files}
+    # (each file's check makes one engine, and each module's facts one)
+    assert Counter(engines) == {path: 2 for path in files}
 
 
 def test_a_long_lived_reader_sees_that_a_new_file_now_shadows_a_library_a_kept_module_imports(tmp_path, monkeypatch):
@@ -390,31 +395,49 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
     assert parsed == {"train.py": 1, "loader.py": 1}  # (loader.py's check takes the tree train.py's check read)
 
 
-def test_a_runs_spares_are_bounded_by_the_source_bytes_of_the_modules_they_hold(monkeypatch):
-    """Each spare is taken at most once; the oldest go first once the modules the spares hold (each counted once,
-    however many hold it) come to more than MAX_SPARE_BYTES of source; a long-lived reader keeps none."""
+def test_a_long_lived_reader_sees_an_edit_that_kept_a_just_written_files_size(tmp_path, monkeypatch):
+    """``config.py`` goes from ``WORKERS = 0`` to ``WORKERS = 2`` within the mtime tick it was written in: its
+    stamp (size, and an mtime too recent to trust) is what it was, so a long-lived reader does not take the facts
+    found before the edit as still holding, and finds the loader's workers (a run's snapshot may: nothing is
+    written while it reads)."""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    config, train = tmp_path / "config.py", tmp_path / "train.py"
+    config.write_text("WORKERS = 0\n", encoding="utf-8")
+    train.write_text(textwrap.dedent('''\
+        from config import WORKERS
+        from torch.utils.data import DataLoader
+
+        loader = DataLoader(range(8), num_workers=WORKERS, collate_fn=lambda b: b)
+        for batch in loader:
+            print(batch)
+    '''), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    project = Project()
+    assert _codes(check_file(str(train), Job(ALL), project)) == []
+    config.write_text("WORKERS = 2\n", encoding="utf-8")
+    project.files_changed()
+    assert _codes(check_file(str(train), Job(ALL), project)) == [("WSP201", 4), ("WSP101", 5)]
+
+
+def test_kept_facts_that_hold_parsed_modules_are_bounded_by_the_source_bytes_of_those_modules(monkeypatch):
+    """The least recently used such fact goes first once the modules they hold (each counted once, however many
+    facts hold it) come to more than MAX_PINNED_BYTES of source; a fact that holds none is not counted."""
     from types import SimpleNamespace
 
     from winspawn_lint.analysis import project as project_module
 
-    monkeypatch.setattr(project_module, "MAX_SPARE_BYTES", 250)
+    monkeypatch.setattr(project_module, "MAX_PINNED_BYTES", 250)
 
     def module(name, size):
         return SimpleNamespace(path=f"/p/{name}.py", stamp=(size, 0))
 
     a, b, c = module("a", 100), module("b", 100), module("c", 100)
     project = Project(snapshot=True)
-    project.spare("first", 1, [a, b])
-    project.spare("second", 2, [b])  # (b is counted once: 200 bytes held)
-    assert project.take_spare("second") == 2 and project.take_spare("second") is None
-    project.spare("third", 3, [c])  # (300 bytes: the oldest goes)
-    assert project.take_spare("first") is None and project.take_spare("third") == 3
-    project.spare("fourth", 4, [a, b, c])  # (a spare alone is kept, whatever it holds)
-    assert project.take_spare("fourth") == 4
-    project.spare("fifth", 5, [a, b])
-    project.spare("fifth", 6, [c])  # (kept again under its key: a and b are held no more)
-    project.spare("sixth", 7, [a])
-    assert project.take_spare("fifth") == 6 and project.take_spare("sixth") == 7
-    long_lived = Project()
-    long_lived.spare("first", 1, [a])
-    assert long_lived.take_spare("first") is None
+    project.memo("first", lambda: 1, pins=lambda value: [a, b])
+    project.memo("second", lambda: 2, pins=lambda value: [b])  # (b is counted once: 200 bytes held)
+    project.memo("none", lambda: 3, pins=lambda value: [])
+    assert {"first", "second", "none"} <= set(project._memo)
+    project.memo("third", lambda: 4, pins=lambda value: [c])  # (300 bytes: the oldest goes)
+    assert "first" not in project._memo and {"second", "third", "none"} <= set(project._memo)
+    project.memo("fourth", lambda: 5, pins=lambda value: [a, b, c])  # (alone, a fact is kept whatever it holds)
+    assert set(project._memo) == {"none", "fourth"}

@@ -66,11 +66,8 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     if module is None:
         module = ProjectModule(path or "<text>", index, resolver)
     names_api = may_have_findings("\n".join(lines), registry)
-    # (a file whose facts another file's check found: its check starts from the engine that found them)
-    engine = Engine.resumed(project, registry, settings.assume_workers, module, names_api) if shared else None
-    if engine is None:
-        engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook),
-                        main_names_api=names_api, main_text=None if shared else "\n".join(lines))
+    engine = Engine(project, registry, settings.assume_workers, Unit(path, module, notebook=notebook),
+                    main_names_api=names_api, main_text=None if shared else "\n".join(lines))
     ctx = Context(index, resolver, values, finder, model, registry, Positions(lines), filename,
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
                   project=project, engine=engine)

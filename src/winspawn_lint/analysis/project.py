@@ -48,9 +48,11 @@ MAX_MODULE_BYTES = 1 << 20
 MAX_MODULES_KEPT = 1024
 #: ... and at most this many bytes of their source (about 80 MB of trees and indexes), so that a repository of
 #: large modules keeps fewer of them: the peak of a run is what this keeps plus what one check's engines read.
-#: (A cold ``-j 1`` run over diffusers, with the spares' bound below: 6 MB, 262 MiB at the peak; 5 MB with 3.5 MB
-#: of spares, 291 MiB.  Before a check held only the modules it was given, 7 MB against 3.5 MB: 0.85x the CPU
-#: and 408 against 357 MiB.)
+#: (A cold ``-j 1`` run over diffusers, with 2 MB of spare engines that no longer exist: 6 MB, 262 MiB at the peak;
+#: 5 MB with 3.5 MB of spares, 291 MiB.  Before a check held only the modules it was given, 7 MB against 3.5 MB:
+#: 0.85x the CPU and 408 against 357 MiB.  A segmented LRU, modules asked for again kept apart from the others,
+#: parsed diffusers' modules as often, 2,728 against 2,723 parses in a check of 1,000 of its files: the modules
+#: that every engine there reads do not fit in these bytes.)
 MAX_KEPT_BYTES = 6_000_000
 #: Files read per importer wanted: a module whose name many files mention (``utils``) is looked for among the
 #: first of them only, so its importers cost a bounded number of parses.
@@ -62,21 +64,18 @@ MAX_BASE_HOPS = 4
 #: Facts kept that hold parsed modules (:meth:`Project.memo` with *pins*), the most recently used: each keeps
 #: the modules it names alive, so they are bounded like the parsed modules.
 MAX_PINNING_FACTS = 256
-#: Spares kept (:meth:`Project.spare`): the engines that found a module's facts for another file's check, each
-#: holding what it evaluated, until the module's own check starts from it; and the source bytes of the modules
-#: they hold (each counted once), so that they keep at most as many trees alive again as the kept modules do.
-#: (trl: 109 of its 113 spares taken with 3.5 MB, 69 with 1.5 MB; diffusers, whose modules are large, peaked at
-#: 585 MB with 3.5 MB, 515 MB with no spare and 1,069 MB with 128 spares and no bound on their bytes; with 6 MB of
-#: kept modules, 2 MB of spares against 3.5 MB: 262 against 296 MiB.)
-MAX_SPARES = 128
-MAX_SPARE_BYTES = 2_000_000
+#: ... and while the modules they hold come to at most this many bytes of source (each counted once, kept or not):
+#: a module's facts are kept for its own check and its importers', and in diffusers 83 modules (4.5 MB of source)
+#: that left the kept ones stayed alive in them, 30 MB more at the peak.
+MAX_PINNED_BYTES = 2_000_000
 
 
 @dataclass
 class Reads:
-    """What one file's check read besides its own text: files (path -> stamp) and derived facts (key -> digest)."""
+    """What one file's check read besides its own text: files (path -> stamp) and derived facts (key -> digest).
+    A kept fact's files are :class:`KeptFiles`."""
 
-    files: dict
+    files: "dict | KeptFiles"
     derived: dict
 
 
@@ -111,6 +110,8 @@ class Project:
         #: a snapshot's answers of :meth:`is_file`: path as asked -> (absolute path, whether it is a file, the stamp
         #: a check that asked depends on)
         self._files: dict[str, tuple[str, bool, Optional[Stamp]]] = {}
+        #: a snapshot's records of what it read (:meth:`_record`): path as asked -> (absolute path, its stamp)
+        self._stamps: dict[str, tuple[str, Optional[Stamp]]] = {}
         #: path -> ((size, mtime_ns) it was parsed at, the module or None)
         self._modules: OrderedDict[str, tuple[tuple[int, int], Optional[ProjectModule]]] = OrderedDict()
         #: the source bytes of the modules in ``_modules``
@@ -144,7 +145,10 @@ class Project:
         #: their digests, and the parsed modules it holds) (see :meth:`memo`)
         self._memo: dict[Any, tuple[Any, Reads, tuple]] = {}
         #: the facts of ``_memo`` that hold parsed modules, least recently used first
-        self._pinning: OrderedDict[Any, None] = OrderedDict()
+        self._pinning: OrderedDict[Any, tuple] = OrderedDict()
+        #: path -> the keys of the facts in ``_pinning`` that hold its module; the source bytes of those modules
+        self._pinned_by: dict[str, set] = {}
+        self._pinned_bytes = 0
         #: (path, what a kept fact recorded of it) -> whether that still holds, asked once per checked file (once per
         #: run for a snapshot)
         self._held: dict[tuple[str, Optional[Stamp]], bool] = {}
@@ -160,12 +164,6 @@ class Project:
         self._computing: dict[Any, None] = {}
         #: facts being computed that used a stand-in answer of a cycle: not kept (see :meth:`memo`)
         self._provisional: set = set()
-        #: key -> what a computation made along the way, and the modules it holds: path -> source bytes (see
-        #: :meth:`spare`)
-        self._spares: OrderedDict[Any, tuple[Any, dict[str, int]]] = OrderedDict()
-        #: path -> the keys of the spares that hold its module; the source bytes of those modules
-        self._spares_of: dict[str, set] = {}
-        self._spare_bytes = 0
         #: what is being read for: a new object when a check starts or ends, a fact starts or ends being computed
         #: (each records what it reads), or files change; answers drawn from the project and kept with a parsed
         #: module are asked again through the reader once in each (see names.Resolver)
@@ -280,16 +278,14 @@ class Project:
         if outer_derived is not None:
             for name, digest in reads.derived.items():
                 outer_derived.setdefault(name, digest)
-        entry = (value, reads, tuple(pins(value)) if pins is not None else ())
+        entry = (value, Reads(KeptFiles(reads.files), reads.derived), tuple(pins(value)) if pins is not None else ())
         if provisional:
             pass  # (a stand-in answer of a cycle went into it: it is computed again when asked again)
         elif not any(path in self._buffers for path in reads.files):
             self._memo[key] = entry
             self._fresh.add(key)
-            if pins is not None:
-                self._pinning[key] = None
-                if len(self._pinning) > MAX_PINNING_FACTS:
-                    self._forget(next(iter(self._pinning)))
+            if entry[2]:  # (a fact that holds no parsed module is not bounded with those that do)
+                self._pin(key, entry[2])
         elif self._checking:
             self._transient[key] = entry
         self._take(entry[2])
@@ -327,39 +323,6 @@ class Project:
         self._take(kept[2])
         return kept
 
-    def spare(self, key: Any, value: Any, modules: Iterable[ProjectModule]) -> None:
-        """Keep *value*, something a computation made along the way that holds the parsed *modules*, for a later
-        check that may start from it (:meth:`take_spare`); each is taken at most once.  The most recent are
-        kept, at most :data:`MAX_SPARES`, and while the modules they hold come to at most
-        :data:`MAX_SPARE_BYTES` of source.  Only a snapshot's (a run that checks many files, which do not change
-        while it runs): a long-lived reader checks the files an editor shows, and would only hold them."""
-        if not self._snapshot:
-            return
-        self.take_spare(key)  # (one kept before under the key holds other modules: they are counted no more)
-        sizes = {module.path: (module.stamp or (0, 0))[0] for module in modules}
-        self._spares[key] = (value, sizes)
-        for path, size in sizes.items():
-            holders = self._spares_of.setdefault(path, set())
-            if not holders:
-                self._spare_bytes += size
-            holders.add(key)
-        while len(self._spares) > MAX_SPARES or (self._spare_bytes > MAX_SPARE_BYTES and len(self._spares) > 1):
-            self.take_spare(next(iter(self._spares)))
-
-    def take_spare(self, key: Any) -> Any:
-        """What :meth:`spare` kept under *key* (it is kept no more), or None."""
-        found = self._spares.pop(key, None)
-        if found is None:
-            return None
-        value, sizes = found
-        for path, size in sizes.items():
-            keys = self._spares_of[path]
-            keys.discard(key)
-            if not keys:
-                del self._spares_of[path]
-                self._spare_bytes -= size
-        return value
-
     def _still_holds(self, key: Any, entry: tuple[Any, "Reads", tuple]) -> bool:
         """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest (asked
         once per run for a snapshot, whose files do not change while it runs), and each module it holds is still
@@ -370,7 +333,9 @@ class Project:
         for path, stamp in reads.files.items():
             held = self._held.get((path, stamp))
             if held is None:
-                held = self._held[(path, stamp)] = holds(path, stamp, trust_recent=True)
+                # (an mtime too recent to trust proves a file unchanged only within a snapshot's run: a long-lived
+                # reader's next check may come after an edit that kept the file's size within the same tick)
+                held = self._held[(path, stamp)] = holds(path, stamp, trust_recent=self._snapshot)
             if not held:
                 return False
         if any(self._derived_digest(name) != digest for name, digest in reads.derived.items()):
@@ -385,17 +350,46 @@ class Project:
         cached = self._modules.get(module.path)
         return (cached[1] if cached is not None else self._alive.get(module.path)) is module
 
+    def _pin(self, key: Any, modules: tuple) -> None:
+        """Count the fact kept under *key* among those that hold parsed modules; the least recently used of them
+        are forgotten while they are more than :data:`MAX_PINNING_FACTS`, or while the modules they hold (each
+        counted once) come to more than :data:`MAX_PINNED_BYTES` of source."""
+        self._pinning[key] = modules
+        for module in modules:
+            holders = self._pinned_by.setdefault(module.path, set())
+            if not holders:
+                self._pinned_bytes += (module.stamp or (0, 0))[0]
+            holders.add(key)
+        while len(self._pinning) > 1 and (len(self._pinning) > MAX_PINNING_FACTS
+                                          or self._pinned_bytes > MAX_PINNED_BYTES):
+            self._forget(next(iter(self._pinning)))
+
     def _forget(self, key: Any) -> None:
         self._memo.pop(key, None)
         self._confirmed.discard(key)
-        self._pinning.pop(key, None)
+        for module in self._pinning.pop(key, ()):
+            holders = self._pinned_by.get(module.path)
+            if holders is not None:
+                holders.discard(key)
+                if not holders:
+                    del self._pinned_by[module.path]
+                    self._pinned_bytes -= (module.stamp or (0, 0))[0]
 
     def _record(self, path: str) -> str:
-        """*path*, absolute, recorded as read: its content is a dependency."""
-        key = os.path.abspath(path)
+        """*path*, absolute, recorded as read: its content is a dependency.  A snapshot stats each path once (a run
+        over diffusers asks 146,000 times), and every fact that read a file records the same two objects for it
+        (2,092 facts of diffusers name 500 files each)."""
+        known = self._stamps.get(path)
+        if known is None:
+            key = os.path.abspath(path)
+            if not self._snapshot and self._reads is None:
+                return key
+            known = (key, stat_stamp(key))
+            if self._snapshot:
+                self._stamps[path] = known
         if self._reads is not None:
-            _note(self._reads, key, stat_stamp(key))
-        return key
+            _note(self._reads, *known)
+        return known[0]
 
     # ---------------------------------------------------------------- files
 
@@ -500,8 +494,8 @@ class Project:
         """The check running (:meth:`holding`) may use *modules*: they stay alive until it ends.  Each module the
         reader gives a check is taken (outside :meth:`importers_of`'s reading of candidates, whose nodes no answer
         holds), and so is each module a fact it is given pins; a kept module that leaves the kept ones while the
-        check runs, and that the check was not given, is not held by it (freed then, unless a fact or a spare
-        holds it).  (Taking every module that left, the modules kept before a check that reads many stayed alive
+        check runs, and that the check was not given, is not held by it (freed then, unless a fact holds it).
+        (Taking every module that left, the modules kept before a check that reads many stayed alive
         beside those it read: 45 MiB more at the peak of a run over diffusers.)"""
         if self._holding:
             self._taken.update(modules)
@@ -818,15 +812,34 @@ def _note(reads: dict[str, Optional[Stamp]], path: str, stamp: Optional[Stamp]) 
         reads[path] = stamp
 
 
-def _note_all(reads: dict[str, Optional[Stamp]], recorded: dict[str, Optional[Stamp]]) -> None:
+class KeptFiles:
+    """The files a kept fact read, with their stamps, in two tuples: a run over diffusers keeps 2,092 module facts
+    that read 500 files each, which as dicts took 45 MB."""
+
+    __slots__ = ("paths", "stamps")
+
+    def __init__(self, files: dict[str, Optional[Stamp]]) -> None:
+        self.paths = tuple(files)
+        self.stamps = tuple(files.values())
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.paths
+
+    def items(self) -> Iterable[tuple[str, Optional[Stamp]]]:
+        return zip(self.paths, self.stamps)
+
+
+def _note_all(reads: dict[str, Optional[Stamp]], recorded: "dict[str, Optional[Stamp]] | KeptFiles") -> None:
     """:func:`_note` each of *recorded* in *reads* (a kept fact's reads, thousands for the import search's)."""
-    both = recorded.keys() & reads.keys()
-    noted = {path: reads[path] for path in both}
-    reads.update(recorded)  # (the new paths, in one call: the loop below visits only those noted before)
+    paths = recorded.paths if isinstance(recorded, KeptFiles) else recorded.keys()
+    noted = {path: reads[path] for path in reads.keys() & paths}
+    # (the new paths in one call: the loop below visits only those noted before)
+    reads.update(recorded.items() if isinstance(recorded, KeptFiles) else recorded)
     for path, stamp in noted.items():
+        new = reads[path]
         reads[path] = stamp
-        if stamp != recorded[path]:
-            _note(reads, path, recorded[path])
+        if stamp != new:
+            _note(reads, path, new)
 
 
 #: between the parts of a derived fact's key (a character no path holds)

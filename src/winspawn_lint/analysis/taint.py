@@ -2100,57 +2100,39 @@ class Engine:
 
     def module_facts(self, unit: Unit) -> ModuleFacts:
         """What an analysis of a module on its own finds: its flows, and the worker starts and heavy calls of its
-        body.  A fact of the project's files, the same whichever check asks: the checked module's are found by
-        this engine first of all (:func:`..run` asks before any check), so that what the checks then ask of it
-        builds on the same state whether or not another file's check found them already; those of the modules
-        around it come from :meth:`Project.memo`, found once per run by an engine of their own."""
+        body.  A fact of the project's files, the same whichever check asks, found once per run
+        (:meth:`Project.memo`) by an engine of its own, for the checked module as for those around it: a check's
+        engine then starts from the same state whether or not another file's check found its module's facts
+        already.  Only a text that may not be the file's (an editor's buffer, the fixer's rewrite), or that names
+        other worker APIs than the project's search read in the file, has its facts found by the check's own
+        engine."""
         own = unit is self.main
         if own and self._own_facts is not None:
             return self._own_facts
         key = _facts_key(unit.path, unit.notebook, self.registry, self.assume_workers)
+        by_self = own and (unit.path is None or self.main_text is not None
+                           or self.main_names_api != self.project.names_api(unit.path))
 
         def compute() -> tuple[ModuleFacts, tuple]:
             # (told, as a check's engine is, whether the module's text names a worker API: then it holds sinks
             # without asking the import graph, and reads what a check of the module reads)
-            engine = self if own else Engine(self.project, self.registry, self.assume_workers,
-                                             Unit(unit.path, unit.module, notebook=unit.notebook),
-                                             main_names_api=bool(unit.path) and self.project.names_api(unit.path))
+            engine = self if by_self else Engine(self.project, self.registry, self.assume_workers,
+                                                 Unit(unit.path, unit.module, notebook=unit.notebook),
+                                                 main_names_api=bool(unit.path) and self.project.names_api(unit.path))
             main = engine.main
             # (the body's summary comes first, as a check of the module asks for it first)
             starts, heavy = engine.import_time_starts(main), engine.import_time_heavy_calls(main)
             facts = ModuleFacts(engine.flows(main), starts, heavy)
             named = _units_named(facts)
-            if not own and not unit.notebook:
-                engine._own_facts = facts
-                # (the module's own check may start from it: see resumed())
-                self.project.spare(key, engine, [read.module for read in engine.units.values()])
             return facts, tuple(read.module for path, read in engine.units.items() if path in named)
 
         if unit.path is None:
             facts = compute()[0]  # (a text with no file: nothing else can ask)
         else:
-            facts = self.project.memo(key, compute, pins=lambda value: value[1], renew=own)[0]
+            facts = self.project.memo(key, compute, pins=lambda value: value[1], renew=by_self)[0]
         if own:
             self._own_facts = facts
         return facts
-
-    @classmethod
-    def resumed(cls, project: "Project", registry: Registry, assume_workers: bool, module: "ProjectModule",
-                main_names_api: bool) -> Optional["Engine"]:
-        """For a check of the file of *module* (as the project reader has it, from disk): the engine that found its
-        facts (:meth:`module_facts`) for another file's check, when it is kept and they still hold, else None.  It
-        did what a new engine of the check does first, in the same order and from the same files, and nothing
-        since: the check starts from where it ended rather than doing it again."""
-        key = _facts_key(module.path, False, registry, assume_workers)
-        engine = project.take_spare(key)
-        if engine is None or engine.main.module is not module:
-            return None
-        if engine.main_names_api != main_names_api:
-            return None  # (the project's search and the check read the text with other worker APIs)
-        kept, value = project.recall(key)  # (and the files they read count as the check's)
-        if not kept or value[0] is not engine._own_facts:
-            return None
-        return engine
 
     def sources(self, value: frozenset, sink: SinkUse) -> Iterator[tuple[Obj, tuple]]:
         """(source, path) for every source reachable from *value* as *sink*'s pickler would pickle it."""
