@@ -271,14 +271,15 @@ class Project:
             self._provisional.discard(key)
             self._reads, self._derived, self.context = outer, outer_derived, outer_context
             replayed, self._replayed = self._replayed, outer_replayed
+        files = KeptFiles(reads.files)
         if outer is not None:
-            _note_all(outer, reads.files)
+            _note_all(outer, files)
             outer_replayed.update(replayed)  # (their reads are in *reads*, now in *outer* too)
             outer_replayed.add(key)
         if outer_derived is not None:
             for name, digest in reads.derived.items():
                 outer_derived.setdefault(name, digest)
-        entry = (value, Reads(KeptFiles(reads.files), reads.derived), tuple(pins(value)) if pins is not None else ())
+        entry = (value, Reads(files, reads.derived), tuple(pins(value)) if pins is not None else ())
         if provisional:
             pass  # (a stand-in answer of a cycle went into it: it is computed again when asked again)
         elif not any(path in self._buffers for path in reads.files):
@@ -829,12 +830,10 @@ class KeptFiles:
         return zip(self.paths, self.stamps)
 
 
-def _note_all(reads: dict[str, Optional[Stamp]], recorded: "dict[str, Optional[Stamp]] | KeptFiles") -> None:
+def _note_all(reads: dict[str, Optional[Stamp]], recorded: KeptFiles) -> None:
     """:func:`_note` each of *recorded* in *reads* (a kept fact's reads, thousands for the import search's)."""
-    paths = recorded.paths if isinstance(recorded, KeptFiles) else recorded.keys()
-    noted = {path: reads[path] for path in reads.keys() & paths}
-    # (the new paths in one call: the loop below visits only those noted before)
-    reads.update(recorded.items() if isinstance(recorded, KeptFiles) else recorded)
+    noted = {path: reads[path] for path in reads.keys() & recorded.paths}
+    reads.update(recorded.items())  # (the new paths in one call: the loop below visits only those noted before)
     for path, stamp in noted.items():
         new = reads[path]
         reads[path] = stamp
