@@ -126,6 +126,7 @@ NAMED_WORDS = [
     "from torch.utils.data import DataLoader\nfor b in DataLoader(ds, num_workers=2):\n    pass\n",
     "import torch.utils.data as tud\nfor b in tud.DataLoader(ds, num_workers=2):\n    pass\n",
     "import torch\nfor b in torch.utils.data.  DataLoader(ds, num_workers=2):\n    pass\n",
+    "import multiprocessing as mp2\nmp2.Pool(2)\n",
     "import multiprocessing as mp\nmp.Pool(2)\n",
     "try: from multiprocessing import Pool\nexcept ImportError: pass\nPool(2)\n",
     "from multiprocessing import cpu_count, \\\n    Pool\nPool(2)\n",
@@ -140,6 +141,9 @@ UNNAMED_WORDS = [
     "# Pool, Process and DataLoader are started by the caller\nx = 1\n",
     "from os import (path,\n    sep)\nclass Process:\n    pass\nProcess()\n",
     "import os\nprint(num_proc == 4, num_proc)\n",
+    # a numbered step after a number's dot (diffusers' pipelines: 1,300 files reached a worker API through it)
+    "def forward(x):\n    # 7. Process encoder hidden states\n    return x\n",
+    "import os\n# 2 .  Pool the features, 3.Process them\nx = 1.5 .real\n",
 ]
 
 

@@ -97,7 +97,17 @@ def _has_word(text: str, gate: str, words: frozenset[str], keywords: frozenset[s
 
 
 def _after_dot(text: str, start: int) -> bool:
-    return text[max(0, start - _WINDOW): start].rstrip(" \t\r\n\\").endswith(".")
+    """Whether the word at *start* follows a ``.`` that may be an attribute access of a name: not one after a
+    number (``7. Process the latents``, a numbered step in a comment; ``1 .real`` is the only attribute a
+    number's dot can start, and no API is one)."""
+    before = text[max(0, start - _WINDOW): start].rstrip(" \t\r\n\\")
+    if not before.endswith("."):
+        return False
+    before = before[:-1].rstrip(" \t\r\n\\")
+    left = len(before)
+    while _word_char_at(before, left - 1):
+        left -= 1
+    return not before[left: left + 1].isdigit()
 
 
 def _keyword_argument(text: str, end: int) -> bool:
