@@ -26,13 +26,14 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from ..finding import Finding
 from .. import rules
 from ..rules import FixSafety
 
 if TYPE_CHECKING:
+    from .exported_names import Pieces
     from .project import Project
 
 WRAP_RULES = frozenset({rules.WSP101, rules.WSP103, rules.WSP104})
@@ -187,6 +188,9 @@ class ProjectIndex:
     #: the answers of :meth:`reaches` and :meth:`relevant`, as an earlier run found them from the same files
     #: (see :class:`~winspawn_lint.io.cache.ScanMemory`): then no graph is built
     answers: Optional["GraphAnswers"] = field(default=None, repr=False, compare=False)
+    #: whether an identifier may name a worker API (the prefilter's words): then the names of a file that names
+    #: one are told apart (:mod:`.exported_names`); without it, every name of such a file may lead to one
+    api_word: Optional[Callable[[str], bool]] = field(default=None, repr=False, compare=False)
     _graph: Optional["ImportGraph"] = field(default=None, repr=False, compare=False)
 
     def reaches(self, path: str) -> bool:
@@ -241,6 +245,8 @@ class ImportGraph:
 
     #: how many re-exports (``from .x import n`` in a package that a module imports ``n`` from) are followed
     MAX_REEXPORTS = 8
+    #: rounds of telling names apart (:mod:`.exported_names`), each with the imports answered by the one before
+    MAX_PHASES = 4
 
     def __init__(self, index: ProjectIndex) -> None:
         self.index = index
@@ -259,7 +265,17 @@ class ImportGraph:
         for path, imports in index.imports.items():
             for target in {found for name in _modules(imports) for found in self._loads(path, name)}:
                 self.importers.setdefault(target, set()).add(path)
-        self._reaching = self._reaching_files()
+        self._pieces: dict[str, Optional[Pieces]] = {}
+        self._dirty: dict[tuple[int, str], frozenset[str]] = {}
+        # Phase 0 takes every name of a file that reaches a worker API to lead to one.  Each later phase tells a
+        # reaching file's names apart, its imports answered by the phase before: an answer that only adds
+        # files (each phase's set holds the least one), so every phase's answer is sound and the last is kept.
+        self._phases = [self._reaching_files(0)]
+        for phase in range(1, self.MAX_PHASES + 1 if index.api_word is not None else 1):
+            self._phases.append(self._reaching_files(phase))
+            if self._phases[-1] == self._phases[-2]:
+                break
+        self._reaching = self._phases[-1]
 
     def text_reaches(self, path: str, text: str) -> tuple[bool, set[str]]:
         """Whether a name the module *text* imports may lead to a worker API, for a text of the module at *path*
@@ -267,31 +283,36 @@ class ImportGraph:
         imports may load (what the answer depends on)."""
         imports = _imports(text)[1]
         loaded = {found for name in _modules(imports) for found in self._loads(path, name)}
-        return any(self._import_reaches(path, entry, self._reaching, frozenset()) for entry in imports), loaded
+        phase = len(self._phases) - 1
+        return any(self._import_reaches(path, entry, self._reaching, frozenset(), phase) for entry in imports), loaded
 
     def reaches(self, path: str) -> bool:
         """Whether the module at *path* may call a worker API, or hand what it makes to one: its own text names
         one, or a name it imports may (a function or class, or a module, defined in a file that reaches one;
         a name a package re-exports is followed to the module that defines it, so that ``from pkg import
-        MEAN`` of a constant defined beside the package's loaders does not count).  Asked of the files searched."""
+        MEAN`` of a constant defined beside the package's loaders does not count; a name defined in a file that
+        names an API only if its definition may lead to one, :mod:`.exported_names`).  Asked of the files
+        searched."""
         return path in self._reaching
 
-    def _reaching_files(self) -> set[str]:
+    def _reaching_files(self, phase: int) -> set[str]:
         """The least set of files closed under "a name it imports reaches one", starting from the files whose
-        text names a worker API.  Each round adds a file or ends the search, so it takes at most one round per
-        file; a file's answer does not depend on the order (the set only grows, and each test only asks it)."""
+        text names a worker API (*phase*: see ``__init__``).  Each round adds a file or ends the search, so it
+        takes at most one round per file; a file's answer does not depend on the order (the set only grows,
+        and each test only asks it)."""
         reaching = set(self.index.sinks)
-        waiting = sorted(set(self.index.imports) - reaching)
+        # (a phase's set is within the one before: its answers only tell apart what that one's took together)
+        waiting = sorted((self._phases[phase - 1] if phase else set(self.index.imports)) - reaching)
         for _ in range(len(waiting) + 1):
             more = [path for path in waiting if any(
-                self._import_reaches(path, entry, reaching, frozenset()) for entry in self.index.imports[path])]
+                self._import_reaches(path, entry, reaching, frozenset(), phase) for entry in self.index.imports[path])]
             if not more:
                 break
             reaching.update(more)
             waiting = [path for path in waiting if path not in reaching]
         return reaching
 
-    def _import_reaches(self, path: str, entry: Import, reaching: set[str], seen: frozenset) -> bool:
+    def _import_reaches(self, path: str, entry: Import, reaching: set[str], seen: frozenset, phase: int) -> bool:
         """Whether one import of the file at *path* may reach a worker API (*seen*: the re-exports followed)."""
         module, name, _ = entry
         if not name:
@@ -301,9 +322,9 @@ class ImportGraph:
             return any(found in reaching for found in self._loads(path, module))
         if any(found in reaching for found in self._loads(path, _join(module, name))):
             return True  # (a submodule)
-        return any(self._exported(found, name, reaching, seen) for found in self._loads(path, module))
+        return any(self._exported(found, name, reaching, seen, phase) for found in self._loads(path, module))
 
-    def _exported(self, path: str, name: str, reaching: set[str], seen: frozenset) -> bool:
+    def _exported(self, path: str, name: str, reaching: set[str], seen: frozenset, phase: int) -> bool:
         """Whether *name*, taken from the module at *path*, may reach a worker API.  A name it defines reaches one
         if the module does; one it imports is followed to the module it comes from (through a star import when
         the module neither defines nor imports it by name, and a module it is star-imported from does); a
@@ -311,18 +332,42 @@ class ImportGraph:
         reaches one if the module does."""
         if (path, name) in seen:
             return False
+        if phase and path in reaching:
+            read = self._pieces_of(path)
+            if read is not None and name in read.defined:
+                return name in self._reaching_names(path, read, phase)
         if len(seen) >= self.MAX_REEXPORTS or name in self.index.names.get(path, ()):
             return path in reaching
         binding = self._binding(path, name)
         seen = seen | {(path, name)}
         if binding:
-            return any(self._import_reaches(path, entry, reaching, seen) for entry in binding)
+            return any(self._import_reaches(path, entry, reaching, seen, phase) for entry in binding)
         starred = [found for entry in self.index.imports.get(path, ()) if entry[1] == "*"
                    for found in self._loads(path, entry[0])
                    if name in self.index.names.get(found, ()) or self._binding(found, name)]
         if starred:
-            return any(self._exported(found, name, reaching, seen) for found in starred)
+            return any(self._exported(found, name, reaching, seen, phase) for found in starred)
         return path in reaching
+
+    def _pieces_of(self, path: str) -> Optional[Pieces]:
+        """:func:`.exported_names.read_pieces` of the file at *path* (read once)."""
+        if path not in self._pieces:
+            from .exported_names import read_pieces
+
+            text = _read_regular(path) if path.endswith(".py") and self.index.api_word is not None else None
+            self._pieces[path] = None if text is None else read_pieces(text, self.index.api_word, path)
+        return self._pieces[path]
+
+    def _reaching_names(self, path: str, read: Pieces, phase: int) -> frozenset[str]:
+        """The names of the file at *path* that may lead to a worker API, its imports answered by *phase* - 1."""
+        key = (phase, path)
+        if key not in self._dirty:
+            from .exported_names import reaching_names
+
+            before = self._phases[phase - 1]
+            self._dirty[key] = reaching_names(read, lambda entry: self._import_reaches(
+                path, entry, before, frozenset(), phase - 1))
+        return self._dirty[key]
 
     def _binding(self, path: str, name: str) -> list[Import]:
         """The imports of the module at *path* that bind *name* (a star import binds no name it names)."""
@@ -381,8 +426,10 @@ def module_name(path: str) -> str:
     return os.path.splitext(base)[0]
 
 
-def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectIndex]:
-    """The :class:`ProjectIndex` of *root* (*passes*: the text prefilter, ``passes(text) -> bool``); None when
+def scan(root: str, passes: Any = None, memory: Any = None,
+         api_word: Optional[Callable[[str], bool]] = None) -> Optional[ProjectIndex]:
+    """The :class:`ProjectIndex` of *root* (*passes*: the text prefilter, ``passes(text) -> bool``; *api_word*:
+    :attr:`ProjectIndex.api_word`); None when
     there are more than MAX_FILES files to search (counted before any is read).  *memory* (the results cache's
     :class:`~winspawn_lint.io.cache.ScanMemory`) gives what an earlier run read in a file whose size and mtime
     are unchanged, and keeps what this run reads: a warm run reads no file to search the project."""
@@ -394,7 +441,7 @@ def scan(root: str, passes: Any = None, memory: Any = None) -> Optional[ProjectI
                 found.append(os.path.abspath(os.path.join(directory, name)))
                 if len(found) > MAX_FILES:
                     return None
-    index = ProjectIndex(os.path.abspath(root))
+    index = ProjectIndex(os.path.abspath(root), api_word=api_word)
     # (what the index holds follows from the files' names, sizes and mtimes; one too recent to trust proves
     # nothing, and then the graph's answers are neither taken nor kept)
     stamps: Optional[list[str]] = [index.root]

@@ -184,6 +184,23 @@ def _compares_dunder(text: str) -> bool:
     return False
 
 
+def may_name_api(word: str, registry: Registry) -> bool:
+    """Whether the identifier *word* is one the prefilter looks for: a word of the registry (or one ending with
+    a suffix gate, ``ImageNetDataset``), or a keyword an API is matched by (``num_proc``)."""
+    words, odd = _words(registry)
+    return word in words or word.endswith(_SUFFIXES) or any(gate in word for gate in odd)
+
+
+_SUFFIXES = tuple(sorted(_SUFFIX_GATES))
+
+
+@lru_cache(maxsize=8)
+def _words(registry: Registry) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Every word of the registry and keyword, and the gates that have no words (their substring lets through)."""
+    return (frozenset(word for _, words in _gates(registry) for word in words) | _keywords(registry),
+            tuple(gate for gate, words in _gates(registry) if not words))
+
+
 def may_have_findings(text: str, registry: Registry) -> bool:
     keywords = _keywords(registry)
     # `from torch.utils.data import *` binds bare names the analysis resolves (names.py follows star imports

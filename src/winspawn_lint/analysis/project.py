@@ -768,14 +768,15 @@ class Project:
         files to search.  Read once per root and run."""
         if root not in self._importers:
             from .importers import scan
-            from .prefilter import may_have_findings
+            from .prefilter import may_have_findings, may_name_api
 
             registry = self.registry
             if registry is None:
                 from ..spawn_apis import DEFAULT_REGISTRY
 
                 registry = DEFAULT_REGISTRY
-            self._importers[root] = scan(root, lambda text: may_have_findings(text, registry), self.scan_memory)
+            self._importers[root] = scan(root, lambda text: may_have_findings(text, registry), self.scan_memory,
+                                         lambda word: may_name_api(word, registry))
         return self._importers[root]
 
     def files_changed(self) -> None:

@@ -2098,6 +2098,12 @@ class Engine:
             return True
         return self.project.reaches(unit.path)
 
+    def flows_of(self, unit: Unit) -> list[Flow]:
+        """:meth:`module_facts`' flows of *unit*, found only when it may hold a sink: a module that cannot has
+        none, and finding its other facts (its body's summary) to say so cost more than half of a check of a large
+        project's importers (diffusers: 626 of 1,459 module-facts computations were asked only for these)."""
+        return self.module_facts(unit).flows if self._may_hold_sinks(unit) else []
+
     def module_facts(self, unit: Unit) -> ModuleFacts:
         """What an analysis of a module on its own finds: its flows, and the worker starts and heavy calls of its
         body.  A fact of the project's files, the same whichever check asks, found once per run

@@ -48,7 +48,7 @@ def check(ctx: Context) -> None:
     flows = list(engine.module_facts(unit).flows)
     if unit.path is not None and not unit.notebook and _may_escape(ctx):
         for importer in engine.importers(unit):
-            flows.extend(f for f in engine.module_facts(importer).flows if _reported_in(f) == unit.path)
+            flows.extend(f for f in engine.flows_of(importer) if _reported_in(f) == unit.path)
     reached: set = set()
     for flow in sorted(flows, key=lambda f: _flow_order(f, unit)):
         if _reported_in(flow) != unit.path:
@@ -531,7 +531,7 @@ def _replaced_classes(ctx: Context, reached: set) -> None:
                   and f.source.data[0] == "replaced"}
     if unit.path is not None:
         for importer in engine.importers(unit):
-            travelling |= {id(f.source.node) for f in engine.module_facts(importer).flows if f.source.kind == INST
+            travelling |= {id(f.source.node) for f in engine.flows_of(importer) if f.source.kind == INST
                            and f.source.data and f.source.data[0] == "replaced" and f.source.unit == unit.path}
     for node, info, decorator in replaced:
         dataset = engine.is_torch_dataset(info, unit)
