@@ -125,8 +125,9 @@ CLEAN_THING = {
     "a local of the function that starts workers": "from multiprocessing import Pool\n\n\ndef run():\n"
                                                    "    thing = Pool(2)\n    return thing\n\n\nthing = 'cpu'\n",
     "an if test that calls a worker API": "from multiprocessing import Pool\nif Pool:\n    thing = 1\n",
-    "a dynamic import of a name made at run time": "import importlib\nimport os\nfrom multiprocessing import Pool\n"
-                                                  "thing = importlib.import_module(os.environ['X'])\n",
+    "a dynamic import of a name made at run time": (
+        "import importlib\nimport os\nfrom multiprocessing import Pool\n"
+        "thing = importlib.import_module(os.environ['X'])\n"),
     "a method named like a built-in": "from multiprocessing import Pool\n\n\nclass thing:\n"
                                       "    def run(self, model):\n        return model.eval()\n",
 }
@@ -149,8 +150,8 @@ def test_a_module_read_in_pieces_names_what_each_piece_binds():
 def test_a_test_importing_only_clean_helpers_is_not_analysed_for_flows(tmp_path, monkeypatch):
     """The project run finds the same findings with fewer files summarized: test_device.py is not a flow's
     module, so its check summarizes nothing of it."""
-    _write(tmp_path, {**PROJECT, "test_device.py": "from testing_utils import torch_device\n\n\n"
-                                                    "def test_it():\n    return torch_device\n"})
+    test = "from testing_utils import torch_device\n\n\ndef test_it():\n    return torch_device\n"
+    _write(tmp_path, {**PROJECT, "test_device.py": test})
     monkeypatch.chdir(tmp_path)
     summarized = []
     original = taint.Engine._summarize
