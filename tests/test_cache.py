@@ -666,26 +666,3 @@ def test_a_module_that_appears_where_an_import_looked_re_checks_and_an_unrelated
     write(project / "torch.py", "")  # a local torch.py shadows the library: train.py's DataLoader is not torch's
     assert run("train.py") != first
     assert "train.py" in reads
-
-
-def test_a_warm_run_checks_again_a_script_whose_imports_now_lead_to_a_worker_api(tmp_path, monkeypatch):
-    """train.py reaches a worker API through `other` in both versions of deeper.py; its `main()` reads only
-    `make`, which leads to none while deeper.py's `build` leads to none (main() then holds no sink: not
-    summarized, deeper.py not read) and to a DataLoader once it does.  Which of a module's imports lead to an
-    API is a derived fact of its check: the warm run finds the lambda, as a cold one does."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv(cache_module.ENV_VAR, raising=False)
-    write(tmp_path / "pyproject.toml", "")
-    write(tmp_path / "helpers.py", "from torch.utils.data import DataLoader\n\nfrom deeper import build\n\n\n"
-                                   "def other(data):\n    return DataLoader(data, num_workers=2)\n\n\n"
-                                   "def make(data, fn):\n    return build(data, fn)\n")
-    write(tmp_path / "deeper.py", "import torch\n\n\ndef build(data, fn):\n    return list(map(fn, data))\n")
-    write(tmp_path / "train.py", "from helpers import make, other\n\n\ndef main():\n"
-                                 "    return make(range(4), lambda batch: batch)\n\n\nLOADER = other\n")
-    for path in tmp_path.rglob("*.py"):
-        os.utime(path, ns=(10**18, 10**18))
-    assert "WSP201" not in run(".")[1]
-    write(tmp_path / "deeper.py", "from torch.utils.data import DataLoader\n\n\ndef build(data, fn):\n"
-                                  "    return DataLoader(data, num_workers=2, collate_fn=fn)\n")
-    os.utime(tmp_path / "deeper.py", ns=(15 * 10**17, 15 * 10**17))
-    assert "train.py:5:27: WSP201" in run(".")[1]

@@ -164,38 +164,3 @@ def test_a_test_importing_only_clean_helpers_is_not_analysed_for_flows(tmp_path,
     project = Project()
     assert check_file(str(tmp_path / "test_device.py"), Job(ALL), project).findings == []
     assert (str(tmp_path / "test_device.py"), "test_it") not in summarized
-
-
-def test_a_scripts_functions_that_lead_to_no_worker_api_are_not_summarized_for_their_own_sinks(tmp_path, monkeypatch):
-    """train.py names a worker API, so its functions are looked at for sinks; `save_card()` reads nothing that
-    leads to one, and only what a flow asks of it would be summarized (here nothing); `main()` is."""
-    _write(tmp_path, {"pyproject.toml": "", "train.py": textwrap.dedent('''\
-        import json
-
-        from torch.utils.data import DataLoader
-
-
-        def save_card(path, results):
-            with open(path, "w") as handle:
-                json.dump(results, handle)
-
-
-        def main():
-            return DataLoader(range(4), num_workers=2, collate_fn=lambda batch: batch)
-
-
-        if __name__ == "__main__":
-            main()
-    ''')})
-    monkeypatch.chdir(tmp_path)
-    summarized = []
-    original = taint.Engine._summarize
-
-    def counted(self, function, unit):
-        summarized.append(getattr(function, "name", None))
-        return original(self, function, unit)
-
-    monkeypatch.setattr(taint.Engine, "_summarize", counted)
-    assert [f.code for f in check_file(str(tmp_path / "train.py"), Job(ALL), Project()).findings] == ["WSP201"]
-    assert "main" in summarized
-    assert "save_card" not in summarized

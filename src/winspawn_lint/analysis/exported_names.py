@@ -4,23 +4,20 @@ The import graph (:class:`.importers.ImportGraph`) says a file reaches a worker 
 lead to one.  Read file by file, every name of a file that reaches one led to one, whatever it was: in diffusers,
 ``utils/testing_utils.py`` starts a ``Process`` in one function, and every test importing ``torch_device`` from
 it reached a worker API, and so did every test importing a mixin from a module that imports ``torch_device``
-(835 files analysed, 459 more than need be).
+(835 files analysed, 595 of them for flows they cannot hold).
 
-Here a module's syntax tree is read in pieces (:func:`read_pieces`): a top-level statement (an import, one per
-name), or a part of one at module level (an ``if`` test, a ``for`` target and iterable, a ``with`` item, an
-``except`` clause; their bodies are pieces too).  A piece may lead to an API when a word in it may name one (an
-identifier, attribute, keyword or identifier-like string the prefilter looks for), when it imports a name that
-may lead to one (the graph answers), or when it reads a module name that such a piece binds
-(:func:`reaching_pieces`).  Each module name such a piece binds may lead to an API, and so may one it stores into
-(``CACHE[key] = Pool(2)``, ``REGISTRY.append(...)``, ``setattr(obj, ...)``, ``global POOL``): a name is left
-out only when every piece that binds or fills it is.  A value flows from what a piece reads to what it binds;
-the test of an ``if`` passes none to its body.  Names bound inside a function, a class body or a comprehension
-are theirs (unless declared ``global``).  Whatever is not read here keeps the file-level answer (every name of
-the module leads to an API): a star import, ``globals()``, ``vars()``, ``exec``/``eval``, ``sys.modules``, a
-module ``__getattr__``, a tree that does not parse.  Parsed, never imported or run.
-
-The same reading tells the taint engine which functions of a module that reaches an API may hold a sink of
-their own (``Engine._pieces_apart``): one whose piece leads to none is not summarized for its sinks.
+Here a module's syntax tree is read in pieces (:func:`read_pieces`): a top-level statement, or a part of one at
+module level (an ``if`` test, a ``for`` target and iterable, a ``with`` item, an ``except`` clause; their bodies
+are pieces too).  A piece may lead to an API when a word in it may name one (an identifier, attribute, keyword or
+identifier-like string the prefilter looks for), when it imports a name that may lead to one (the graph answers),
+or when it reads a module name that such a piece binds (:func:`reaching_names`).  Each module name such a piece
+binds may lead to an API, and so may one it stores into (``CACHE[key] = Pool(2)``, ``REGISTRY.append(...)``,
+``setattr(obj, ...)``, ``global POOL``): a name is left out only when every piece that binds or fills it is.  A
+value flows from what a piece reads to what it binds; the test of an ``if`` passes none to its body.  Names bound
+inside a function, a class body or a comprehension are theirs (unless declared ``global``).  Whatever is not read
+here keeps the file-level answer (every name of the module leads to an API): a star import, ``globals()``,
+``vars()``, ``exec``/``eval``, ``sys.modules``, a module ``__getattr__``, a tree that does not parse.  Parsed,
+never imported or run.
 """
 
 from __future__ import annotations
@@ -43,8 +40,6 @@ MAX_NESTING = 16
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 _SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _MODULE, _COMPREHENSION, _LOCAL = range(3)
 _TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 _MATCH = tuple(getattr(ast, name) for name in ("Match",) if hasattr(ast, name))
@@ -74,41 +69,21 @@ def read_pieces(text: str, api_word: Callable[[str], bool], filename: str = "<un
         tree = ast.parse(text, filename)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    found = read_tree(tree, api_word)
-    return found[0] if found is not None else None
-
-
-def read_tree(tree: ast.Module, api_word: Callable[[str], bool]) -> Optional[tuple[Pieces, dict[int, int]]]:
-    """:func:`read_pieces` of a parsed module, and the piece that holds each function defined in a top-level
-    ``def`` or ``class`` (by the id of its node)."""
     pieces = []
     defined: set[str] = set()
-    owner: dict[int, int] = {}
-    for number, (nodes, also_bound) in enumerate(_pieces(tree.body, 0)):
+    for nodes, also_bound in _pieces(tree.body, 0):
         read = _read_piece(nodes, also_bound, api_word)
         if read is None:
             return None
         pieces.append(read)
-        if not (len(nodes) == 1 and node_class(nodes[0]) in (ast.Import, ast.ImportFrom)):
+        if not (len(nodes) == 1 and isinstance(nodes[0], (ast.Import, ast.ImportFrom))):
             defined |= read[1]
-        for top in nodes:
-            if node_class(top) in _DEFINITIONS:
-                owner.update((id(node), number) for node in ast.walk(top) if node_class(node) in _FUNCTIONS)
-    return Pieces(frozenset(defined), tuple(pieces)), owner
+    return Pieces(frozenset(defined), tuple(pieces))
 
 
 def reaching_names(read: Pieces, import_reaches: Callable[[tuple], bool]) -> frozenset[str]:
     """The names of the module *read* that may lead to a worker API, its imports answered by *import_reaches*
     (of an import as the project index writes it, :data:`.importers.Import`)."""
-    dirty: set[str] = set()
-    for number in reaching_pieces(read, import_reaches):
-        piece = read.pieces[number]
-        dirty |= piece[1] | (piece[3] & read.defined)
-    return frozenset(dirty)
-
-
-def reaching_pieces(read: Pieces, import_reaches: Callable[[tuple], bool]) -> frozenset[int]:
-    """The pieces of the module *read* (by number) that may lead to a worker API (see :func:`reaching_names`)."""
     answers: dict[tuple, bool] = {}
 
     def direct(piece: Piece) -> bool:
@@ -122,33 +97,29 @@ def reaching_pieces(read: Pieces, import_reaches: Callable[[tuple], bool]) -> fr
         return False
 
     dirty: set[str] = set()
-    marked: set[int] = set()
     waiting = []
-    for number, piece in enumerate(read.pieces):
+    for piece in read.pieces:
         if direct(piece):
-            marked.add(number)
             dirty |= piece[1] | (piece[3] & read.defined)  # (another module's object filled here is not followed)
         else:
-            waiting.append(number)
+            waiting.append(piece)
     # Each round marks a piece or ends: at most one round per piece (the set only grows).
     for _ in range(len(waiting) + 1):
-        more = [number for number in waiting if read.pieces[number][2] & dirty]
-        if not more:
+        marked = [piece for piece in waiting if piece[2] & dirty]
+        if not marked:
             break
-        for number in more:
-            piece = read.pieces[number]
+        for piece in marked:
             dirty |= piece[1] | (piece[3] & read.defined)
-        marked.update(more)
-        waiting = [number for number in waiting if number not in marked]
-    return frozenset(marked)
+        done = {id(piece) for piece in marked}
+        waiting = [piece for piece in waiting if id(piece) not in done]
+    return frozenset(dirty)
 
 
 def _pieces(body: list[ast.stmt], depth: int) -> Iterator[tuple[list[ast.AST], tuple[str, ...]]]:
-    """The module's code in pieces that each bind names from what they read: a simple statement (an import, one
-    per name), a definition, and the parts of a compound statement at module level (``if`` test, ``for`` target
-    and iterable, ``with`` items, ``except`` clause), whose bodies are pieces of their own.  A value flows from
-    what a piece reads to what it binds; a test that decides which body runs passes none to it.  (nodes, names
-    bound beside them)"""
+    """The module's code in pieces that each bind names from what they read: a simple statement, a definition,
+    and the parts of a compound statement at module level (``if`` test, ``for`` target and iterable, ``with``
+    items, ``except`` clause), whose bodies are pieces of their own.  A value flows from what a piece reads to
+    what it binds; a test that decides which body runs passes none to it.  (nodes, names bound beside them)"""
     for stmt in body:
         if depth >= MAX_NESTING:
             yield [stmt], ()
@@ -171,13 +142,6 @@ def _pieces(body: list[ast.stmt], depth: int) -> Iterator[tuple[list[ast.AST], t
             for case in stmt.cases:
                 yield [case.pattern, *([case.guard] if case.guard is not None else [])], ()
                 yield from _pieces(case.body, depth + 1)
-        elif isinstance(stmt, ast.ImportFrom) and len(stmt.names) > 1:
-            # (each name on its own: the one that leads to an API does not take the others with it)
-            for alias in stmt.names:
-                yield [ast.ImportFrom(module=stmt.module, names=[alias], level=stmt.level)], ()
-        elif isinstance(stmt, ast.Import) and len(stmt.names) > 1:
-            for alias in stmt.names:
-                yield [ast.Import(names=[alias])], ()
         else:
             yield [stmt], ()
 

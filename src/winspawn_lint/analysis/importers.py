@@ -29,7 +29,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from ..finding import Finding
-from ..io.stamps import content_hash
 from .. import rules
 from ..rules import FixSafety
 
@@ -186,8 +185,7 @@ class ProjectIndex:
     names: dict[str, frozenset[str]] = field(default_factory=dict)
     #: the files whose own text passes the prefilter
     sinks: set[str] = field(default_factory=set)
-    #: the answers of :meth:`reaches`, :meth:`relevant` and :meth:`imports_digest`, as an earlier run found them
-    #: from the same files
+    #: the answers of :meth:`reaches` and :meth:`relevant`, as an earlier run found them from the same files
     #: (see :class:`~winspawn_lint.io.cache.ScanMemory`): then no graph is built
     answers: Optional["GraphAnswers"] = field(default=None, repr=False, compare=False)
     #: whether an identifier may name a worker API (the prefilter's words): then the names of a file that names
@@ -217,39 +215,23 @@ class ProjectIndex:
             return True
         return any(graph.importers.get(importer, set()) & self.sinks for importer in importers)
 
-    def imports_digest(self, path: str) -> str:
-        """A digest of which imports of the indexed file at *path* may lead to a worker API
-        (:meth:`ImportGraph.import_reaches`), for a file that reaches one ("" for another: its imports lead to none
-        that its check asks about)."""
-        if self.answers is not None:
-            return self.answers.imports.get(path, "")
-        if not self.reaches(path):
-            return ""
-        graph = self.graph()
-        answers = sorted(f"{'1' if graph.import_reaches(path, entry) else '0'} {entry!r}"
-                         for entry in self.imports.get(path, ()))
-        return content_hash("\n".join(answers).encode("utf-8", "surrogatepass"))
-
     def graph(self) -> "ImportGraph":
         if self._graph is None:
             self._graph = ImportGraph(self)
         return self._graph
 
     def all_answers(self) -> "GraphAnswers":
-        """What :meth:`reaches`, :meth:`relevant` and :meth:`imports_digest` answer of every indexed file."""
-        reaching = frozenset(p for p in self.imports if self.reaches(p))
-        return GraphAnswers(reaching, frozenset(p for p in self.imports if self.relevant(p)),
-                            {p: self.imports_digest(p) for p in sorted(reaching)})
+        """What :meth:`reaches` and :meth:`relevant` answer of every indexed file."""
+        return GraphAnswers(frozenset(p for p in self.imports if self.reaches(p)),
+                            frozenset(p for p in self.imports if self.relevant(p)))
 
 
 @dataclass(frozen=True)
 class GraphAnswers:
-    """The indexed files that :meth:`ProjectIndex.reaches` and :meth:`ProjectIndex.relevant` say yes of, and the
-    :meth:`ProjectIndex.imports_digest` of each file that reaches a worker API."""
+    """The indexed files that :meth:`ProjectIndex.reaches` and :meth:`ProjectIndex.relevant` say yes of."""
 
     reaching: frozenset[str]
     relevant: frozenset[str]
-    imports: dict[str, str] = field(default_factory=dict, hash=False)
 
 
 class ImportGraph:
@@ -312,10 +294,6 @@ class ImportGraph:
         names an API only if its definition may lead to one, :mod:`.exported_names`).  Asked of the files
         searched."""
         return path in self._reaching
-
-    def import_reaches(self, path: str, entry: Import) -> bool:
-        """Whether the import *entry* of the file at *path* may lead to a worker API (as :meth:`reaches` answers)."""
-        return self._import_reaches(path, entry, self._reaching, frozenset(), len(self._phases) - 1)
 
     def _reaching_files(self, phase: int) -> set[str]:
         """The least set of files closed under "a name it imports reaches one", starting from the files whose
@@ -498,7 +476,7 @@ def scan(root: str, passes: Any = None, memory: Any = None,
             index.answers = GraphAnswers(*kept)
         else:
             answers = index.all_answers()
-            memory.keep_answers(index.root, files, answers.reaching, answers.relevant, answers.imports)
+            memory.keep_answers(index.root, files, answers.reaching, answers.relevant)
     return index
 
 

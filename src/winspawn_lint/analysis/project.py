@@ -655,19 +655,6 @@ class Project:
         not searched.  A derived fact of the check that asks."""
         return self.derived(_key("reaches", self.root(path), os.path.abspath(path))) == "1"
 
-    def import_answers(self, path: str) -> dict[tuple, bool]:
-        """Whether each import of the file at *path* (as the project's search read it, :data:`.importers.Import`)
-        may lead to a worker API (:meth:`.importers.ImportGraph.import_reaches`); empty when the project or the
-        file is not searched.  A derived fact of the check that asks."""
-        key = os.path.abspath(path)
-        root = self.root(key)
-        index = self.importers(root)
-        if index is None or key not in index.imports:
-            return {}
-        self.derived(_key("imports", root, key))
-        graph = index.graph()
-        return {entry: graph.import_reaches(key, entry) for entry in index.imports[key]}
-
     def names_api(self, path: str) -> bool:
         """Whether the text of the file at *path* names a worker API, as the project's search read it (a fact of
         the file's own text: a caller that read the file depends on nothing more)."""
@@ -752,8 +739,7 @@ class Project:
     def derived(self, key: str) -> str:
         """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the
         files under a root whose imports mention a name), ``relevant`` (whether a file may hold a finding through
-        the modules around it), ``reaches`` (whether a module may reach a worker API) or ``imports`` (which of a
-        module's imports may lead to one)."""
+        the modules around it) or ``reaches`` (whether a module may reach a worker API)."""
         digest = self._derived_digest(key)
         if self._derived is not None:
             self._derived.setdefault(key, digest)
@@ -775,9 +761,6 @@ class Project:
         if kind == "reaches":
             index = self.importers(root)
             return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
-        if kind == "imports":
-            index = self.importers(root)
-            return index.imports_digest(name) if index is not None and name in index.imports else ""
         return ""
 
     def importers(self, root: str) -> Optional["ProjectIndex"]:

@@ -40,12 +40,10 @@ from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
-from .exported_names import reaching_pieces, read_tree
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
                     tried_first)
-from .prefilter import may_name_api
 from .scopes import COMPREHENSIONS
 
 if TYPE_CHECKING:
@@ -2023,10 +2021,7 @@ class Engine:
         out: list[SinkUse] = []
         index = unit.index
         out.extend(self.summary(index.tree, unit).sinks)
-        reaching, piece_of = self._pieces_apart(unit) or (frozenset(), {})
         for function in index.functions:
-            if piece_of.get(id(function), -1) not in reaching and id(function) in piece_of:
-                continue  # (its definition can lead to no worker API: its summary would hold no sink)
             summary = self.summary(function, unit)
             if not summary.sinks:
                 continue
@@ -2040,24 +2035,6 @@ class Engine:
                     continue
                 out.append(bound)
         return out
-
-    def _pieces_apart(self, unit: Unit) -> Optional[tuple[frozenset[int], dict[int, int]]]:
-        """For a module of a file, the pieces of its code that may lead to a worker API
-        (:func:`.exported_names.reaching_pieces`, its imports answered by the project's import graph, an import
-        the graph does not know taken to lead to one) and the piece each function of a top-level ``def`` or
-        ``class`` is in; None when the module is read only as a whole.  A function whose piece leads to no API
-        holds no sink: a call in it names none, and reads no name or import that leads to one."""
-        if unit.path is None or unit.notebook:
-            return None
-        key = ("pieces apart", self.registry)
-        read = unit.module.derived.get(key, False)
-        if read is False:
-            registry = self.registry
-            read = unit.module.derived[key] = read_tree(unit.index.tree, lambda word: may_name_api(word, registry))
-        if read is None:
-            return None
-        answers = self.project.import_answers(unit.path)
-        return reaching_pieces(read[0], lambda entry: answers.get(entry, True)), read[1]
 
     def _waits_for_callers(self, sink: SinkUse, function: ast.AST, unit: Unit) -> bool:
         """Whether a sink's worker count is the function's callers' to say: it comes from a parameter, and the

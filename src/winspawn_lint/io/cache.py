@@ -614,21 +614,19 @@ class ScanMemory:
         """Whether a file's mtime is old enough to prove it unchanged while it stays the same."""
         return not too_recent(info)
 
-    def answers(self, root: str, files: str) -> Optional[tuple[frozenset[str], frozenset[str], dict[str, str]]]:
+    def answers(self, root: str, files: str) -> Optional[tuple[frozenset[str], frozenset[str]]]:
         """The import graph's answers for the project at *root* (the files that reach a worker API, those that
-        may hold a finding, the digests of the import answers of the first: ``analysis.importers.GraphAnswers``)
-        as kept when its *files* (their names, sizes and mtimes) were the same; None if not kept."""
+        may hold a finding: ``analysis.importers.GraphAnswers``) as kept when its *files* (their names, sizes
+        and mtimes) were the same; None if not kept."""
         raw = self.records.get(_ANSWERS + root)
-        if not (isinstance(raw, list) and len(raw) == 4 and raw[0] == _files_digest(files)
-                and _strings(raw[1]) and _strings(raw[2]) and isinstance(raw[3], dict)
-                and all(isinstance(value, str) for value in raw[3].values())):
+        if not (isinstance(raw, list) and len(raw) == 3 and raw[0] == _files_digest(files)
+                and _strings(raw[1]) and _strings(raw[2])):
             return None
-        return frozenset(raw[1]), frozenset(raw[2]), dict(raw[3])
+        return frozenset(raw[1]), frozenset(raw[2])
 
-    def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str],
-                     imports: dict[str, str]) -> None:
+    def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str]) -> None:
         self.changed[_ANSWERS + root] = self.records[_ANSWERS + root] = [
-            _files_digest(files), sorted(reaching), sorted(relevant), dict(sorted(imports.items()))]
+            _files_digest(files), sorted(reaching), sorted(relevant)]
 
     def save(self) -> None:
         """Merge what this run read into the file (called by :meth:`ResultsCache.save`, under its lock)."""
