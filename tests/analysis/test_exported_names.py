@@ -164,3 +164,13 @@ def test_a_test_importing_only_clean_helpers_is_not_analysed_for_flows(tmp_path,
     project = Project()
     assert check_file(str(tmp_path / "test_device.py"), Job(ALL), project).findings == []
     assert (str(tmp_path / "test_device.py"), "test_it") not in summarized
+
+
+def test_an_import_of_several_names_is_told_apart_name_by_name(tmp_path):
+    """helpers.py imports `make` (which leads to a DataLoader) and `MEAN` in one statement: `normalize`, which
+    reads only `MEAN`, leads to none."""
+    files = {"pyproject.toml": "", "loaders.py": LOADERS + "\n\nMEAN = 0.5\n",
+             "helpers.py": "from torch.utils.data import DataLoader\nfrom loaders import make, MEAN\n\n\n"
+                           "def normalize(x):\n    return x - MEAN\n\n\ndef build():\n    return make()\n",
+             "uses_normalize.py": "from helpers import normalize\n", "uses_build.py": "from helpers import build\n"}
+    assert _reaching(tmp_path, files) == ["helpers.py", "loaders.py", "uses_build.py"]

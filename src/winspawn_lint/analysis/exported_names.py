@@ -4,20 +4,20 @@ The import graph (:class:`.importers.ImportGraph`) says a file reaches a worker 
 lead to one.  Read file by file, every name of a file that reaches one led to one, whatever it was: in diffusers,
 ``utils/testing_utils.py`` starts a ``Process`` in one function, and every test importing ``torch_device`` from
 it reached a worker API, and so did every test importing a mixin from a module that imports ``torch_device``
-(835 files analysed, 595 of them for flows they cannot hold).
+(835 files analysed, 459 more than need be).
 
-Here a module's syntax tree is read in pieces (:func:`read_pieces`): a top-level statement, or a part of one at
-module level (an ``if`` test, a ``for`` target and iterable, a ``with`` item, an ``except`` clause; their bodies
-are pieces too).  A piece may lead to an API when a word in it may name one (an identifier, attribute, keyword or
-identifier-like string the prefilter looks for), when it imports a name that may lead to one (the graph answers),
-or when it reads a module name that such a piece binds (:func:`reaching_names`).  Each module name such a piece
-binds may lead to an API, and so may one it stores into (``CACHE[key] = Pool(2)``, ``REGISTRY.append(...)``,
-``setattr(obj, ...)``, ``global POOL``): a name is left out only when every piece that binds or fills it is.  A
-value flows from what a piece reads to what it binds; the test of an ``if`` passes none to its body.  Names bound
-inside a function, a class body or a comprehension are theirs (unless declared ``global``).  Whatever is not read
-here keeps the file-level answer (every name of the module leads to an API): a star import, ``globals()``,
-``vars()``, ``exec``/``eval``, ``sys.modules``, a module ``__getattr__``, a tree that does not parse.  Parsed,
-never imported or run.
+Here a module's syntax tree is read in pieces (:func:`read_pieces`): a top-level statement (an import, one per
+name), or a part of one at module level (an ``if`` test, a ``for`` target and iterable, a ``with`` item, an
+``except`` clause; their bodies are pieces too).  A piece may lead to an API when a word in it may name one (an
+identifier, attribute, keyword or identifier-like string the prefilter looks for), when it imports a name that
+may lead to one (the graph answers), or when it reads a module name that such a piece binds
+(:func:`reaching_names`).  Each module name such a piece binds may lead to an API, and so may one it stores into
+(``CACHE[key] = Pool(2)``, ``REGISTRY.append(...)``, ``setattr(obj, ...)``, ``global POOL``): a name is left
+out only when every piece that binds or fills it is.  A value flows from what a piece reads to what it binds;
+the test of an ``if`` passes none to its body.  Names bound inside a function, a class body or a comprehension
+are theirs (unless declared ``global``).  Whatever is not read here keeps the file-level answer (every name of
+the module leads to an API): a star import, ``globals()``, ``vars()``, ``exec``/``eval``, ``sys.modules``, a
+module ``__getattr__``, a tree that does not parse.  Parsed, never imported or run.
 """
 
 from __future__ import annotations
@@ -116,10 +116,11 @@ def reaching_names(read: Pieces, import_reaches: Callable[[tuple], bool]) -> fro
 
 
 def _pieces(body: list[ast.stmt], depth: int) -> Iterator[tuple[list[ast.AST], tuple[str, ...]]]:
-    """The module's code in pieces that each bind names from what they read: a simple statement, a definition,
-    and the parts of a compound statement at module level (``if`` test, ``for`` target and iterable, ``with``
-    items, ``except`` clause), whose bodies are pieces of their own.  A value flows from what a piece reads to
-    what it binds; a test that decides which body runs passes none to it.  (nodes, names bound beside them)"""
+    """The module's code in pieces that each bind names from what they read: a simple statement (an import, one
+    per name), a definition, and the parts of a compound statement at module level (``if`` test, ``for`` target
+    and iterable, ``with`` items, ``except`` clause), whose bodies are pieces of their own.  A value flows from
+    what a piece reads to what it binds; a test that decides which body runs passes none to it.  (nodes, names
+    bound beside them)"""
     for stmt in body:
         if depth >= MAX_NESTING:
             yield [stmt], ()
@@ -142,6 +143,13 @@ def _pieces(body: list[ast.stmt], depth: int) -> Iterator[tuple[list[ast.AST], t
             for case in stmt.cases:
                 yield [case.pattern, *([case.guard] if case.guard is not None else [])], ()
                 yield from _pieces(case.body, depth + 1)
+        elif isinstance(stmt, ast.ImportFrom) and len(stmt.names) > 1:
+            # (each name on its own: the one that leads to an API does not take the others with it)
+            for alias in stmt.names:
+                yield [ast.ImportFrom(module=stmt.module, names=[alias], level=stmt.level)], ()
+        elif isinstance(stmt, ast.Import) and len(stmt.names) > 1:
+            for alias in stmt.names:
+                yield [ast.Import(names=[alias])], ()
         else:
             yield [stmt], ()
 

@@ -269,11 +269,15 @@ class ImportGraph:
         self._dirty: dict[tuple[int, str], frozenset[str]] = {}
         # Phase 0 takes every name of a file that reaches a worker API to lead to one.  Each later phase tells a
         # reaching file's names apart, its imports answered by the phase before: an answer that only adds
-        # files (each phase's set holds the least one), so every phase's answer is sound and the last is kept.
+        # files and names (each phase's sets hold the least ones), so every phase's answer is sound and the last
+        # is kept.  A phase that tells the same files and names as the one before ends the search: the next
+        # would answer every import as it did.
         self._phases = [self._reaching_files(0)]
         for phase in range(1, self.MAX_PHASES + 1 if index.api_word is not None else 1):
             self._phases.append(self._reaching_files(phase))
-            if self._phases[-1] == self._phases[-2]:
+            if self._phases[-1] == self._phases[-2] and all(
+                    self._dirty.get((phase - 1, path)) == names
+                    for (number, path), names in self._dirty.items() if number == phase):
                 break
         self._reaching = self._phases[-1]
 
