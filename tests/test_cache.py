@@ -666,3 +666,27 @@ def test_a_module_that_appears_where_an_import_looked_re_checks_and_an_unrelated
     write(project / "torch.py", "")  # a local torch.py shadows the library: train.py's DataLoader is not torch's
     assert run("train.py") != first
     assert "train.py" in reads
+
+
+def test_a_warm_run_checks_a_module_again_when_a_file_starts_importing_it(tmp_path, monkeypatch):
+    """b.py mentions `utils` in an import from the start, but loads `other/utils.py`; pkg/utils.py is checked in
+    both runs (c.py imports it).  Once b.py hands pkg/utils.py's lambda to a DataLoader, the warm run reports the
+    lambda in pkg/utils.py, as a cold one does."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(cache_module.ENV_VAR, raising=False)
+    write(tmp_path / "pyproject.toml", "")
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "utils.py", "identity = lambda batch: batch\n")
+    write(tmp_path / "other" / "__init__.py", "")
+    write(tmp_path / "other" / "utils.py", "def identity(batch):\n    return batch\n")
+    write(tmp_path / "b.py", "from torch.utils.data import DataLoader\n\nfrom other.utils import identity\n\n\n"
+                             "def main():\n    return DataLoader([], num_workers=2, collate_fn=identity)\n")
+    # (a script that names a worker API imports pkg/utils.py in both versions: it is checked in both)
+    write(tmp_path / "c.py", "from torch.utils.data import DataLoader\n\nimport pkg.utils\n")
+    for path in tmp_path.rglob("*.py"):
+        os.utime(path, ns=(10**18, 10**18))
+    assert "pkg/utils.py" not in run(".")[1]
+    write(tmp_path / "b.py", "from torch.utils.data import DataLoader\n\nfrom pkg.utils import identity\n\n\n"
+                             "def main():\n    return DataLoader([], num_workers=2, collate_fn=identity)\n")
+    os.utime(tmp_path / "b.py", ns=(15 * 10**17, 15 * 10**17))
+    assert "pkg/utils.py:1:12: WSP201" in run(".")[1]
