@@ -14,7 +14,6 @@ import textwrap
 
 import pytest
 
-from winspawn_lint.analysis import taint
 from winspawn_lint.analysis.exported_names import read_pieces, reaching_names
 from winspawn_lint.analysis.importers import scan
 from winspawn_lint.analysis.prefilter import may_have_findings, may_name_api
@@ -147,20 +146,12 @@ def test_a_module_read_in_pieces_names_what_each_piece_binds():
     assert reaching_names(read, lambda entry: entry[0] == "os") >= {"os", "torch_device"}
 
 
-def test_a_test_importing_only_clean_helpers_is_not_analysed_for_flows(tmp_path, monkeypatch):
+def test_a_test_importing_only_clean_helpers_is_not_analysed_for_flows(tmp_path, monkeypatch, summarized):
     """The project run finds the same findings with fewer files summarized: test_device.py is not a flow's
     module, so its check summarizes nothing of it."""
     test = "from testing_utils import torch_device\n\n\ndef test_it():\n    return torch_device\n"
     _write(tmp_path, {**PROJECT, "test_device.py": test})
     monkeypatch.chdir(tmp_path)
-    summarized = []
-    original = taint.Engine._summarize
-
-    def counted(self, function, unit):
-        summarized.append((unit.path, getattr(function, "name", None)))
-        return original(self, function, unit)
-
-    monkeypatch.setattr(taint.Engine, "_summarize", counted)
     project = Project()
     assert check_file(str(tmp_path / "test_device.py"), Job(ALL), project).findings == []
     assert (str(tmp_path / "test_device.py"), "test_it") not in summarized

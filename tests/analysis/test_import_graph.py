@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import textwrap
 
-from winspawn_lint.analysis import taint
 from winspawn_lint.analysis.importers import scan
 from winspawn_lint.analysis.prefilter import may_have_findings
 from winspawn_lint.analysis.project import Project
@@ -93,7 +92,8 @@ def test_the_answer_does_not_depend_on_the_order_the_files_are_read_in(tmp_path)
     assert _reaching(index, tmp_path) == first
 
 
-def test_a_module_that_reaches_no_worker_api_has_its_functions_left_unsummarized(tmp_path, monkeypatch):
+def test_a_module_that_reaches_no_worker_api_has_its_functions_left_unsummarized(tmp_path, monkeypatch,
+                                                                                 summarized):
     """model.py is checked (a script that starts workers imports it), but only what train.py's flows ask of it is
     summarized: not its `export()`, which nothing hands to a worker."""
     _index(tmp_path)
@@ -107,14 +107,6 @@ def test_a_module_that_reaches_no_worker_api_has_its_functions_left_unsummarized
             return DataLoader(build(), num_workers=2, collate_fn=lambda batch: batch)
     '''), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    summarized = []
-    original = taint.Engine._summarize
-
-    def counted(self, function, unit):
-        summarized.append((unit.path, getattr(function, "name", None)))
-        return original(self, function, unit)
-
-    monkeypatch.setattr(taint.Engine, "_summarize", counted)
     project = Project()
     assert check_file(str(tmp_path / "model.py"), Job(ALL), project).findings == []
     assert (str(tmp_path / "model.py"), "export") not in summarized
