@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, NamedTuple, Optional
 
 from ..io.compact_tree import node_class
 
@@ -47,9 +47,20 @@ _MATCH = tuple(getattr(ast, name) for name in ("Match",) if hasattr(ast, name))
 _PATTERN_NAMES = frozenset(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping")
                            if hasattr(ast, name))
 
-#: A piece of a module as read: (whether a word in it may name an API, the module's names it binds, the words it
-#: reads, the names it may store into, the imports it makes as the project index writes them)
-Piece = tuple[bool, frozenset, frozenset, frozenset, tuple]
+
+class Piece(NamedTuple):
+    """A piece of a module as read (:func:`_read_piece`)."""
+
+    #: whether a word in it may name an API
+    direct: bool
+    #: the module's names it binds
+    bound: frozenset
+    #: the words it reads
+    words: frozenset
+    #: the names it may store into
+    filled: frozenset
+    #: the imports it makes, as the project index writes them (:data:`.importers.Import`)
+    imports: tuple
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,7 @@ def read_pieces(text: str, api_word: Callable[[str], bool], filename: str = "<un
             return None
         pieces.append(read)
         if not (len(nodes) == 1 and isinstance(nodes[0], (ast.Import, ast.ImportFrom))):
-            defined |= read[1]
+            defined |= read.bound
     return Pieces(frozenset(defined), tuple(pieces))
 
 
@@ -87,9 +98,9 @@ def reaching_names(read: Pieces, import_reaches: Callable[[tuple], bool]) -> fro
     answers: dict[tuple, bool] = {}
 
     def direct(piece: Piece) -> bool:
-        if piece[0]:
+        if piece.direct:
             return True
-        for entry in piece[4]:
+        for entry in piece.imports:
             if entry not in answers:
                 answers[entry] = import_reaches(entry)
             if answers[entry]:
@@ -100,16 +111,16 @@ def reaching_names(read: Pieces, import_reaches: Callable[[tuple], bool]) -> fro
     waiting = []
     for piece in read.pieces:
         if direct(piece):
-            dirty |= piece[1] | (piece[3] & read.defined)  # (another module's object filled here is not followed)
+            dirty |= piece.bound | (piece.filled & read.defined)  # (another module's object filled here: not followed)
         else:
             waiting.append(piece)
     # Each round marks a piece or ends: at most one round per piece (the set only grows).
     for _ in range(len(waiting) + 1):
-        marked = [piece for piece in waiting if piece[2] & dirty]
+        marked = [piece for piece in waiting if piece.words & dirty]
         if not marked:
             break
         for piece in marked:
-            dirty |= piece[1] | (piece[3] & read.defined)
+            dirty |= piece.bound | (piece.filled & read.defined)
         done = {id(piece) for piece in marked}
         waiting = [piece for piece in waiting if id(piece) not in done]
     return frozenset(dirty)
@@ -230,9 +241,10 @@ def _read_piece(nodes: list[ast.AST], also_bound: tuple[str, ...], api_word: Cal
         elif kind is ast.Import:
             for alias in node.names:
                 words.update(alias.name.split("."))
+                as_name = alias.asname or alias.name.split(".")[0]
                 if where == _MODULE:
-                    bound.add(alias.asname or alias.name.split(".")[0])
-                imports[(alias.name, "", alias.asname or alias.name.split(".")[0])] = None
+                    bound.add(as_name)
+                imports[(alias.name, "", as_name)] = None
             continue
         elif kind is ast.ImportFrom:
             module = "." * node.level + (node.module or "")
@@ -255,7 +267,7 @@ def _read_piece(nodes: list[ast.AST], also_bound: tuple[str, ...], api_word: Cal
             elif isinstance(value, ast.AST) and value._fields:  # (not a shared ctx or operator)
                 stack.append((value, where))
     direct = any(api_word(word) for word in words | bound)
-    return direct, frozenset(bound), frozenset(words), frozenset(filled), tuple(imports)
+    return Piece(direct, frozenset(bound), frozenset(words), frozenset(filled), tuple(imports))
 
 
 def _defaults(arguments: ast.arguments) -> list[ast.AST]:

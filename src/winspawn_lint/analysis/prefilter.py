@@ -44,6 +44,7 @@ _ALWAYS_WORDS = ("set_start_method", "Dataset", "IterableDataset", "VisionDatase
 #: Gates that also let through any identifier ending with them: a project's own Dataset base class
 #: (``class ImageNet22k(ExtendedVisionDataset)``) may make a torch Dataset of a class in this file.
 _SUFFIX_GATES = frozenset({"Dataset"})
+_SUFFIXES = tuple(sorted(_SUFFIX_GATES))  # (for str.endswith)
 _DUNDERS = ("__name__", "__file__")
 _WINDOW = 64  # characters looked at on each side of a dunder
 _SPACE = " \t\r\n\\()"  # between a dunder and its operator: blanks, line continuations, parentheses
@@ -189,9 +190,6 @@ def may_name_api(word: str, registry: Registry) -> bool:
     a suffix gate, ``ImageNetDataset``), or a keyword an API is matched by (``num_proc``)."""
     words, odd = _words(registry)
     return word in words or word.endswith(_SUFFIXES) or any(gate in word for gate in odd)
-
-
-_SUFFIXES = tuple(sorted(_SUFFIX_GATES))
 
 
 @lru_cache(maxsize=8)
