@@ -1,6 +1,6 @@
 """The package's layout holds (docs/architecture.md): nothing imports upward.
 
-From the bottom: the shared records (``__version__``, ``spawn_apis``, ``rules``, ``finding``, ``settings``); the
+From the bottom: the shared records (``__version__``, ``records``, ``spawn_apis``, ``rules``, ``finding``, ``settings``); the
 rooms, in their own order (``io`` and ``runtime``, then ``analysis`` and ``report``, then ``fix``); the drivers
 (``pipeline``, ``runner``); the front ends (``cli``, ``flake8_plugin``, ``spawnrun``, ``__main__``, the language
 server package ``server``, the libcst command adapter ``fix.commands``) and the package facade
@@ -17,7 +17,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "winspawn_lint"
 
-RECORDS = {"__version__", "spawn_apis", "rules", "finding", "settings"}
+RECORDS = {"__version__", "records", "spawn_apis", "rules", "finding", "settings"}
 ROOMS = {"io": 1, "runtime": 1, "analysis": 2, "report": 2, "fix": 3}
 DRIVERS = {"pipeline": 4, "runner": 5}
 FRONT_ENDS = {"cli", "flake8_plugin", "spawnrun", "__main__", "server", "fix.commands", "__init__"}

@@ -18,7 +18,6 @@ import os
 import signal
 import sys
 from collections import deque
-from dataclasses import replace
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from .__version__ import __version__
@@ -70,7 +69,7 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
                 walked: frozenset[str] = frozenset()) -> list[FileResult]:
     """Check files in order (*jobs*: worker processes; None: one per CPU, when there are enough files to pay
     for them); those in *walked* were found by walking a directory (see Job.report_unparsable)."""
-    walk_job = replace(job, report_unparsable=False)
+    walk_job = job.replace(report_unparsable=False)
     if jobs is None:
         jobs = (os.cpu_count() or 1) if len(paths) >= PARALLEL_THRESHOLD else 1
     if jobs == 1 or len(paths) < 2:
@@ -213,7 +212,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
 
             result.fix_note = grade_note(findings, grade, job.unsafe_fixes)
         hits.append(result)
-    checked = _check_many(todo, replace(job, cache=True), jobs, project, walked)
+    checked = _check_many(todo, job.replace(cache=True), jobs, project, walked)
     for result in checked:
         # A file --fix is about to rewrite is not stored: its findings are the old text's.
         if result.error is None and result.source is None:
@@ -432,7 +431,7 @@ def load_settings(ns: argparse.Namespace, paths: list[str]) -> Settings:
         changes["unsafe_fixes"] = ns.unsafe_fixes
     if ns.respect_gitignore is not None:
         changes["respect_gitignore"] = ns.respect_gitignore
-    return replace(settings, **changes)
+    return settings.replace(**changes)
 
 
 def _shown(path: str) -> str:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from .records import Value
 from .rules import RULES, FixSafety, Rule
 
 
@@ -18,31 +18,38 @@ def notebook_line(line: int) -> str:
     return f"\x00{line}\x00"
 
 
-@dataclass(frozen=True)
-class Finding:
-    """A hazard at a place in a file.
+class Finding(Value):
+    """A hazard at a place in a file (equal to another at the same place with the same code).
 
     Lines are 1-based; columns are 0-based *character* offsets (stdlib ``ast``
     gives UTF-8 byte offsets; :mod:`winspawn_lint.analysis.positions` converts
     them once, so every front end and the fixer agree).
     """
 
-    code: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    args: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
-    # What the fixer needs to find the node again (e.g. the lambda's own span);
-    # opaque to front ends.
-    fix_hint: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    #: in a notebook: the cell (1-based, every cell counted, as ruff counts); ``line`` is then the line in it
-    cell: Optional[int] = None
-    #: where it breaks: ids of :data:`.spawn_apis.PLATFORMS` (None: not platform-specific, or unknown)
-    platforms: Optional[tuple[str, ...]] = field(default=None, compare=False, hash=False)
-    # The fix's safety for this file when it differs from the rule's (the main-guard wrap of a file that
-    # nothing imports is safe: see winspawn_lint.analysis.importers).
-    fix_safety: Optional[FixSafety] = field(default=None, compare=False, hash=False)
+    __slots__ = ("code", "line", "col", "end_line", "end_col", "args", "fix_hint", "cell", "platforms",
+                 "fix_safety")
+    _compared = ("code", "line", "col", "end_line", "end_col", "cell")
+
+    def __init__(self, code: str, line: int, col: int, end_line: int, end_col: int,
+                 args: Optional[Mapping[str, str]] = None, fix_hint: Optional[Mapping[str, Any]] = None,
+                 cell: Optional[int] = None, platforms: Optional[tuple[str, ...]] = None,
+                 fix_safety: Optional[FixSafety] = None) -> None:
+        self.code = code
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
+        self.args = args if args is not None else {}
+        # What the fixer needs to find the node again (e.g. the lambda's own span);
+        # opaque to front ends.
+        self.fix_hint = fix_hint if fix_hint is not None else {}
+        #: in a notebook: the cell (1-based, every cell counted, as ruff counts); ``line`` is then the line in it
+        self.cell = cell
+        #: where it breaks: ids of :data:`.spawn_apis.PLATFORMS` (None: not platform-specific, or unknown)
+        self.platforms = platforms
+        # The fix's safety for this file when it differs from the rule's (the main-guard wrap of a file that
+        # nothing imports is safe: see winspawn_lint.analysis.importers).
+        self.fix_safety = fix_safety
 
     @property
     def rule(self) -> Rule:

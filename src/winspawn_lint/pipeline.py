@@ -9,10 +9,10 @@ the same findings, at the same lines and columns, whichever way it arrives.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from .finding import Finding
+from .records import Record
 from .settings import Settings
 from .io.source import Source, parse, split_lines
 
@@ -20,16 +20,18 @@ if TYPE_CHECKING:
     from .analysis.project import Project
 
 
-@dataclass
-class Checked:
+class Checked(Record):
     """What the pipeline made of one text."""
 
-    findings: list[Finding]
-    #: the source lines as Python numbers them (see :func:`.source.split_lines`); None when the prefilter
-    #: proved the text clean and nothing needed them
-    lines: Optional[list[str]]
-    #: the text's ``ast`` when it was analysed (the fixer reads the same tree)
-    tree: Optional[ast.Module] = None
+    __slots__ = ("findings", "lines", "tree")
+
+    def __init__(self, findings: list[Finding], lines: Optional[list[str]], tree: Optional[ast.Module] = None) -> None:
+        self.findings = findings
+        #: the source lines as Python numbers them (see :func:`.source.split_lines`); None when the prefilter
+        #: proved the text clean and nothing needed them
+        self.lines = lines
+        #: the text's ``ast`` when it was analysed (the fixer reads the same tree)
+        self.tree = tree
 
 
 def check(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None, *,

@@ -10,8 +10,8 @@ never renumber; the hundreds digit is the family (1 import time, 2 callables,
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from .records import Value
 from .spawn_apis import NOT_FORK, SPAWN_ONLY, UNKNOWN, WINDOWS_ONLY
 
 
@@ -27,24 +27,28 @@ class FixSafety(enum.Enum):
         return self is FixSafety.SAFE or (unsafe and self is FixSafety.UNSAFE)
 
 
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    message: str  # str.format template; fields come from the Finding's args
-    default: bool
-    fix_safety: FixSafety
-    summary: str
-    #: under which start methods the hazard strikes (see :func:`.spawn_apis.breaks_on`); a finding may
-    #: narrow or widen it (a task sent to a running pool is pickled under fork too)
-    breaks: str = NOT_FORK
-    #: the fix rewrites the construct the check points it at (``Finding.fix_hint``: a lambda, a definition, an
-    #: ``open()`` call); a finding of this rule without a hint has no fix (it shows no ``[*]``)
-    fix_needs_hint: bool = False
-    #: rules whose hazard keeps this one from happening, where the check then says nothing (a training loop at
-    #: import time never reaches a second epoch under spawn): a fix of one of them may reveal this finding,
-    #: which the fixer does not count as one it introduced
-    masked_by: tuple["Rule", ...] = ()
+class Rule(Value):
+    __slots__ = ("code", "name", "message", "default", "fix_safety", "summary", "breaks", "fix_needs_hint",
+                 "masked_by")
+
+    def __init__(self, code: str, name: str, message: str, default: bool, fix_safety: FixSafety, summary: str,
+                 breaks: str = NOT_FORK, fix_needs_hint: bool = False, masked_by: tuple[Rule, ...] = ()) -> None:
+        self.code = code
+        self.name = name
+        self.message = message  # str.format template; fields come from the Finding's args
+        self.default = default
+        self.fix_safety = fix_safety
+        self.summary = summary
+        #: under which start methods the hazard strikes (see :func:`.spawn_apis.breaks_on`); a finding may
+        #: narrow or widen it (a task sent to a running pool is pickled under fork too)
+        self.breaks = breaks
+        #: the fix rewrites the construct the check points it at (``Finding.fix_hint``: a lambda, a definition,
+        #: an ``open()`` call); a finding of this rule without a hint has no fix (it shows no ``[*]``)
+        self.fix_needs_hint = fix_needs_hint
+        #: rules whose hazard keeps this one from happening, where the check then says nothing (a training loop
+        #: at import time never reaches a second epoch under spawn): a fix of one of them may reveal this
+        #: finding, which the fixer does not count as one it introduced
+        self.masked_by = masked_by
 
     @property
     def family(self) -> str:

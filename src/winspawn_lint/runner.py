@@ -19,10 +19,10 @@ import ast
 import gc
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 from .finding import Finding
+from .records import Record, Value
 from .rules import FixSafety
 from .settings import Settings
 
@@ -32,63 +32,84 @@ if TYPE_CHECKING:
     from .io.source import Source
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Value):
     """What a run asks of each file."""
 
-    settings: Settings
-    fix: bool = False
-    diff: bool = False
-    unsafe_fixes: bool = False
-    keep_lines: bool = False
-    #: parse even a file the prefilter proves clean, to report it if it does not parse. On for files named on
-    #: the command line (pre-commit names each changed file); off for files found by walking a directory, where
-    #: parsing every file would cost more than the whole check (syntax errors are your general linter's job).
-    report_unparsable: bool = True
-    #: fill FileResult.cache_entry (for the results cache, which the run's owner keeps)
-    cache: bool = False
-    #: fix these findings only (equal by code and place to findings of the file; a notebook's are in their
-    #: cells), an editor's quick fix for one finding; None: every finding whose fix applies
-    only: Optional[frozenset[Finding]] = None
-    #: ``--add-noqa``: plan the ``# noqa`` comments that silence the file's findings (instead of a fix)
-    add_noqa: bool = False
-    #: plan each finding's fix as the file is checked, so that its fix safety says what ``--fix`` would do (``[*]``
-    #: only for a fix that applies); False: the rule's safety as the file grades it, as an editor shows findings
-    #: while typing (the plan costs more than the check; its code actions ask for it when they are asked for)
-    plan_fixes: bool = True
+    __slots__ = ("settings", "fix", "diff", "unsafe_fixes", "keep_lines", "report_unparsable", "cache", "only",
+                 "add_noqa", "plan_fixes")
+
+    def __init__(self, settings: Settings, fix: bool = False, diff: bool = False, unsafe_fixes: bool = False,
+                 keep_lines: bool = False, report_unparsable: bool = True, cache: bool = False,
+                 only: Optional[frozenset[Finding]] = None, add_noqa: bool = False, plan_fixes: bool = True) -> None:
+        self.settings = settings
+        self.fix = fix
+        self.diff = diff
+        self.unsafe_fixes = unsafe_fixes
+        self.keep_lines = keep_lines
+        #: parse even a file the prefilter proves clean, to report it if it does not parse. On for files named
+        #: on the command line (pre-commit names each changed file); off for files found by walking a
+        #: directory, where parsing every file would cost more than the whole check (syntax errors are your
+        #: general linter's job).
+        self.report_unparsable = report_unparsable
+        #: fill FileResult.cache_entry (for the results cache, which the run's owner keeps)
+        self.cache = cache
+        #: fix these findings only (equal by code and place to findings of the file; a notebook's are in their
+        #: cells), an editor's quick fix for one finding; None: every finding whose fix applies
+        self.only = only
+        #: ``--add-noqa``: plan the ``# noqa`` comments that silence the file's findings (instead of a fix)
+        self.add_noqa = add_noqa
+        #: plan each finding's fix as the file is checked, so that its fix safety says what ``--fix`` would do
+        #: (``[*]`` only for a fix that applies); False: the rule's safety as the file grades it, as an editor
+        #: shows findings while typing (the plan costs more than the check; its code actions ask for it when
+        #: they are asked for)
+        self.plan_fixes = plan_fixes
 
     @property
     def fixing(self) -> bool:
         return self.fix or self.diff
 
 
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    error: Optional[str] = None
-    #: the source lines, for showing a finding in context (a notebook's: cell number -> that cell's lines)
-    lines: Optional[Union[list[str], dict[int, list[str]]]] = None
-    fixed_text: Optional[str] = None  # the fixed file, when --fix/--diff changed it
-    original_text: Optional[str] = None
-    diff_lines: Optional[list[str]] = None  # --diff output when not a diff of the whole text (a notebook's cells)
-    fixed_count: int = 0
-    fixed: list[Finding] = field(default_factory=list)  # what --fix/--diff fixed (for --show-fixes)
-    fix_note: Optional[str] = None
-    written: bool = False
-    cache_entry: Optional[Any] = None  # a cache.Entry, when Job.cache asks for one and the check succeeded
-    #: (path, text) of a new module the fix creates beside the file (a notebook's moved definitions)
-    new_module: Optional[tuple[str, str]] = None
-    #: what :func:`write` needs: the file as read (its encoding, BOM and bytes), and the findings the fixed file
-    #: still has
-    source: Optional["Source"] = None
-    remaining: Optional[list[Finding]] = None
-    #: ``--add-noqa``: the lines given a ``# noqa`` (or more codes in theirs), and the findings none can silence
-    noqa_added: int = 0
-    noqa_missed: int = 0
-    #: a file that cannot be checked: where it stops being Python, as (cell or None, line, column), both
-    #: 1-based, when that is known
-    error_at: Optional[tuple[Optional[int], int, int]] = None
+class FileResult(Record):
+    """What checking (and fixing) one file gave; filled as the check goes."""
+
+    __slots__ = ("path", "findings", "error", "lines", "fixed_text", "original_text", "diff_lines", "fixed_count",
+                 "fixed", "fix_note", "written", "cache_entry", "new_module", "source", "remaining", "noqa_added",
+                 "noqa_missed", "error_at")
+
+    def __init__(self, path: str, findings: Optional[list[Finding]] = None, error: Optional[str] = None,
+                 lines: Optional[Union[list[str], dict[int, list[str]]]] = None, fixed_text: Optional[str] = None,
+                 original_text: Optional[str] = None, diff_lines: Optional[list[str]] = None, fixed_count: int = 0,
+                 fixed: Optional[list[Finding]] = None, fix_note: Optional[str] = None, written: bool = False,
+                 cache_entry: Optional[Any] = None, new_module: Optional[tuple[str, str]] = None,
+                 source: Optional[Source] = None, remaining: Optional[list[Finding]] = None, noqa_added: int = 0,
+                 noqa_missed: int = 0, error_at: Optional[tuple[Optional[int], int, int]] = None) -> None:
+        self.path = path
+        self.findings = findings if findings is not None else []
+        self.error = error
+        #: the source lines, for showing a finding in context (a notebook's: cell number -> that cell's lines)
+        self.lines = lines
+        self.fixed_text = fixed_text  # the fixed file, when --fix/--diff changed it
+        self.original_text = original_text
+        #: --diff output when not a diff of the whole text (a notebook's cells)
+        self.diff_lines = diff_lines
+        self.fixed_count = fixed_count
+        self.fixed = fixed if fixed is not None else []  # what --fix/--diff fixed (for --show-fixes)
+        self.fix_note = fix_note
+        self.written = written
+        self.cache_entry = cache_entry  # a cache.Entry, when Job.cache asks for one and the check succeeded
+        #: (path, text) of a new module the fix creates beside the file (a notebook's moved definitions)
+        self.new_module = new_module
+        #: what :func:`write` needs: the file as read (its encoding, BOM and bytes), and the findings the fixed
+        #: file still has
+        self.source = source
+        self.remaining = remaining
+        #: ``--add-noqa``: the lines given a ``# noqa`` (or more codes in theirs), and the findings none can
+        #: silence
+        self.noqa_added = noqa_added
+        self.noqa_missed = noqa_missed
+        #: a file that cannot be checked: where it stops being Python, as (cell or None, line, column), both
+        #: 1-based, when that is known
+        self.error_at = error_at
 
 
 def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
@@ -154,14 +175,16 @@ def one_run() -> Iterator[None]:
             gc.set_threshold(*previous)
 
 
-@dataclass
-class _Checked:
+class _Checked(Record):
     """What the results cache keeps of a file: whether it was parsed, its findings as checked (before the fixes'
     grade, which depends on other files and is redone every run), and what the fixer made of it."""
 
-    parsed: bool
-    findings: list[Finding]
-    fix: Optional[tuple[str, "FixOutcome"]] = None  # (cache.fix_key, the outcome)
+    __slots__ = ("parsed", "findings", "fix")
+
+    def __init__(self, parsed: bool, findings: list[Finding], fix: Optional[tuple[str, FixOutcome]] = None) -> None:
+        self.parsed = parsed
+        self.findings = findings
+        self.fix = fix  # (cache.fix_key, the outcome)
 
 
 def _check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes],
@@ -379,7 +402,7 @@ def _planned(src: "Source", result: FileResult, text: str, added: int) -> None:
 
 def _declined(findings: list[Finding], job: Job) -> list[Finding]:
     """After a fix run, a finding whose fix applied but is still there was declined: it has no fix (no ``[*]``)."""
-    return [replace(f, fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
+    return [f.replace(fix_safety=FixSafety.NONE) if f.safety.applies(job.unsafe_fixes) else f for f in findings]
 
 
 def _join(note: Optional[str], more: Optional[str]) -> Optional[str]:
@@ -473,9 +496,9 @@ def _notebook_fixability(findings: list[Finding], planned) -> list[Finding]:
         if finding.rule.fix_safety is FixSafety.NONE or finding.fix_safety is FixSafety.NONE:
             out.append(finding)
         elif id(finding) not in fixed:
-            out.append(replace(finding, fix_safety=FixSafety.NONE))
+            out.append(finding.replace(fix_safety=FixSafety.NONE))
         elif planned.new_module is not None and finding.rule in (WSP201, WSP202, WSP203, WSP204):
-            out.append(replace(finding, fix_safety=FixSafety.UNSAFE))
+            out.append(finding.replace(fix_safety=FixSafety.UNSAFE))
         else:
             out.append(finding)
     return out

@@ -14,11 +14,11 @@ import fnmatch
 import os
 import re
 import sys
-from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
+from .records import Value
 from .rules import DEFAULT_SELECT, expand
 from .spawn_apis import (BUILTIN_APIS, LINUX_313, LINUX_314, MACOS, UNPICKLABLE_CALLS, WINDOWS, Registry, SpawnAPI,
                          Unpicklable, from_config, unpicklable_from_config)
@@ -37,33 +37,44 @@ class ConfigError(ValueError):
     """A bad configuration key or value; the message names it."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    select: frozenset[str] = DEFAULT_SELECT
-    #: "assume-workers": a worker count that cannot be resolved may be > 0
-    unresolved_workers: str = "assume-workers"
-    extra_apis: tuple[SpawnAPI, ...] = ()
-    #: (qualified name, what it makes): calls whose results cannot be pickled, besides the built-in ones
-    extra_unpicklable: tuple[tuple[str, str], ...] = ()
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-    extend_exclude: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    root: Optional[str] = None  # where the config file was found; patterns are relative to it
-    #: where the code runs: findings that cannot break on any of these are dropped
-    target_platforms: tuple[str, ...] = TARGET_PLATFORMS
-    #: the oldest Python the code supports, e.g. (3, 11); None: Linux means Python >= 3.14 (forkserver)
-    target_version: Optional[tuple[int, int]] = None
-    #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
-    cache_dir: Optional[str] = None
-    #: apply unsafe fixes too (``unsafe-fixes = true``, as in ruff; ``--unsafe-fixes``/``--no-unsafe-fixes`` win)
-    unsafe_fixes: bool = False
-    #: a directory walk skips what git ignores (.gitignore files, .git/info/exclude, the global excludes file)
-    respect_gitignore: bool = True
+class Settings(Value):
+    # (a __dict__, not slots: the cached properties below keep what they derive in it)
+    _fields = ("select", "unresolved_workers", "extra_apis", "extra_unpicklable", "exclude", "extend_exclude",
+               "per_file_ignores", "root", "target_platforms", "target_version", "cache_dir", "unsafe_fixes",
+               "respect_gitignore")
+
+    def __init__(self, select: frozenset[str] = DEFAULT_SELECT, unresolved_workers: str = "assume-workers",
+                 extra_apis: tuple[SpawnAPI, ...] = (), extra_unpicklable: tuple[tuple[str, str], ...] = (),
+                 exclude: tuple[str, ...] = DEFAULT_EXCLUDE, extend_exclude: tuple[str, ...] = (),
+                 per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = (), root: Optional[str] = None,
+                 target_platforms: tuple[str, ...] = TARGET_PLATFORMS, target_version: Optional[tuple[int, int]] = None,
+                 cache_dir: Optional[str] = None, unsafe_fixes: bool = False, respect_gitignore: bool = True) -> None:
+        self.select = select
+        #: "assume-workers": a worker count that cannot be resolved may be > 0
+        self.unresolved_workers = unresolved_workers
+        self.extra_apis = extra_apis
+        #: (qualified name, what it makes): calls whose results cannot be pickled, besides the built-in ones
+        self.extra_unpicklable = extra_unpicklable
+        self.exclude = exclude
+        self.extend_exclude = extend_exclude
+        self.per_file_ignores = per_file_ignores
+        self.root = root  # where the config file was found; patterns are relative to it
+        #: where the code runs: findings that cannot break on any of these are dropped
+        self.target_platforms = target_platforms
+        #: the oldest Python the code supports, e.g. (3, 11); None: Linux means Python >= 3.14 (forkserver)
+        self.target_version = target_version
+        #: the results cache's directory (relative to root); None: .winspawn_lint_cache there (see cache.py)
+        self.cache_dir = cache_dir
+        #: apply unsafe fixes too (``unsafe-fixes = true``, as in ruff; ``--unsafe-fixes``/``--no-unsafe-fixes``
+        #: win)
+        self.unsafe_fixes = unsafe_fixes
+        #: a directory walk skips what git ignores (.gitignore files, .git/info/exclude, the global excludes file)
+        self.respect_gitignore = respect_gitignore
 
     def __getstate__(self) -> dict[str, Any]:
         # Only the fields travel (to a parallel run's workers): what the cached properties derive from them is
         # rebuilt where it is used, so a worker never holds a copy that differs from what it would build itself.
-        return {name: self.__dict__[name] for name in self.__dataclass_fields__}
+        return {name: self.__dict__[name] for name in self._fields}
 
     @cached_property
     def registry(self) -> Registry:
@@ -300,8 +311,8 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
         target_version = parse_version(table["target-version"]) if "target-version" in table else base.target_version
     except ValueError as error:
         raise ConfigError(f"{where}.{error}") from None
-    return replace(
-        base, select=selection, unresolved_workers=policy, target_platforms=target_platforms,
+    return base.replace(
+        select=selection, unresolved_workers=policy, target_platforms=target_platforms,
         target_version=target_version, extra_apis=(*base.extra_apis, *extra),
         extra_unpicklable=(*base.extra_unpicklable, *unpicklable),
         exclude=patterns("exclude") if "exclude" in table else base.exclude,

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import enum
 import weakref
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional
+
+from .records import Value
 
 # -- the platform model: which start method a worker API uses where ---------------------------------------
 #: Platforms a finding can break on.  Linux is split by Python version: 3.14 made forkserver its default.
@@ -96,67 +97,82 @@ class _Marker(enum.Enum):
 ABSENT = _Marker.ABSENT
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(Value):
     """An argument of a call: by keyword and/or position. ``position`` counts after any bound receiver."""
 
-    keyword: str | None = None
-    position: int | None = None
-    #: "callable" (a function run in the worker), "object" (pickled as data),
-    #: "args" (a tuple/list whose items are pickled), "kwargs" (a dict whose values are)
-    kind: str = "object"
-    #: also every further positional argument (``submit(fn, *args)``)
-    rest: bool = False
+    __slots__ = ("keyword", "position", "kind", "rest")
+
+    def __init__(self, keyword: str | None = None, position: int | None = None, kind: str = "object",
+                 rest: bool = False) -> None:
+        self.keyword = keyword
+        self.position = position
+        #: "callable" (a function run in the worker), "object" (pickled as data),
+        #: "args" (a tuple/list whose items are pickled), "kwargs" (a dict whose values are)
+        self.kind = kind
+        #: also every further positional argument (``submit(fn, *args)``)
+        self.rest = rest
 
     def describe(self) -> str:
         return f"`{self.keyword}`" if self.keyword else f"argument {self.position + 1}"
 
 
-@dataclass(frozen=True)
-class WorkerCount:
+class WorkerCount(Value):
     """How a call says how many workers it starts."""
 
-    keyword: str
-    position: int | None = None
-    #: values that provably mean no worker process (``ABSENT``: the argument is not given)
-    no_workers: tuple[Any, ...] = ()
-    #: the count is a keyword of the object another argument was built from
-    #: (``Trainer(args=TrainingArguments(dataloader_num_workers=2))``): (argument, its constructor's keyword)
-    via: tuple[Arg, str] | None = None
+    __slots__ = ("keyword", "position", "no_workers", "via")
+
+    def __init__(self, keyword: str, position: int | None = None, no_workers: tuple[Any, ...] = (),
+                 via: tuple[Arg, str] | None = None) -> None:
+        self.keyword = keyword
+        self.position = position
+        #: values that provably mean no worker process (``ABSENT``: the argument is not given)
+        self.no_workers = no_workers
+        #: the count is a keyword of the object another argument was built from
+        #: (``Trainer(args=TrainingArguments(dataloader_num_workers=2))``): (argument, its constructor's keyword)
+        self.via = via
 
 
-@dataclass(frozen=True)
-class SpawnAPI:
+class SpawnAPI(Value):
     """A callable (function, constructor, or method) that starts or feeds worker processes."""
 
-    key: str  # stable identifier, shown in messages
-    names: tuple[str, ...]  # qualified names of the callable
-    label: str  # how messages name it
-    #: "call": calling it starts workers; "object": it returns an object whose
-    #: ``start_methods`` (or iteration, "__iter__") start them
-    kind: str = "call"
-    start_methods: tuple[str, ...] = ()
-    count: WorkerCount | None = None
-    payload: tuple[Arg, ...] = ()  # arguments of the constructor/call that reach workers
-    #: methods of the returned object that send work: name -> arguments that reach workers
-    method_payload: Mapping[str, tuple[Arg, ...]] = field(default_factory=dict)
-    pickler: str = PICKLE
-    #: spawned workers re-import the main module (False for loky/joblib workers)
-    reimports_main: bool = True
-    #: matched by method name on any receiver when this keyword is present
-    #: (``ds.map(fn, num_proc=4)``: ``num_proc`` is particular to HF datasets)
-    method_names: tuple[str, ...] = ()
-    required_keyword: str | None = None
-    #: its start methods train a model: heavy work as well as a worker start (WSP103)
-    training: bool = False
-    #: where its processes come from: a key of :data:`CONTEXTS`
-    context: str = "default"
-    #: its payload travels with every job, pickled under fork too (measured: datasets' `map(num_proc=...)`
-    #: fails on a captured sqlite connection under fork as under spawn)
-    payload_with_tasks: bool = False
-    #: the key of another API whose object this call returns (``SFTTrainer(...)`` maps with workers when it is
-    #: built, and is a ``transformers.Trainer`` whose ``train()`` starts DataLoader workers)
-    returns: str | None = None
+    __slots__ = ("key", "names", "label", "kind", "start_methods", "count", "payload", "method_payload", "pickler",
+                 "reimports_main", "method_names", "required_keyword", "training", "context", "payload_with_tasks",
+                 "returns")
+
+    def __init__(self, key: str, names: tuple[str, ...], label: str, kind: str = "call",
+                 start_methods: tuple[str, ...] = (), count: WorkerCount | None = None, payload: tuple[Arg, ...] = (),
+                 method_payload: Mapping[str, tuple[Arg, ...]] | None = None, pickler: str = PICKLE,
+                 reimports_main: bool = True, method_names: tuple[str, ...] = (),
+                 required_keyword: str | None = None, training: bool = False, context: str = "default",
+                 payload_with_tasks: bool = False, returns: str | None = None) -> None:
+        self.key = key  # stable identifier, shown in messages
+        self.names = names  # qualified names of the callable
+        self.label = label  # how messages name it
+        #: "call": calling it starts workers; "object": it returns an object whose
+        #: ``start_methods`` (or iteration, "__iter__") start them
+        self.kind = kind
+        self.start_methods = start_methods
+        self.count = count
+        self.payload = payload  # arguments of the constructor/call that reach workers
+        #: methods of the returned object that send work: name -> arguments that reach workers
+        self.method_payload = method_payload if method_payload is not None else {}
+        self.pickler = pickler
+        #: spawned workers re-import the main module (False for loky/joblib workers)
+        self.reimports_main = reimports_main
+        #: matched by method name on any receiver when this keyword is present
+        #: (``ds.map(fn, num_proc=4)``: ``num_proc`` is particular to HF datasets)
+        self.method_names = method_names
+        self.required_keyword = required_keyword
+        #: its start methods train a model: heavy work as well as a worker start (WSP103)
+        self.training = training
+        #: where its processes come from: a key of :data:`CONTEXTS`
+        self.context = context
+        #: its payload travels with every job, pickled under fork too (measured: datasets' `map(num_proc=...)`
+        #: fails on a captured sqlite connection under fork as under spawn)
+        self.payload_with_tasks = payload_with_tasks
+        #: the key of another API whose object this call returns (``SFTTrainer(...)`` maps with workers when it
+        #: is built, and is a ``transformers.Trainer`` whose ``train()`` starts DataLoader workers)
+        self.returns = returns
 
 
 _FN = Arg("func", 0, kind="callable")
@@ -473,8 +489,7 @@ EAGER_HANDLE_CLASSES: Mapping[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Keeper:
+class Keeper(Value):
     """A constructor whose result keeps some of its arguments: they travel to workers wherever it goes.
 
     ``torchvision.transforms.Compose([...])`` keeps its list, ``ImageFolder(root, transform=t)`` keeps ``t``,
@@ -482,12 +497,16 @@ class Keeper:
     ``is_valid_file`` is used in ``__init__`` and dropped, so a lambda there never travels.
     """
 
-    names: tuple[str, ...]  # qualified names; one ending in "." covers every callable under that prefix
-    keywords: tuple[str, ...] = ()
-    positions: tuple[int, ...] = ()
-    every: bool = False  # every argument is kept
-    #: a transform or a wrapper: what it keeps is said to be stored on the dataset that holds it
-    transparent: bool = False
+    __slots__ = ("names", "keywords", "positions", "every", "transparent")
+
+    def __init__(self, names: tuple[str, ...], keywords: tuple[str, ...] = (), positions: tuple[int, ...] = (),
+                 every: bool = False, transparent: bool = False) -> None:
+        self.names = names  # qualified names; one ending in "." covers every callable under that prefix
+        self.keywords = keywords
+        self.positions = positions
+        self.every = every  # every argument is kept
+        #: a transform or a wrapper: what it keeps is said to be stored on the dataset that holds it
+        self.transparent = transparent
 
 
 _TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
@@ -742,12 +761,14 @@ def _arg_from_config(spec: Any, place: str) -> Arg:
     return Arg(keyword or None, int(position) if position else None, kind="callable")
 
 
-@dataclass(frozen=True)
-class Unpicklable:
+class Unpicklable(Value):
     """A value that cannot travel to a worker. ``dill_ok``: dill re-creates it (measured)."""
 
-    what: str
-    dill_ok: bool
+    __slots__ = ("what", "dill_ok")
+
+    def __init__(self, what: str, dill_ok: bool) -> None:
+        self.what = what
+        self.dill_ok = dill_ok
 
 
 #: Constructors of values the standard pickler refuses.  Not sockets: multiprocessing's

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..finding import Finding, notebook_line
+from ..records import Record
 from ..rules import FixSafety, Rule
 from ..spawn_apis import (CONTEXTS, EVERYWHERE, PLATFORMS, UNKNOWN, Registry, SpawnAPI, breaks_on,
                           start_methods)
@@ -22,28 +22,35 @@ from .values import Values
 from .workers import WorkerFinder, WorkerModel
 
 
-@dataclass(eq=False)
-class Context:
-    index: ModuleIndex
-    resolver: Resolver
-    values: Values
-    finder: WorkerFinder
-    model: WorkerModel
-    registry: Registry
-    positions: Positions
-    filename: Optional[str]
-    enabled: frozenset[str]
-    flow: Optional[Flow] = None
-    findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
-    #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.io.notebook``): it runs in a kernel
-    notebook: bool = False
-    #: the reader of the project's other files (None: the module is not a file of a project)
-    project: Optional[Project] = None
-    #: the project-wide taint analysis of this check (see :mod:`.taint`)
-    engine: Optional["Engine"] = None
-    #: the worker API (and explicit start method, and whether it is a task) the findings being emitted are
-    #: about; None: the module's worker starts as a whole.  Set by a check around its emits.
-    worker: Optional[tuple[SpawnAPI, Optional[str], bool]] = None
+class Context(Record):
+    __slots__ = ("index", "resolver", "values", "finder", "model", "registry", "positions", "filename", "enabled",
+                 "flow", "findings", "notebook", "project", "engine", "worker")
+
+    def __init__(self, index: ModuleIndex, resolver: Resolver, values: Values, finder: WorkerFinder, model: WorkerModel,
+                 registry: Registry, positions: Positions, filename: Optional[str], enabled: frozenset[str],
+                 flow: Optional[Flow] = None, findings: Optional[dict[tuple[str, int, int], Finding]] = None,
+                 notebook: bool = False, project: Optional[Project] = None, engine: Optional["Engine"] = None,
+                 worker: Optional[tuple[SpawnAPI, Optional[str], bool]] = None) -> None:
+        self.index = index
+        self.resolver = resolver
+        self.values = values
+        self.finder = finder
+        self.model = model
+        self.registry = registry
+        self.positions = positions
+        self.filename = filename
+        self.enabled = enabled
+        self.flow = flow
+        self.findings = findings if findings is not None else {}
+        #: the module is a Jupyter notebook's code cells (see ``winspawn_lint.io.notebook``): it runs in a kernel
+        self.notebook = notebook
+        #: the reader of the project's other files (None: the module is not a file of a project)
+        self.project = project
+        #: the project-wide taint analysis of this check (see :mod:`.taint`)
+        self.engine = engine
+        #: the worker API (and explicit start method, and whether it is a task) the findings being emitted are
+        #: about; None: the module's worker starts as a whole.  Set by a check around its emits.
+        self.worker = worker
 
     def emit(self, rule: Rule, node: ast.AST, line_only: bool = False, fix_hint: Optional[dict] = None,
              breaks: Optional[str] = None, fix_safety: Optional[FixSafety] = None, **args: Any) -> None:

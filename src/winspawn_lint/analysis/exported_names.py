@@ -23,10 +23,10 @@ module ``__getattr__``, a tree that does not parse.  Parsed, never imported or r
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, Optional
 
 from ..io.compact_tree import node_class
+from ..records import Value
 
 #: Built-in functions whose call writes into the module's namespace where this reading cannot follow it.
 _OPAQUE_CALLS = frozenset({"globals", "vars", "exec", "eval"})
@@ -63,14 +63,16 @@ class Piece(NamedTuple):
     imports: tuple
 
 
-@dataclass(frozen=True)
-class Pieces:
+class Pieces(Value):
     """A module read in pieces (:func:`read_pieces`)."""
 
-    #: the names its pieces bind outside import statements (a name only an import binds is followed through the
-    #: import by the graph)
-    defined: frozenset[str]
-    pieces: tuple[Piece, ...]
+    __slots__ = ("defined", "pieces")
+
+    def __init__(self, defined: frozenset[str], pieces: tuple[Piece, ...]) -> None:
+        #: the names its pieces bind outside import statements (a name only an import binds is followed through the
+        #: import by the graph)
+        self.defined = defined
+        self.pieces = pieces
 
 
 def read_pieces(text: str, api_word: Callable[[str], bool], filename: str = "<unknown>") -> Optional[Pieces]:

@@ -25,11 +25,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from ..finding import Finding
 from .. import rules
+from ..records import Record, Value
 from ..rules import FixSafety
 
 if TYPE_CHECKING:
@@ -52,10 +52,12 @@ _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*\Z")
 _RELATIVE = re.compile(r"\.*(?:[^\W\d]\w*(?:\.[^\W\d]\w*)*)?\Z")  # (an absolute name is a relative one of level 0)
 
 
-@dataclass(frozen=True)
-class Grade:
-    safety: FixSafety
-    reason: str
+class Grade(Value):
+    __slots__ = ("safety", "reason")
+
+    def __init__(self, safety: FixSafety, reason: str) -> None:
+        self.safety = safety
+        self.reason = reason
 
 
 def grade(path: Optional[str], text: str, project: "Project") -> Grade:
@@ -89,7 +91,7 @@ def regrade(findings: Sequence[Finding], path: Optional[str], text: str,
     if not needs_grade(findings):
         return list(findings), None
     found = grade(path, text, project)
-    return [replace(f, fix_safety=found.safety) if _graded(f)
+    return [f.replace(fix_safety=found.safety) if _graded(f)
             else f for f in findings], found
 
 
@@ -156,42 +158,51 @@ def _imported_names(index: Optional["ProjectIndex"], own: str) -> Optional[dict[
 Import = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
-class FileRead:
+class FileRead(Value):
     """What the project search reads of one file."""
 
-    #: its text passes the prefilter (names a worker API)
-    sink: bool
-    #: the words its imports mention; None: the text holds no ``import``
-    words: Optional[frozenset[str]]
-    #: its imports (:data:`Import`)
-    imports: tuple[Import, ...]
-    #: the names its statements at column 0 define (``def``, ``class``, assignments)
-    names: frozenset[str] = frozenset()
+    __slots__ = ("sink", "words", "imports", "names")
+
+    def __init__(self, sink: bool, words: Optional[frozenset[str]], imports: tuple[Import, ...],
+                 names: frozenset[str] = frozenset()) -> None:
+        #: its text passes the prefilter (names a worker API)
+        self.sink = sink
+        #: the words its imports mention; None: the text holds no ``import``
+        self.words = words
+        #: its imports (:data:`Import`)
+        self.imports = imports
+        #: the names its statements at column 0 define (``def``, ``class``, assignments)
+        self.names = names
 
 
-@dataclass
-class ProjectIndex:
+class ProjectIndex(Record):
     """The imports of every script and notebook under a project root, read as text once per run: who may import
     whom, and which files may hold a finding of their own (their text names a worker API)."""
 
-    #: the folder searched
-    root: str
-    #: word -> the files whose imports mention it (``import a.b``, ``from a import b``, ``import_module("a")``)
-    mentions: dict[str, list[str]] = field(default_factory=dict)
-    #: every file searched -> its imports
-    imports: dict[str, tuple[Import, ...]] = field(default_factory=dict)
-    #: file -> the names its statements at column 0 define
-    names: dict[str, frozenset[str]] = field(default_factory=dict)
-    #: the files whose own text passes the prefilter
-    sinks: set[str] = field(default_factory=set)
-    #: the answers of :meth:`reaches` and :meth:`relevant`, as an earlier run found them from the same files
-    #: (see :class:`~winspawn_lint.io.cache.ScanMemory`): then no graph is built
-    answers: Optional["GraphAnswers"] = field(default=None, repr=False, compare=False)
-    #: whether an identifier may name a worker API (the prefilter's words): then the names of a file that names
-    #: one are told apart (:mod:`.exported_names`); without it, every name of such a file may lead to one
-    api_word: Optional[Callable[[str], bool]] = field(default=None, repr=False, compare=False)
-    _graph: Optional["ImportGraph"] = field(default=None, repr=False, compare=False)
+    __slots__ = ("root", "mentions", "imports", "names", "sinks", "answers", "api_word", "_graph")
+
+    def __init__(self, root: str, mentions: Optional[dict[str, list[str]]] = None,
+                 imports: Optional[dict[str, tuple[Import, ...]]] = None,
+                 names: Optional[dict[str, frozenset[str]]] = None, sinks: Optional[set[str]] = None,
+                 answers: Optional["GraphAnswers"] = None, api_word: Optional[Callable[[str], bool]] = None,
+                 _graph: Optional["ImportGraph"] = None) -> None:
+        #: the folder searched
+        self.root = root
+        #: word -> the files whose imports mention it (``import a.b``, ``from a import b``, ``import_module("a")``)
+        self.mentions = mentions if mentions is not None else {}
+        #: every file searched -> its imports
+        self.imports = imports if imports is not None else {}
+        #: file -> the names its statements at column 0 define
+        self.names = names if names is not None else {}
+        #: the files whose own text passes the prefilter
+        self.sinks = sinks if sinks is not None else set()
+        #: the answers of :meth:`reaches` and :meth:`relevant`, as an earlier run found them from the same files
+        #: (see :class:`~winspawn_lint.io.cache.ScanMemory`): then no graph is built
+        self.answers = answers
+        #: whether an identifier may name a worker API (the prefilter's words): then the names of a file that names
+        #: one are told apart (:mod:`.exported_names`); without it, every name of such a file may lead to one
+        self.api_word = api_word
+        self._graph = _graph
 
     def reaches(self, path: str) -> bool:
         """:meth:`ImportGraph.reaches` of an indexed file."""
@@ -226,12 +237,14 @@ class ProjectIndex:
                             frozenset(p for p in self.imports if self.relevant(p)))
 
 
-@dataclass(frozen=True)
-class GraphAnswers:
+class GraphAnswers(Value):
     """The indexed files that :meth:`ProjectIndex.reaches` and :meth:`ProjectIndex.relevant` say yes of."""
 
-    reaching: frozenset[str]
-    relevant: frozenset[str]
+    __slots__ = ("reaching", "relevant")
+
+    def __init__(self, reaching: frozenset[str], relevant: frozenset[str]) -> None:
+        self.reaching = reaching
+        self.relevant = relevant
 
 
 class ImportGraph:

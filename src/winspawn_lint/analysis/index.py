@@ -10,26 +10,30 @@ from __future__ import annotations
 
 import ast
 import weakref
-from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from ..io.compact_tree import node_class, node_classes
+from ..records import Record
 from .guards import is_main_guard, never_runs
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-@dataclass(eq=False)
-class Scope:
-    node: ast.AST
-    kind: str  # "module" | "function" | "class" | "lambda"
-    parent: Optional["Scope"]
-    bindings: dict[str, list["Binding"]] = field(default_factory=dict)
-    globals_: set[str] = field(default_factory=set)
-    #: modules imported with ``from M import *`` in this scope (their names are resolved against the registry)
-    star_imports: list[str] = field(default_factory=list)
-    #: its statements' paths (:func:`branch_paths`), found when first asked
-    paths: Optional[dict[ast.AST, tuple]] = field(default=None, repr=False)
+class Scope(Record):
+    __slots__ = ("node", "kind", "parent", "bindings", "globals_", "star_imports", "paths", "__weakref__")
+
+    def __init__(self, node: ast.AST, kind: str, parent: Optional["Scope"],
+                 bindings: Optional[dict[str, list["Binding"]]] = None, globals_: Optional[set[str]] = None,
+                 star_imports: Optional[list[str]] = None, paths: Optional[dict[ast.AST, tuple]] = None) -> None:
+        self.node = node
+        self.kind = kind  # "module" | "function" | "class" | "lambda"
+        self.parent = parent
+        self.bindings = bindings if bindings is not None else {}
+        self.globals_ = globals_ if globals_ is not None else set()
+        #: modules imported with ``from M import *`` in this scope (their names are resolved against the registry)
+        self.star_imports = star_imports if star_imports is not None else []
+        #: its statements' paths (:func:`branch_paths`), found when first asked
+        self.paths = paths
 
     @property
     def is_function(self) -> bool:
@@ -89,30 +93,37 @@ def tried_first(binding: Binding, line: Optional[int] = None) -> Binding:
     return binding
 
 
-@dataclass(frozen=True, eq=False)
-class Site:
+class Site(Record):
     """Where a node runs."""
 
-    scope: Scope
-    stmt: ast.stmt  # the innermost enclosing statement
-    top_stmt: Optional[ast.stmt]  # the enclosing statement directly in the module body (None inside defs)
-    import_time: bool  # runs when the module is imported (not under the guard, not in a function)
-    guarded: bool  # under `if __name__ == "__main__":` at module level
-    catches_runtime_error: bool  # inside a `try` whose handlers catch RuntimeError
+    __slots__ = ("scope", "stmt", "top_stmt", "import_time", "guarded", "catches_runtime_error")
+
+    def __init__(self, scope: Scope, stmt: ast.stmt, top_stmt: Optional[ast.stmt], import_time: bool, guarded: bool,
+                 catches_runtime_error: bool) -> None:
+        self.scope = scope
+        self.stmt = stmt  # the innermost enclosing statement
+        self.top_stmt = top_stmt  # the enclosing statement directly in the module body (None inside defs)
+        self.import_time = import_time  # runs when the module is imported (not under the guard, not in a function)
+        self.guarded = guarded  # under `if __name__ == "__main__":` at module level
+        self.catches_runtime_error = catches_runtime_error  # inside a `try` whose handlers catch RuntimeError
 
     @property
     def function(self) -> Optional[Scope]:
         return self.scope.function_scope()
 
 
-@dataclass(eq=False)
-class ClassInfo:
-    node: ast.ClassDef
-    scope: Scope  # the scope the class is defined in
-    body_scope: Scope
-    methods: dict[str, ast.AST] = field(default_factory=dict)
-    #: method name -> [(attribute, value, statement, method scope)] for ``self.attr = value``
-    self_assignments: dict[str, list[tuple[str, ast.expr, ast.stmt, Scope]]] = field(default_factory=dict)
+class ClassInfo(Record):
+    __slots__ = ("node", "scope", "body_scope", "methods", "self_assignments")
+
+    def __init__(self, node: ast.ClassDef, scope: Scope, body_scope: Scope,
+                 methods: Optional[dict[str, ast.AST]] = None,
+                 self_assignments: Optional[dict[str, list[tuple[str, ast.expr, ast.stmt, Scope]]]] = None) -> None:
+        self.node = node
+        self.scope = scope  # the scope the class is defined in
+        self.body_scope = body_scope
+        self.methods = methods if methods is not None else {}
+        #: method name -> [(attribute, value, statement, method scope)] for ``self.attr = value``
+        self.self_assignments = self_assignments if self_assignments is not None else {}
 
 
 _RUNTIME_ERROR_CATCHERS = {"RuntimeError", "Exception", "BaseException"}

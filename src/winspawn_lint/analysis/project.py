@@ -26,12 +26,12 @@ import stat
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
 from ..io.stamps import PRESENCE, PRESENT, PRESENT_FILE, Stamp, content_hash, holds, stat_stamp
 from ..io import compact_tree
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
+from ..records import Record
 from .index import ModuleIndex, tried_first
 from .names import Resolver
 
@@ -73,24 +73,29 @@ MAX_PINNING_FACTS = 256
 MAX_PINNED_BYTES = 2_000_000
 
 
-@dataclass
-class Reads:
+class Reads(Record):
     """What one file's check read besides its own text: files (path -> stamp) and derived facts (key -> digest).
     A kept fact's files are :class:`KeptFiles`."""
 
-    files: "dict | KeptFiles"
-    derived: dict
+    __slots__ = ("files", "derived")
+
+    def __init__(self, files: dict | KeptFiles, derived: dict) -> None:
+        self.files = files
+        self.derived = derived
 
 
-@dataclass(eq=False)
-class ProjectModule:
-    path: str
-    index: ModuleIndex
-    resolver: Resolver
-    #: facts derived from this module alone, computed once (keyed by what asks: "heavy", ...)
-    derived: dict[str, Any] = field(default_factory=dict)
-    #: the file's (size, mtime_ns) when it was parsed (None: not parsed from a file)
-    stamp: Optional[tuple[int, int]] = None
+class ProjectModule(Record):
+    __slots__ = ("path", "index", "resolver", "derived", "stamp", "__weakref__")
+
+    def __init__(self, path: str, index: ModuleIndex, resolver: Resolver, derived: Optional[dict[str, Any]] = None,
+                 stamp: Optional[tuple[int, int]] = None) -> None:
+        self.path = path
+        self.index = index
+        self.resolver = resolver
+        #: facts derived from this module alone, computed once (keyed by what asks: "heavy", ...)
+        self.derived = derived if derived is not None else {}
+        #: the file's (size, mtime_ns) when it was parsed (None: not parsed from a file)
+        self.stamp = stamp
 
     def class_named(self, name: str) -> Optional[ast.ClassDef]:
         for binding in self.index.module_scope.bindings.get(name, ()):

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from ..io.compact_tree import node_class
+from ..records import Record
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -29,18 +29,23 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 Position = tuple[int, int]
 
 
-@dataclass(eq=False)
-class Scope:
-    node: ast.AST
-    kind: str  # "module" | "function" | "lambda" | "comprehension" | "class"
-    parent: Optional["Scope"]
-    #: name -> where it is bound in this scope's own code (parameters at the scope's start)
-    bindings: dict[str, list[Position]] = field(default_factory=dict)
-    globals: set[str] = field(default_factory=set)
-    nonlocals: set[str] = field(default_factory=set)
-    #: name -> where this scope's own code reads it
-    reads: dict[str, list[Position]] = field(default_factory=dict)
-    children: list["Scope"] = field(default_factory=list)
+class Scope(Record):
+    __slots__ = ("node", "kind", "parent", "bindings", "globals", "nonlocals", "reads", "children")
+
+    def __init__(self, node: ast.AST, kind: str, parent: Optional["Scope"],
+                 bindings: Optional[dict[str, list[Position]]] = None, globals: Optional[set[str]] = None,
+                 nonlocals: Optional[set[str]] = None, reads: Optional[dict[str, list[Position]]] = None,
+                 children: Optional[list["Scope"]] = None) -> None:
+        self.node = node
+        self.kind = kind  # "module" | "function" | "lambda" | "comprehension" | "class"
+        self.parent = parent
+        #: name -> where it is bound in this scope's own code (parameters at the scope's start)
+        self.bindings = bindings if bindings is not None else {}
+        self.globals = globals if globals is not None else set()
+        self.nonlocals = nonlocals if nonlocals is not None else set()
+        #: name -> where this scope's own code reads it
+        self.reads = reads if reads is not None else {}
+        self.children = children if children is not None else []
 
     def binds(self, name: str) -> bool:
         """``name`` is local to this scope (bound here and not declared global or nonlocal)."""

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 from ..io.compact_tree import node_class
+from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE,
@@ -122,19 +122,21 @@ _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: l
 # ============================================================================ values
 
 
-@dataclass(frozen=True, eq=False)
-class Obj:
+class Obj(Record):
     """An abstract object: made at *node* of the module at *unit* (a path; None for a library's or a constant).
 
     *data* says more by kind (a constant's value, a library name, a parameter's name, an API key, what makes a
     resource unpicklable); *parts* are the objects it holds, by name (``(".transform", value)``, ``("[]", ...)``).
     """
 
-    kind: str
-    unit: Optional[str]
-    node: Any = None
-    data: Any = None
-    parts: tuple = ()
+    __slots__ = ("kind", "unit", "node", "data", "parts")
+
+    def __init__(self, kind: str, unit: Optional[str], node: Any = None, data: Any = None, parts: tuple = ()) -> None:
+        self.kind = kind
+        self.unit = unit
+        self.node = node
+        self.data = data
+        self.parts = parts
 
     def _key(self) -> tuple:
         return (self.kind, self.unit, id(self.node) if self.node is not None else None, self.data, self.parts)
@@ -194,14 +196,17 @@ def _order(obj: Obj) -> tuple:
 # ============================================================================ units
 
 
-@dataclass(eq=False)
-class Unit:
+class Unit(Record):
     """A module of the project as the analysis sees it (the checked text, or a file read by the project reader)."""
 
-    path: Optional[str]
-    module: "ProjectModule"
-    notebook: bool = False
-    _guarded: Optional[set] = None
+    __slots__ = ("path", "module", "notebook", "_guarded")
+
+    def __init__(self, path: Optional[str], module: ProjectModule, notebook: bool = False,
+                 _guarded: Optional[set] = None) -> None:
+        self.path = path
+        self.module = module
+        self.notebook = notebook
+        self._guarded = _guarded
 
     @property
     def index(self):
@@ -232,74 +237,91 @@ class Unit:
         return self._guarded
 
 
-@dataclass(frozen=True, eq=False)
-class Hop:
+class Hop(Record):
     """A call a value went through on its way to a sink: `name()` at *line* of the module at *unit*."""
 
-    name: str
-    unit: Optional[str]
-    line: int
-    call: Optional[ast.AST] = None
-    site: Optional[Site] = None
+    __slots__ = ("name", "unit", "line", "call", "site")
+
+    def __init__(self, name: str, unit: Optional[str], line: int, call: Optional[ast.AST] = None,
+                 site: Optional[Site] = None) -> None:
+        self.name = name
+        self.unit = unit
+        self.line = line
+        self.call = call
+        self.site = site
 
 
-@dataclass(frozen=True, eq=False)
-class SinkUse:
+class SinkUse(Record):
     """A worker API call that pickles *value* (its *arg*), in summaries symbolic in the function's parameters."""
 
-    api: SpawnAPI
-    unit: Optional[str]
-    call: ast.AST  # the call that sends it (the worker API's call, or the method call of a task)
-    site: Site
-    arg: Arg
-    value: frozenset
-    count: frozenset  # the worker count's value (ABSENT_OBJ when not given); EMPTY: unknown
-    task: bool = False
-    method: Optional[str] = None  # an explicit start method (get_context("spawn"))
-    hops: tuple = ()
-    #: how to read a count that travels as a constructor's keyword (Trainer(args=TrainingArguments(...)))
-    via: Optional[tuple[frozenset, str]] = None
+    __slots__ = ("api", "unit", "call", "site", "arg", "value", "count", "task", "method", "hops", "via")
+
+    def __init__(self, api: SpawnAPI, unit: Optional[str], call: ast.AST, site: Site, arg: Arg, value: frozenset,
+                 count: frozenset, task: bool = False, method: Optional[str] = None, hops: tuple = (),
+                 via: Optional[tuple[frozenset, str]] = None) -> None:
+        self.api = api
+        self.unit = unit
+        self.call = call  # the call that sends it (the worker API's call, or the method call of a task)
+        self.site = site
+        self.arg = arg
+        self.value = value
+        self.count = count  # the worker count's value (ABSENT_OBJ when not given); EMPTY: unknown
+        self.task = task
+        self.method = method  # an explicit start method (get_context("spawn"))
+        self.hops = hops
+        #: how to read a count that travels as a constructor's keyword (Trainer(args=TrainingArguments(...)))
+        self.via = via
 
 
-@dataclass(frozen=True, eq=False)
-class StartUse:
+class StartUse(Record):
     """A place that starts worker processes (in a summary: possibly only when a parameter is a worker object)."""
 
-    api: SpawnAPI
-    unit: Optional[str]
-    node: ast.AST
-    site: Site
-    count: frozenset
-    method: Optional[str] = None
-    hops: tuple = ()
-    #: the iterated value when the start is an iteration of something that may be a worker object
-    iterated: Optional[frozenset] = None
-    via: Optional[tuple[frozenset, str]] = None
+    __slots__ = ("api", "unit", "node", "site", "count", "method", "hops", "iterated", "via")
+
+    def __init__(self, api: SpawnAPI, unit: Optional[str], node: ast.AST, site: Site, count: frozenset,
+                 method: Optional[str] = None, hops: tuple = (), iterated: Optional[frozenset] = None,
+                 via: Optional[tuple[frozenset, str]] = None) -> None:
+        self.api = api
+        self.unit = unit
+        self.node = node
+        self.site = site
+        self.count = count
+        self.method = method
+        self.hops = hops
+        #: the iterated value when the start is an iteration of something that may be a worker object
+        self.iterated = iterated
+        self.via = via
 
 
-@dataclass(frozen=True, eq=False)
-class Store:
+class Store(Record):
     """``target.attr = value`` (``self.x = ...``): what a function stores on an object it was given; with *item*,
     ``target.attr[key] = value``, what it puts into the container held there (*item* names the part: ``"['k']"``
     for a constant key, ``"[]"`` for any other)."""
 
-    target: frozenset
-    attr: str
-    value: frozenset
-    stmt: ast.stmt
-    unit: Optional[str]
-    method: str  # the method whose code stores it (`__init__`, or a helper it calls)
-    item: Optional[str] = None
+    __slots__ = ("target", "attr", "value", "stmt", "unit", "method", "item")
+
+    def __init__(self, target: frozenset, attr: str, value: frozenset, stmt: ast.stmt, unit: Optional[str], method: str,
+                 item: Optional[str] = None) -> None:
+        self.target = target
+        self.attr = attr
+        self.value = value
+        self.stmt = stmt
+        self.unit = unit
+        self.method = method  # the method whose code stores it (`__init__`, or a helper it calls)
+        self.item = item
 
 
-@dataclass
-class Summary:
-    returns: frozenset = EMPTY
-    sinks: list = field(default_factory=list)
-    starts: list = field(default_factory=list)
-    stores: list = field(default_factory=list)
-    heavy: list = field(default_factory=list)  # HeavyUses: each call of the body that loads something heavy
-    _waits: Optional[bool] = None
+class Summary(Record):
+    __slots__ = ("returns", "sinks", "starts", "stores", "heavy", "_waits")
+
+    def __init__(self, returns: frozenset = EMPTY, sinks: Optional[list] = None, starts: Optional[list] = None,
+                 stores: Optional[list] = None, heavy: Optional[list] = None, _waits: Optional[bool] = None) -> None:
+        self.returns = returns
+        self.sinks = sinks if sinks is not None else []
+        self.starts = starts if starts is not None else []
+        self.stores = stores if stores is not None else []
+        self.heavy = heavy if heavy is not None else []  # HeavyUses: each call of the body that loads something heavy
+        self._waits = _waits
 
     def waits_for_arguments(self) -> bool:
         """Whether a sink, start or store of the (finished) summary is in the function's parameters: only then
@@ -313,43 +335,52 @@ class Summary:
         return self._waits
 
 
-@dataclass(frozen=True, eq=False)
-class HeavyUse:
+class HeavyUse(Record):
     """Heavy loading (``analysis.heavy``) a call leads to: *what* it is, and the project calls on the way."""
 
-    what: str
-    hops: tuple = ()
+    __slots__ = ("what", "hops")
+
+    def __init__(self, what: str, hops: tuple = ()) -> None:
+        self.what = what
+        self.hops = hops
 
 
-@dataclass(frozen=True, eq=False)
-class Step:
+class Step(Record):
     """One step from a sink's value to a source: how the source is held."""
 
-    how: str  # "attr", "item", "partial", "closure", "kept", "self"
-    name: str = ""
-    owner: Optional[Obj] = None  # the object that holds it
-    stmt: Optional[ast.stmt] = None  # the statement that stored it (``self.x = ...``)
-    unit: Optional[str] = None
+    __slots__ = ("how", "name", "owner", "stmt", "unit")
+
+    def __init__(self, how: str, name: str = "", owner: Optional[Obj] = None, stmt: Optional[ast.stmt] = None,
+                 unit: Optional[str] = None) -> None:
+        self.how = how  # "attr", "item", "partial", "closure", "kept", "self"
+        self.name = name
+        self.owner = owner  # the object that holds it
+        self.stmt = stmt  # the statement that stored it (``self.x = ...``)
+        self.unit = unit
 
 
-@dataclass(frozen=True, eq=False)
-class Flow:
+class Flow(Record):
     """A source reaching a sink: the source object, how it is held, and the sink."""
 
-    source: Obj
-    path: tuple  # Steps, outermost first
-    sink: SinkUse
+    __slots__ = ("source", "path", "sink")
+
+    def __init__(self, source: Obj, path: tuple, sink: SinkUse) -> None:
+        self.source = source
+        self.path = path  # Steps, outermost first
+        self.sink = sink
 
 
-@dataclass(frozen=True, eq=False)
-class ModuleFacts:
+class ModuleFacts(Record):
     """What an analysis of one module on its own finds (:meth:`Engine.module_facts`)."""
 
-    flows: list[Flow]
-    #: the worker starts running the module's body leads to (:meth:`Engine.import_time_starts`)
-    starts: list[StartUse]
-    #: the heavy calls its body makes at import time (:meth:`Engine.import_time_heavy_calls`)
-    heavy: list[HeavyUse]
+    __slots__ = ("flows", "starts", "heavy")
+
+    def __init__(self, flows: list[Flow], starts: list[StartUse], heavy: list[HeavyUse]) -> None:
+        self.flows = flows
+        #: the worker starts running the module's body leads to (:meth:`Engine.import_time_starts`)
+        self.starts = starts
+        #: the heavy calls its body makes at import time (:meth:`Engine.import_time_heavy_calls`)
+        self.heavy = heavy
 
 
 # ============================================================================ the engine
@@ -2378,7 +2409,7 @@ def _units_named(facts: ModuleFacts) -> set[str]:
         elif isinstance(item, (Obj, Hop, Step, Flow, SinkUse, StartUse, HeavyUse)):
             if isinstance(getattr(item, "unit", None), str):
                 found.add(item.unit)
-            stack.extend(vars(item).values())
+            stack.extend(getattr(item, name) for name in item._fields)
     return found
 
 

@@ -7,9 +7,9 @@ the :class:`WorkerModel` instead of looking for APIs itself.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional
 
+from ..records import Record
 from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, CONTEXT_KEYWORDS, Arg, Registry, SpawnAPI
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
 from .names import Resolver
@@ -24,28 +24,33 @@ _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
 _ITER_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "reversed"})
 
 
-@dataclass(frozen=True, eq=False)
-class StartEvent:
+class StartEvent(Record):
     """An operation that starts worker processes."""
 
-    api: SpawnAPI
-    node: ast.AST  # what to report
-    site: Site
-    #: the start method of an explicit context (``get_context("spawn").Pool``), None: the API's own
-    method: Optional[str] = None
+    __slots__ = ("api", "node", "site", "method")
+
+    def __init__(self, api: SpawnAPI, node: ast.AST, site: Site, method: Optional[str] = None) -> None:
+        self.api = api
+        self.node = node  # what to report
+        self.site = site
+        #: the start method of an explicit context (``get_context("spawn").Pool``), None: the API's own
+        self.method = method
 
 
-@dataclass(frozen=True, eq=False)
-class Payload:
+class Payload(Record):
     """A value that is pickled and sent to worker processes."""
 
-    api: SpawnAPI
-    expr: ast.expr
-    arg: Arg
-    site: Site
-    #: sent with a task to a running worker (``pool.map`` …), not when the worker is spawned
-    task: bool = False
-    method: Optional[str] = None  # as for StartEvent
+    __slots__ = ("api", "expr", "arg", "site", "task", "method")
+
+    def __init__(self, api: SpawnAPI, expr: ast.expr, arg: Arg, site: Site, task: bool = False,
+                 method: Optional[str] = None) -> None:
+        self.api = api
+        self.expr = expr
+        self.arg = arg
+        self.site = site
+        #: sent with a task to a running worker (``pool.map`` …), not when the worker is spawned
+        self.task = task
+        self.method = method  # as for StartEvent
 
     @property
     def role(self) -> str:
@@ -53,10 +58,12 @@ class Payload:
         return self.arg.describe() if (self.arg.keyword or self.arg.position is not None) else "an argument"
 
 
-@dataclass(eq=False)
-class WorkerModel:
-    starts: list[StartEvent] = field(default_factory=list)
-    payloads: list[Payload] = field(default_factory=list)
+class WorkerModel(Record):
+    __slots__ = ("starts", "payloads")
+
+    def __init__(self, starts: Optional[list[StartEvent]] = None, payloads: Optional[list[Payload]] = None) -> None:
+        self.starts = starts if starts is not None else []
+        self.payloads = payloads if payloads is not None else []
 
 
 class WorkerFinder:

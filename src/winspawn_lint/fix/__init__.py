@@ -30,12 +30,12 @@ import ast
 import difflib
 import functools
 from collections import Counter
-from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from ..finding import Finding
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
 from ..io.source import split_lines
+from ..records import Record, Value
 from ..rules import RULES, FixSafety
 from ._base import LINE_REF, CannotEdit, Codemod, Fix, apply_edits, as_said, forget_texts, remember_tree, syntax_tree
 from .hoist_guarded_def import HoistGuardedDef
@@ -59,21 +59,23 @@ CODEMODS: tuple[type[Codemod], ...] = (RepairMainGuard, HoistGuardedDef, HoistLo
 FIXABLE = frozenset(rule for codemod in CODEMODS for rule in codemod.FIXES)
 
 
-@dataclass
-class FixOutcome:
-    text: str
-    fixed: list[Finding] = field(default_factory=list)
-    #: findings of the fixed text, at its positions
-    remaining: list[Finding] = field(default_factory=list)
-    note: Optional[str] = None
-    #: the original's findings that the fix leaves, at the original's positions (what ``--diff`` reports)
-    unfixed: Optional[list[Finding]] = None
-    #: (code, line, col) of each finding of ``unfixed`` whose fix was declined -> why
-    declined: dict[tuple[str, int, int], str] = field(default_factory=dict)
+class FixOutcome(Record):
+    """What ``--fix`` made of a text."""
 
-    def __post_init__(self) -> None:
-        if self.unfixed is None:
-            self.unfixed = self.remaining
+    __slots__ = ("text", "fixed", "remaining", "note", "unfixed", "declined")
+
+    def __init__(self, text: str, fixed: Optional[list[Finding]] = None, remaining: Optional[list[Finding]] = None,
+                 note: Optional[str] = None, unfixed: Optional[list[Finding]] = None,
+                 declined: Optional[dict[tuple[str, int, int], str]] = None) -> None:
+        self.text = text
+        self.fixed = fixed if fixed is not None else []
+        #: findings of the fixed text, at its positions
+        self.remaining = remaining if remaining is not None else []
+        self.note = note
+        #: the original's findings that the fix leaves, at the original's positions (what ``--diff`` reports)
+        self.unfixed = unfixed if unfixed is not None else self.remaining
+        #: (code, line, col) of each finding of ``unfixed`` whose fix was declined -> why
+        self.declined = declined if declined is not None else {}
 
 
 def title(finding: Finding) -> Optional[str]:
@@ -162,9 +164,9 @@ def fixable(text: str, findings: list[Finding], check: Check, *, filename: Optio
 def _graded(finding: Finding, verdict: Optional[FixSafety]) -> Finding:
     """``finding`` with the safety of its fix: None, it has none."""
     if verdict is None:
-        return replace(finding, fix_safety=FixSafety.NONE)
+        return finding.replace(fix_safety=FixSafety.NONE)
     if verdict is FixSafety.UNSAFE and finding.safety is FixSafety.SAFE:
-        return replace(finding, fix_safety=FixSafety.UNSAFE)
+        return finding.replace(fix_safety=FixSafety.UNSAFE)
     return finding
 
 
@@ -178,16 +180,19 @@ def _by_fixing(text: str, findings: list[Finding], check: Check, filename: Optio
     return Fixability(out, outcome.declined, unsafe)
 
 
-@dataclass
-class Fixability:
+class Fixability(Record):
     """What :func:`fixable` tells of a text's findings."""
 
-    findings: list[Finding]
-    #: (code, line, col) of each finding whose fix its codemod declines here -> why (said when ``--fix`` runs)
-    declined: dict[tuple[str, int, int], str]
-    #: (code, line, col) of each finding whose fix is unsafe here though its rule's is safe -> why (said when a
-    #: safe ``--fix`` runs)
-    unsafe: dict[tuple[str, int, int], str]
+    __slots__ = ("findings", "declined", "unsafe")
+
+    def __init__(self, findings: list[Finding], declined: dict[tuple[str, int, int], str],
+                 unsafe: dict[tuple[str, int, int], str]) -> None:
+        self.findings = findings
+        #: (code, line, col) of each finding whose fix its codemod declines here -> why (said when ``--fix`` runs)
+        self.declined = declined
+        #: (code, line, col) of each finding whose fix is unsafe here though its rule's is safe -> why (said when a
+        #: safe ``--fix`` runs)
+        self.unsafe = unsafe
 
 
 def declined_note(declined: dict[tuple[str, int, int], str]) -> Optional[str]:
@@ -226,17 +231,21 @@ def fix_text(text: str, findings: list[Finding], check: Check, *, filename: Opti
         forget_texts()
 
 
-@dataclass(frozen=True)
-class _Options:
-    check: Check
-    filename: Optional[str]
-    unsafe: bool
-    line_length: int
-    note: Optional[str]
-    declined: dict[tuple[str, int, int], str]
-    may_add: frozenset[str]
-    added_note: dict[str, str]
-    only: Optional[frozenset[Finding]] = None
+class _Options(Value):
+    __slots__ = ("check", "filename", "unsafe", "line_length", "note", "declined", "may_add", "added_note", "only")
+
+    def __init__(self, check: Check, filename: Optional[str], unsafe: bool, line_length: int, note: Optional[str],
+                 declined: dict[tuple[str, int, int], str], may_add: frozenset[str], added_note: dict[str, str],
+                 only: Optional[frozenset[Finding]] = None) -> None:
+        self.check = check
+        self.filename = filename
+        self.unsafe = unsafe
+        self.line_length = line_length
+        self.note = note
+        self.declined = declined
+        self.may_add = may_add
+        self.added_note = added_note
+        self.only = only
 
 
 def _fix_endings(text: str, findings: list[Finding], options: _Options, tree) -> FixOutcome:

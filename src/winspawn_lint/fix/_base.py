@@ -20,13 +20,13 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar, Optional, Sequence
 
 from ..analysis.positions import Positions
 from ..analysis.scopes import ScopeTree
 from ..finding import Finding
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH
+from ..records import Record, Value
 from ..rules import FixSafety, Rule
 from ._tree import Names, find_node, module_names, parents, top_level_statement
 
@@ -36,29 +36,36 @@ class CannotEdit(Exception):
     overlap)."""
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Value):
     """``text[start:end]`` becomes ``content`` (in the text's own line endings)."""
 
-    start: int
-    end: int
-    content: str
+    __slots__ = ("start", "end", "content")
+
+    def __init__(self, start: int, end: int, content: str) -> None:
+        self.start = start
+        self.end = end
+        self.content = content
 
 
-@dataclass
-class Fix:
+class Fix(Record):
     """What one codemod plans for one text (ruff's ``Fix``, for every finding the codemod fixes in the pass)."""
 
-    edits: list[Edit] = field(default_factory=list)
-    #: each finding the edits fix, with the safety of its fix (the driver allows the least safe of it and the
-    #: finding's own grade) and, for an unsafe one, why it is unsafe
-    fixed: list[tuple[Finding, FixSafety, str]] = field(default_factory=list)
-    #: each finding left as it is, and why (said in the note, at the finding's place in the original text)
-    declined: list[tuple[Finding, str]] = field(default_factory=list)
-    #: (finding, what the reader should know about its applied fix): what gets pickled, what to add by hand
-    remarks: list[tuple[Finding, str]] = field(default_factory=list)
-    #: ``(module, name)`` for ``import module`` (name None) or ``from module import name``, added where isort would
-    imports: list[tuple[str, Optional[str]]] = field(default_factory=list)
+    __slots__ = ("edits", "fixed", "declined", "remarks", "imports")
+
+    def __init__(self, edits: Optional[list[Edit]] = None, fixed: Optional[list[tuple[Finding, FixSafety, str]]] = None,
+                 declined: Optional[list[tuple[Finding, str]]] = None,
+                 remarks: Optional[list[tuple[Finding, str]]] = None,
+                 imports: Optional[list[tuple[str, Optional[str]]]] = None) -> None:
+        self.edits = edits if edits is not None else []
+        #: each finding the edits fix, with the safety of its fix (the driver allows the least safe of it and the
+        #: finding's own grade) and, for an unsafe one, why it is unsafe
+        self.fixed = fixed if fixed is not None else []
+        #: each finding left as it is, and why (said in the note, at the finding's place in the original text)
+        self.declined = declined if declined is not None else []
+        #: (finding, what the reader should know about its applied fix): what gets pickled, what to add by hand
+        self.remarks = remarks if remarks is not None else []
+        #: ``(module, name)`` for ``import module`` (name None) or ``from module import name``, added where isort would
+        self.imports = imports if imports is not None else []
 
 
 def line_ref(row: int) -> str:
@@ -198,15 +205,18 @@ class Codemod:
         return spelling
 
 
-@dataclass
-class Located:
+class Located(Record):
     """What :meth:`Codemod.locate` found."""
 
-    module: ast.Module
-    parent: dict[ast.AST, ast.AST]  # see :func:`._tree.parents`
-    found: list[tuple[Finding, ast.AST]]  # each finding whose node was found, and the node
-    scopes: ScopeTree  # of the found nodes' top-level statements
-    taken: Names  # the module's identifiers, for new names
+    __slots__ = ("module", "parent", "found", "scopes", "taken")
+
+    def __init__(self, module: ast.Module, parent: dict[ast.AST, ast.AST], found: list[tuple[Finding, ast.AST]],
+                 scopes: ScopeTree, taken: Names) -> None:
+        self.module = module
+        self.parent = parent  # see :func:`._tree.parents`
+        self.found = found  # each finding whose node was found, and the node
+        self.scopes = scopes  # of the found nodes' top-level statements
+        self.taken = taken  # the module's identifiers, for new names
 
 
 def syntax_tree(text: str) -> ast.Module:

@@ -12,12 +12,12 @@ import itertools
 import re
 import keyword
 import unicodedata
-from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from ..analysis.guards import is_main_guard
 from ..analysis.scopes import COMPREHENSIONS, ScopeTree
 from ..io.compact_tree import node_class
+from ..records import Record
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -26,19 +26,22 @@ class CannotHoist(Exception):
     """Why a definition cannot move to module level (the fix is skipped, the finding stays)."""
 
 
-@dataclass
-class Captured:
+class Captured(Record):
     """What a hoisted function takes, as leading parameters, from the functions around it: for each name it
     read there, the name itself, or (when it only reads attributes of it) each attribute chain it reads."""
 
-    #: the new leading parameters, in order
-    params: list[str] = field(default_factory=list)
-    #: what the ``functools.partial`` binds to each, as source text (``vae.config.scaling_factor``)
-    values: list[str] = field(default_factory=list)
-    #: (an attribute chain node in the definition, the parameter that stands for it)
-    replaced: list[tuple[ast.Attribute, str]] = field(default_factory=list)
-    #: names sent whole (what is pickled with the function), and what of each needs the whole object
-    whole: list[str] = field(default_factory=list)
+    __slots__ = ("params", "values", "replaced", "whole")
+
+    def __init__(self, params: Optional[list[str]] = None, values: Optional[list[str]] = None,
+                 replaced: Optional[list[tuple[ast.Attribute, str]]] = None, whole: Optional[list[str]] = None) -> None:
+        #: the new leading parameters, in order
+        self.params = params if params is not None else []
+        #: what the ``functools.partial`` binds to each, as source text (``vae.config.scaling_factor``)
+        self.values = values if values is not None else []
+        #: (an attribute chain node in the definition, the parameter that stands for it)
+        self.replaced = replaced if replaced is not None else []
+        #: names sent whole (what is pickled with the function), and what of each needs the whole object
+        self.whole = whole if whole is not None else []
 
 
 _MAX_CHAINS = 3  # more attribute chains of one name than this: the name goes whole (a parameter each would not read)

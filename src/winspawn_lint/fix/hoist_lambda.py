@@ -26,11 +26,11 @@ import io
 import keyword
 import re
 import tokenize
-from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
 from ..io.source import split_lines
+from ..records import Record
 from ..rules import FixSafety
 from ._base import Codemod, Edit, positions_of
 from ._tree import (CannotHoist, captured, enclosing_free_variables, is_plain_default, needs_partial,
@@ -40,13 +40,15 @@ from .style import line_limit
 from .tokens import depth_change, rows_inside
 
 
-@dataclass
-class _Plan:
-    name: str
-    free: list[str]
-    findings: list
-    node: ast.Lambda
-    replacement: str = ""
+class _Plan(Record):
+    __slots__ = ("name", "free", "findings", "node", "replacement")
+
+    def __init__(self, name: str, free: list[str], findings: list, node: ast.Lambda, replacement: str = "") -> None:
+        self.name = name
+        self.free = free
+        self.findings = findings
+        self.node = node
+        self.replacement = replacement
 
 
 class HoistLambda(Codemod):

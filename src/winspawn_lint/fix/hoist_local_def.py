@@ -31,7 +31,6 @@ import copy
 import io
 import textwrap
 import tokenize
-from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
@@ -39,6 +38,7 @@ from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
 from ..io.compact_tree import plain
 from ..io.source import split_lines, split_rows
+from ..records import Record
 from ..rules import FixSafety
 from ._base import CannotEdit, Codemod, Edit
 from ._tree import (CannotHoist, Captured, ancestors, captured, enclosing_free_variables, find_node, needs_partial,
@@ -50,17 +50,20 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _MAX_HELPER_DEPTH = 50  # local functions calling local functions: deeper chains take more passes
 
 
-@dataclass
-class _Plan:
-    node: ast.AST
-    new_name: str
-    free: list[str]
-    findings: list
-    top: ast.stmt
-    keep_local: bool  # the local name must stay bound (rename or partial)
-    shared: bool = False  # an identical definition is already at module level, or hoisted by another plan
-    #: what stands for ``free`` (the names, or the attribute chains read of them), when the plan writes edits
-    captured: Optional[Captured] = None
+class _Plan(Record):
+    __slots__ = ("node", "new_name", "free", "findings", "top", "keep_local", "shared", "captured")
+
+    def __init__(self, node: ast.AST, new_name: str, free: list[str], findings: list, top: ast.stmt, keep_local: bool,
+                 shared: bool = False, captured: Optional[Captured] = None) -> None:
+        self.node = node
+        self.new_name = new_name
+        self.free = free
+        self.findings = findings
+        self.top = top
+        self.keep_local = keep_local  # the local name must stay bound (rename or partial)
+        self.shared = shared  # an identical definition is already at module level, or hoisted by another plan
+        #: what stands for ``free`` (the names, or the attribute chains read of them), when the plan writes edits
+        self.captured = captured
 
 
 class HoistLocalDef(Codemod):

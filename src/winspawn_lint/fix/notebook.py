@@ -16,7 +16,6 @@ import difflib
 import functools
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .. import rules
@@ -25,25 +24,30 @@ from ..finding import Finding
 from ..io.notebook import (Notebook, NotebookFixError, cell_diff, is_cell_marker, loads, masked_rows, rewrite,
                            split_fixed, to_cells)
 from ..io.source import split_lines, split_rows
+from ..records import Record
 from . import Check, FixOutcome, fix_text
 from ._base import DEFINITIONS
 
 
-@dataclass
-class NotebookFix:
+class NotebookFix(Record):
     """What ``--fix`` made of a notebook."""
 
-    #: the notebook's new text; ``None`` when nothing changed
-    raw: Optional[str] = None
-    #: ``--diff`` output: the new module (if definitions moved) and the changed cells, one hunk group per cell
-    diff_lines: list[str] = field(default_factory=list)
-    #: (path, text) of the module the definitions moved to, to be created with the notebook's rewrite
-    new_module: Optional[tuple[str, str]] = None
-    fixed: list[Finding] = field(default_factory=list)
-    fixed_count: int = 0
-    #: the findings of the new notebook, in its cells
-    remaining: list[Finding] = field(default_factory=list)
-    note: Optional[str] = None
+    __slots__ = ("raw", "diff_lines", "new_module", "fixed", "fixed_count", "remaining", "note")
+
+    def __init__(self, raw: Optional[str] = None, diff_lines: Optional[list[str]] = None,
+                 new_module: Optional[tuple[str, str]] = None, fixed: Optional[list[Finding]] = None,
+                 fixed_count: int = 0, remaining: Optional[list[Finding]] = None, note: Optional[str] = None) -> None:
+        #: the notebook's new text; ``None`` when nothing changed
+        self.raw = raw
+        #: ``--diff`` output: the new module (if definitions moved) and the changed cells, one hunk group per cell
+        self.diff_lines = diff_lines if diff_lines is not None else []
+        #: (path, text) of the module the definitions moved to, to be created with the notebook's rewrite
+        self.new_module = new_module
+        self.fixed = fixed if fixed is not None else []
+        self.fixed_count = fixed_count
+        #: the findings of the new notebook, in its cells
+        self.remaining = remaining if remaining is not None else []
+        self.note = note
 
 
 def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display: str, check: Check, *,
@@ -96,14 +100,17 @@ def fix_notebook(notebook: Notebook, findings: list[Finding], path: str, display
     return result
 
 
-@dataclass
-class _Fixed:
+class _Fixed(Record):
     """The notebook's module as the fixes leave it."""
 
-    text: str
-    outcome: FixOutcome
-    move: Optional["Move"] = None
-    why: Optional[str] = None  # why definitions were not moved
+    __slots__ = ("text", "outcome", "move", "why")
+
+    def __init__(self, text: str, outcome: FixOutcome, move: Optional["Move"] = None,
+                 why: Optional[str] = None) -> None:
+        self.text = text
+        self.outcome = outcome
+        self.move = move
+        self.why = why  # why definitions were not moved
 
 
 #: why, in a notebook, a hoist is half a fix
@@ -160,14 +167,16 @@ FIXES = (rules.WSP206,)
 TITLE = "Move the definitions workers need into a module next to the notebook"
 
 
-@dataclass
-class Move:
+class Move(Record):
     """Definitions moved out of a notebook: the new module text, and the notebook's module without them."""
 
-    module_name: str
-    module_text: str
-    notebook_module: str
-    names: list[str]
+    __slots__ = ("module_name", "module_text", "notebook_module", "names")
+
+    def __init__(self, module_name: str, module_text: str, notebook_module: str, names: list[str]) -> None:
+        self.module_name = module_name
+        self.module_text = module_text
+        self.notebook_module = notebook_module
+        self.names = names
 
 
 def sibling_module_name(path: str) -> str:

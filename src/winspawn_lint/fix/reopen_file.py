@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import dataclass
 from typing import Optional
 
 from .. import rules
+from ..records import Record
 from ._base import Codemod, Edit, line_ref, syntax_tree
 from ._tree import find_node, import_names, parents, qualified_name
 from .lines import Lines, indent_step, indented
@@ -69,13 +69,15 @@ class Decline(Exception):
     """Why a file attribute is not fixed (the finding stays, with the reason in the note)."""
 
 
-@dataclass
-class _File:
-    attr: str
-    key: str  # the attribute's key in ``__dict__`` (private names are mangled)
-    callee: str  # how the original spells ``open``
-    arguments: list[str]  # the reopening call's arguments after the name, as source text
-    sent: list[str]  # what travels besides the name and position: "encoding", "errors"
+class _File(Record):
+    __slots__ = ("attr", "key", "callee", "arguments", "sent")
+
+    def __init__(self, attr: str, key: str, callee: str, arguments: list[str], sent: list[str]) -> None:
+        self.attr = attr
+        self.key = key  # the attribute's key in ``__dict__`` (private names are mangled)
+        self.callee = callee  # how the original spells ``open``
+        self.arguments = arguments  # the reopening call's arguments after the name, as source text
+        self.sent = sent  # what travels besides the name and position: "encoding", "errors"
 
 
 class ReopenFile(Codemod):

@@ -9,10 +9,10 @@ import io
 import re
 import sys
 import tokenize
-from dataclasses import dataclass
 from typing import Optional
 
 from ..io.source import split_rows
+from ..records import Record
 from .tokens import FSTRING_END, FSTRING_START, depth_change, rows_inside, significant
 
 
@@ -114,15 +114,17 @@ def _same_tree(one: str, other: str) -> bool:
         return False
 
 
-@dataclass
-class _Row:
+class _Row(Record):
     """The tokens of one physical row of a logical line (comments included, line breaks not)."""
 
-    tokens: list
-    depth: int  # bracket depth at the row's start
-    first: bool  # the logical line's first row
-    alone: bool  # the logical line's only row
-    header: bool  # the logical line ends with `:` (a block follows it)
+    __slots__ = ("tokens", "depth", "first", "alone", "header")
+
+    def __init__(self, tokens: list, depth: int, first: bool, alone: bool, header: bool) -> None:
+        self.tokens = tokens
+        self.depth = depth  # bracket depth at the row's start
+        self.first = first  # the logical line's first row
+        self.alone = alone  # the logical line's only row
+        self.header = header  # the logical line ends with `:` (a block follows it)
 
 
 def _rows(logical: list[tokenize.TokenInfo]) -> dict[int, _Row]:

@@ -51,7 +51,6 @@ Run on its own::
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import rules
@@ -59,6 +58,7 @@ from ..analysis.guards import is_main_guard
 from ..analysis.positions import char_column
 from ..analysis.scopes import ScopeTree
 from ..io.source import split_rows
+from ..records import Record
 from ._base import DEFINITIONS, Codemod, Edit, existing_spelling, line_ref, syntax_tree
 from ._tree import module_names, unique_name
 from .lines import Lines, indent_step, indented, row_groups
@@ -68,17 +68,20 @@ from .style import indent_deeper, keeps_to
 _DEFINITIONS = (ast.Import, ast.ImportFrom, *DEFINITIONS)
 
 
-@dataclass
-class _Unit:
+class _Unit(Record):
     """One top-level statement as the rows count them: the ast statements on its rows (``a = 1; b = 2``)."""
 
-    index: int
-    at: int  # the index of its first statement in the module's body
-    stmts: list[ast.stmt]
-    binds: set[str]  # names it binds in the module scope
-    reads: set[str]  # module-level names it reads (in its nested functions and classes too)
-    runs: set[str]  # module-level names it reads when it runs (not in the functions it defines)
-    findings: list = field(default_factory=list)
+    __slots__ = ("index", "at", "stmts", "binds", "reads", "runs", "findings")
+
+    def __init__(self, index: int, at: int, stmts: list[ast.stmt], binds: set[str], reads: set[str], runs: set[str],
+                 findings: Optional[list] = None) -> None:
+        self.index = index
+        self.at = at  # the index of its first statement in the module's body
+        self.stmts = stmts
+        self.binds = binds  # names it binds in the module scope
+        self.reads = reads  # module-level names it reads (in its nested functions and classes too)
+        self.runs = runs  # module-level names it reads when it runs (not in the functions it defines)
+        self.findings = findings if findings is not None else []
 
     @property
     def kind(self) -> str:

@@ -40,7 +40,6 @@ never touch the cache: they hand their entries to the parent, which stores them.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -50,6 +49,7 @@ import time
 from typing import Any, Iterator, Optional
 
 from ..__version__ import __version__
+from ..records import Record
 from .stamps import PRESENCE, Stamp, blake2b, content_hash, observe, same, stat_stamp, still, too_recent
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
@@ -78,8 +78,8 @@ _NOT_IN_KEY = frozenset({"exclude", "extend_exclude", "respect_gitignore", "cach
 
 def _stable(value: Any) -> Any:
     """A JSON-able form of *value* that does not depend on hash seeds or insertion order of sets."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [type(value).__name__, {f.name: _stable(getattr(value, f.name)) for f in dataclasses.fields(value)}]
+    if isinstance(value, Record):
+        return [type(value).__name__, {name: _stable(getattr(value, name)) for name in value._fields}]
     if isinstance(value, (set, frozenset)):
         return sorted((_stable(v) for v in value), key=repr)
     if isinstance(value, (list, tuple)):
@@ -107,8 +107,7 @@ def _own_sources() -> list[Any]:
 
 def settings_digest(settings: Any) -> str:
     """A stable digest of everything besides a file's own bytes that its findings depend on."""
-    fields = {f.name: _stable(getattr(settings, f.name)) for f in dataclasses.fields(settings)
-              if f.name not in _NOT_IN_KEY}
+    fields = {name: _stable(getattr(settings, name)) for name in settings._fields if name not in _NOT_IN_KEY}
     payload = {
         "format": FORMAT, "version": __version__, "python": list(sys.version_info[:2]),
         "settings": fields, "registry": _stable(settings.registry.apis), "code": _own_sources(),
@@ -128,26 +127,33 @@ def cache_directory(settings: Any, cwd: Optional[str] = None) -> str:
 # ---------------------------------------------------------------- the cache
 
 
-@dataclasses.dataclass
-class Entry:
+class Entry(Record):
     """What is stored for one file (see the module docstring)."""
 
-    stamp: Optional[Stamp]
-    digest: str
-    parsed: bool
-    findings: list  # [code, line, col, end_line, end_col, args, platforms, fix safety or None, cell or None] each
-    #: path -> its stamp; from the cache file, as read ([size, mtime] or None), checked when looked up
-    dependencies: dict[str, Any] = dataclasses.field(default_factory=dict)
-    #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
-    fixes: dict[str, Any] = dataclasses.field(default_factory=dict)
-    #: derived fact -> its digest when the file was checked (Project.derived)
-    derived: dict[str, str] = dataclasses.field(default_factory=dict)
-    #: the paths looked for and not found (most of what a check reads: the import search's probes of every
-    #: library name in every folder of the search path), by the nearest folder that exists: folder -> (its
-    #: mtime then, None if too recent to trust; the names in it that each begins with).  While a folder keeps
-    #: its mtime its entries are the same, so they are still missing; when it changes, the names are looked
-    #: for again (``torch`` for ``torch/utils/data.py``: while there is no ``torch``, there is no file in it).
-    absent: dict[str, tuple[Optional[int], tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+    __slots__ = ("stamp", "digest", "parsed", "findings", "dependencies", "fixes", "derived", "absent")
+
+    def __init__(self, stamp: Optional[Stamp], digest: str, parsed: bool, findings: list,
+                 dependencies: Optional[dict[str, Any]] = None, fixes: Optional[dict[str, Any]] = None,
+                 derived: Optional[dict[str, str]] = None,
+                 absent: Optional[dict[str, tuple[Optional[int], tuple[str, ...]]]] = None) -> None:
+        self.stamp = stamp
+        self.digest = digest
+        self.parsed = parsed
+        #: [code, line, col, end_line, end_col, args, platforms, fix safety or None, cell or None] each
+        self.findings = findings
+        #: path -> its stamp; from the cache file, as read ([size, mtime] or None), checked when looked up
+        self.dependencies = dependencies if dependencies is not None else {}
+        #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
+        self.fixes = fixes if fixes is not None else {}
+        #: derived fact -> its digest when the file was checked (Project.derived)
+        self.derived = derived if derived is not None else {}
+        #: the paths looked for and not found (most of what a check reads: the import search's probes of every
+        #: library name in every folder of the search path), by the nearest folder that exists: folder -> (its
+        #: mtime then, None if too recent to trust; the names in it that each begins with).  While a folder
+        #: keeps its mtime its entries are the same, so they are still missing; when it changes, the names are
+        #: looked for again (``torch`` for ``torch/utils/data.py``: while there is no ``torch``, there is no
+        #: file in it).
+        self.absent = absent if absent is not None else {}
 
     def to_json(self) -> list:
         stamp = list(self.stamp) if self.stamp else None
@@ -177,10 +183,14 @@ class Entry:
                    {str(k): str(v) for k, v in derived.items()},
                    {folder: (mtime, tuple(names)) for folder, (mtime, names) in absent.items()})
 
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self._fields}
+
     def __setstate__(self, state: dict) -> None:
         # An entry from a -j N worker: its dependency paths interned here, as new_entry interns them there.
         state["dependencies"] = {sys.intern(dep): stamp for dep, stamp in state["dependencies"].items()}
-        self.__dict__.update(state)
+        for name, value in state.items():
+            setattr(self, name, value)
 
 
 def _stamp(value: Any) -> Optional[Stamp]:
@@ -223,15 +233,17 @@ def decode_findings(rows: list) -> list:
 # ---------------------------------------------------------------- fix outcomes
 
 
-@dataclasses.dataclass
-class CachedFix:
+class CachedFix(Record):
     """What ``fix.fix_text`` returned for a text (its ``FixOutcome``'s fields), as the cache gives it back."""
 
-    text: str
-    note: Optional[str]
-    fixed: list
-    remaining: list
-    unfixed: list
+    __slots__ = ("text", "note", "fixed", "remaining", "unfixed")
+
+    def __init__(self, text: str, note: Optional[str], fixed: list, remaining: list, unfixed: list) -> None:
+        self.text = text
+        self.note = note
+        self.fixed = fixed
+        self.remaining = remaining
+        self.unfixed = unfixed
 
 
 def fix_key(unsafe: bool, findings: list) -> str:
@@ -339,16 +351,18 @@ def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], 
     return out, still
 
 
-@dataclasses.dataclass
-class _Seen:
+class _Seen(Record):
     """What :func:`_absent_by_folder` saw of the file system in this process, each answer asked once (a project's
     entries share their folders).  Sound however old: a folder's mtime is taken before any name in it is looked
     for, so a name that appeared after it was looked for finds the folder's mtime changed next time, and each
     name is then looked for again."""
 
-    nearest: dict[str, Optional[str]] = dataclasses.field(default_factory=dict)
-    mtimes: dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
-    there: dict[tuple[str, str], bool] = dataclasses.field(default_factory=dict)
+    __slots__ = ("nearest", "mtimes", "there")
+
+    def __init__(self) -> None:
+        self.nearest: dict[str, Optional[str]] = {}
+        self.mtimes: dict[str, Optional[int]] = {}
+        self.there: dict[tuple[str, str], bool] = {}
 
 
 _SEEN = _Seen()

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
+
+from ..records import Value
 
 #: the POSIX character classes wildmatch knows, as ASCII sets (git's ctype is ASCII-only)
 _CLASSES = {
@@ -33,15 +34,18 @@ _CLASSES = {
 _NEVER = "(?!)"
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(Value):
     """One line of an ignore file."""
 
-    regex: "re.Pattern[str]"
-    negated: bool
-    dir_only: bool
-    #: matched against the name alone (no ``/`` in the pattern) or against the path below the file's directory
-    basename: bool
+    __slots__ = ("regex", "negated", "dir_only", "basename")
+
+    def __init__(self, regex: re.Pattern[str], negated: bool, dir_only: bool, basename: bool) -> None:
+        self.regex = regex
+        self.negated = negated
+        self.dir_only = dir_only
+        #: matched against the name alone (no ``/`` in the pattern) or against the path below the file's
+        #: directory
+        self.basename = basename
 
 
 class Patterns:

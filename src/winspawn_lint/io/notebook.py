@@ -31,10 +31,10 @@ import io
 import json
 import re
 import tokenize
-from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ..finding import NOTEBOOK_LINE, Finding
+from ..records import Record
 from .source import SourceError, replace_lines, split_lines, split_rows
 
 SUFFIX = ".ipynb"
@@ -63,19 +63,24 @@ def is_notebook(path: Optional[str]) -> bool:
     return bool(path) and path.lower().endswith(SUFFIX)
 
 
-@dataclass
-class Notebook:
+class Notebook(Record):
     """A parsed notebook and the module built from its code cells."""
 
-    data: dict  # the JSON document, key order as in the file
-    raw: str  # the file's text
-    module: str  # the code cells joined into one Python module (magics masked)
-    #: module line (1-based) -> (cell number, line in the cell), both 1-based; marker lines map to None
-    line_map: dict[int, Optional[tuple[int, int]]] = field(default_factory=dict)
-    #: masked lines: key in the marker comment -> the original line(s), without the line break
-    masked: dict[int, list[str]] = field(default_factory=dict)
-    #: (cell number, position in data["cells"]) of each code cell, in order
-    code_cells: list[tuple[int, int]] = field(default_factory=list)
+    __slots__ = ("data", "raw", "module", "line_map", "masked", "code_cells")
+
+    def __init__(self, data: dict, raw: str, module: str,
+                 line_map: Optional[dict[int, Optional[tuple[int, int]]]] = None,
+                 masked: Optional[dict[int, list[str]]] = None,
+                 code_cells: Optional[list[tuple[int, int]]] = None) -> None:
+        self.data = data  # the JSON document, key order as in the file
+        self.raw = raw  # the file's text
+        self.module = module  # the code cells joined into one Python module (magics masked)
+        #: module line (1-based) -> (cell number, line in the cell), both 1-based; marker lines map to None
+        self.line_map = line_map if line_map is not None else {}
+        #: masked lines: key in the marker comment -> the original line(s), without the line break
+        self.masked = masked if masked is not None else {}
+        #: (cell number, position in data["cells"]) of each code cell, in order
+        self.code_cells = code_cells if code_cells is not None else []
 
     def position(self, line: int) -> Optional[tuple[int, int]]:
         return self.line_map.get(line)
@@ -268,7 +273,7 @@ def to_cells(notebook: Notebook, findings: list[Finding]) -> list[Finding]:
             else (start[1], finding.col)
         args = {key: NOTEBOOK_LINE.sub(lambda m: _cell_line(notebook, int(m.group(1))), value)
                 for key, value in finding.args.items()}
-        out.append(replace(finding, cell=start[0], line=start[1], end_line=end_line, end_col=end_col, args=args))
+        out.append(finding.replace(cell=start[0], line=start[1], end_line=end_line, end_col=end_col, args=args))
     return sorted(out, key=Finding.sort_key)
 
 

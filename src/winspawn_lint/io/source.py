@@ -11,9 +11,9 @@ import io
 import re
 import sys
 import tokenize
-from dataclasses import dataclass
 from typing import Optional
 
+from ..records import Record
 from . import compact_tree
 
 MAX_BYTES = 50 * 1024 * 1024  # larger files are not Python source anyone checks in
@@ -28,12 +28,16 @@ class SourceError(Exception):
         self.at = at
 
 
-@dataclass
-class Source:
-    text: str  # decoded, BOM removed, line endings as in the file
-    encoding: str
-    bom: bool
-    original: Optional[bytes] = None  # the bytes read, to detect a change on disk before a rewrite
+class Source(Record):
+    """A file's text as read."""
+
+    __slots__ = ("text", "encoding", "bom", "original")
+
+    def __init__(self, text: str, encoding: str, bom: bool, original: Optional[bytes] = None) -> None:
+        self.text = text  # decoded, BOM removed, line endings as in the file
+        self.encoding = encoding
+        self.bom = bom
+        self.original = original  # the bytes read, to detect a change on disk before a rewrite
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

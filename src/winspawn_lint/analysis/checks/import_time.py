@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ... import rules
+from ...records import Value
 from ...rules import FixSafety
 from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
 from ..context import Context
@@ -31,10 +31,12 @@ def _is_set_start_method(call: ast.Call, ctx: Context, site: Site) -> bool:
                    for k in call.keywords)
 
 
-@dataclass(frozen=True)
-class Effect:
-    what: str  # description of the final operation
-    chain: tuple[str, ...]  # function names from the outer call inwards
+class Effect(Value):
+    __slots__ = ("what", "chain")
+
+    def __init__(self, what: str, chain: tuple[str, ...]) -> None:
+        self.what = what  # description of the final operation
+        self.chain = chain  # function names from the outer call inwards
 
 
 class Effects:
