@@ -89,10 +89,12 @@ def project(tmp_path, monkeypatch):
 
 
 def shard_files(root: Path) -> list[Path]:
-    """The shards of the one settings digest the runs used (none before the first run)."""
+    """The shards of the one settings digest the runs used (none before the first run; not the project search's
+    memories beside them)."""
     directories = list((root / cache_module.CACHE_DIR_NAME).glob("results-*"))
     assert len(directories) <= 1 and all(directory.is_dir() for directory in directories)
-    return sorted(directories[0].glob("*.json")) if directories else []
+    return sorted(path for path in directories[0].glob("*.json") if not path.name.startswith("scan-")) \
+        if directories else []
 
 
 def cached_paths(root: Path) -> set[str]:
@@ -472,8 +474,9 @@ def test_a_one_file_run_reads_and_writes_only_the_shard_of_that_file(project, mo
     read, written = [], []
     reader, writer = cache_module._read, cache_module._merge_and_write
 
-    def is_shard(path):
-        return os.path.basename(os.path.dirname(path)).startswith("results-")
+    def is_shard(path):  # (not the project search's memory)
+        return os.path.basename(os.path.dirname(path)).startswith("results-") \
+            and not os.path.basename(path).startswith("scan-")
 
     def reading(path, digest):
         if is_shard(path):
@@ -481,7 +484,7 @@ def test_a_one_file_run_reads_and_writes_only_the_shard_of_that_file(project, mo
         return reader(path, digest)
 
     def writing(path, digest, fresh):
-        if is_shard(path):  # (not the project search's memory)
+        if is_shard(path):
             written.append(Path(path))
         return writer(path, digest, fresh)
 
@@ -593,26 +596,62 @@ def test_two_writers_at_once_keep_each_others_entries(tmp_path):
 
 
 def cached_paths_in(directory: Path) -> set[str]:
-    return {path for shard in directory.glob("results-*/*.json") for path in json.loads(shard.read_text())["files"]}
+    return {path for shard in directory.glob("results-*/[0-9a-f]*.json")  # (the shards, not the scan memories)
+            for path in json.loads(shard.read_text())["files"]}
 
 
 def test_the_single_file_of_the_layout_before_shards_is_removed_and_the_markers_kept(project):
     """Specification: the format before shards kept a digest's results in one file, ``results-<format>-<digest>
-    .json``, and the project search's memory in ``scan-<format>-<digest>.json``; the first run that makes its
-    shard directory removes them (they are never read again), and the cache directory keeps its ``.gitignore``
-    and ``CACHEDIR.TAG``."""
+    .json``, and formats before 13 the project search's memory beside the shards, ``scan-<format>-<digest>.json``;
+    the first run that makes its shard directory removes them (they are never read again), keeps the project
+    search's memory in the digest's directory, one file per project root, and the cache directory keeps its
+    ``.gitignore`` and ``CACHEDIR.TAG``."""
     directory = project / cache_module.CACHE_DIR_NAME
     directory.mkdir()
     cache_module._mark(directory)  # (as the run that made it did)
-    old = [directory / "results-9-e5260740be2abd2555344d06.json", directory / "scan-9-e5260740be2abd2555344d06.json"]
+    old = [directory / "results-9-e5260740be2abd2555344d06.json", directory / "scan-9-e5260740be2abd2555344d06.json",
+           directory / "scan-12-e5260740be2abd2555344d06.json"]
     for path in old:
         path.write_text('{"format": 9, "key": "x", "files": {}}')
     age(project)  # (the project search keeps what it read of a file only once its mtime is old enough)
     first = run(".")
     assert not any(path.exists() for path in old)
     assert (directory / ".gitignore").read_text().splitlines()[-1] == "*" and (directory / "CACHEDIR.TAG").exists()
-    assert shard_files(project) and list(directory.glob(f"scan-{cache_module.FORMAT}-*.json"))
+    assert shard_files(project) and len(list(directory.glob(f"results-{cache_module.FORMAT}-*/scan-*.json"))) == 1
+    assert not list(directory.glob("scan-*"))
     assert run(".") == first
+
+
+def test_projects_sharing_a_cache_directory_keep_their_search_memories_apart(project, tmp_path, monkeypatch):
+    """Specification: the project search's memory is kept per project root, so that a run in one project of a
+    cache directory shared by several (``WINSPAWN_LINT_CACHE_DIR``, ``cache-dir``) reads that project's
+    records only, not every project's: the one-file run in a small project sharing the benchmark's cache
+    directory took 91 ms against 49 ms with its own."""
+    shared = tmp_path / "shared-cache"
+    monkeypatch.setenv(cache_module.ENV_VAR, str(shared))
+    other = tmp_path / "other"
+    write(other / "pyproject.toml", "")
+    write(other / "train.py", TRAIN)
+    write(other / "config.py", "NUM_WORKERS = 0\n")
+    for root in (project, other):
+        (root / ".git").mkdir(exist_ok=True)
+        age(root)
+    first = run(".")
+    monkeypatch.chdir(other)
+    other_first = run(".")
+    [digest] = shared.glob("results-*")
+    memories = sorted(digest.glob("scan-*.json"))
+    assert len(memories) == 2
+    read = []
+    reader = cache_module._read
+    monkeypatch.setattr(cache_module, "_read", lambda path, key: read.append(Path(path)) or reader(path, key))
+    assert run(".") == other_first
+    searched = [path for path in read if path.name.startswith("scan-")]
+    assert len(set(searched)) == 1 and searched[0] in memories
+    monkeypatch.chdir(project)
+    read.clear()
+    assert run(".") == first
+    assert len({path for path in read if path.name.startswith("scan-")} - set(searched)) == 1
 
 
 def test_a_new_digest_removes_the_stale_ones_and_leaves_anything_else(project):
@@ -628,9 +667,8 @@ def test_a_new_digest_removes_the_stale_ones_and_leaves_anything_else(project):
         name = f"{number:024x}"
         shards = directory / f"results-{cache_module.FORMAT}-{name}"
         shards.mkdir()
-        for file in ("00.json", ".lock", *([extra] if extra else [])):
+        for file in ("00.json", "scan-0123456789abcdef.json", ".lock", *([extra] if extra else [])):
             (shards / file).write_text("{}")
-        (directory / f"scan-{cache_module.FORMAT}-{name}.json").write_text("{}")
         written = time.time() - seconds_ago
         os.utime(shards, (written, written))
         return shards
@@ -640,8 +678,9 @@ def test_a_new_digest_removes_the_stale_ones_and_leaves_anything_else(project):
     foreign = digest(11, week + 60, extra="notes.txt")
     run(".")
     assert [path.exists() for path in recent] == [True] * cache_module.KEPT_DIGESTS + [False, False]
-    assert not stale.exists() and not (directory / f"scan-{cache_module.FORMAT}-{10:024x}.json").exists()
-    assert sorted(path.name for path in foreign.iterdir()) == [".lock", "00.json", "notes.txt"]
+    assert not stale.exists()
+    assert sorted(path.name for path in foreign.iterdir()) == [".lock", "00.json", "notes.txt",
+                                                               "scan-0123456789abcdef.json"]
     assert len(list(directory.glob("results-*"))) == 1 + cache_module.KEPT_DIGESTS + 1  # (new, 7 kept, foreign)
 
 

@@ -474,12 +474,12 @@ def scan(root: str, passes: Any = None, memory: Any = None,
                 stamps.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
         if info.st_size > MAX_SCANNED_BYTES:
             continue  # a huge file is not a module
-        kept = memory.recall(path, info) if memory is not None else None
+        kept = memory.recall(index.root, path, info) if memory is not None else None
         read = FileRead(*kept) if kept is not None else _read_for_index(path, passes)
         if read is None:
             continue
         if memory is not None and kept is None:
-            memory.keep(path, info, (read.sink, read.words, read.imports, read.names))
+            memory.keep(index.root, path, info, (read.sink, read.words, read.imports, read.names))
         index.imports[path] = read.imports
         index.names[path] = read.names
         if read.sink:

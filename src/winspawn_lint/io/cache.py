@@ -54,17 +54,20 @@ from .stamps import PRESENCE, Stamp, blake2b, content_hash, observe, same, stat_
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 12  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 13  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
 # 10: the results in shards, a directory per digest (the single files of formats before it are removed);
 # 11: the scan memory keeps each file's imports (module, name, bound name) and top-level names;
-# 12: the paths looked for and not found are kept by the folder that holds them, with its mtime
+# 12: the paths looked for and not found are kept by the folder that holds them, with its mtime;
+# 13: the scan memory kept per project root, in the digest's directory (a shared cache directory held every
+# project's records in one file, which each run read whole)
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
 SHARDS = 256
-#: the files of the single-file layout (formats before 10), removed when a digest's shard directory is created
+#: the files of the single-file layout (formats before 10) and the scan memories beside the shard directories
+#: (formats before 13), removed when a digest's shard directory is created
 _OLD_LAYOUT = re.compile(r"(?:results|scan)-([0-9]+)-[0-9a-f]+\.json")
 #: how long a writer waits for another's lock before writing without it (a bound, never a hang)
 _LOCK_WAIT = 5.0
@@ -435,7 +438,7 @@ class ResultsCache:
         self._decided: dict[str, tuple[Any, bool]] = {}
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
-        self.scans = ScanMemory(directory, digest)
+        self.scans = ScanMemory(self.path, digest)
 
     @classmethod
     def open(cls, settings: Any, derive: Any = None) -> "ResultsCache":
@@ -586,26 +589,36 @@ class ScanMemory:
     """What the project search (:func:`winspawn_lint.analysis.importers.scan`) read of each file, kept with the
     file's size and mtime: whether its text passes the prefilter, the words its imports mention, the imports
     themselves and the names it defines at column 0.  A file whose size and mtime are unchanged is not read
-    again (an mtime too recent to trust is not kept).  One JSON file per settings digest beside the results (the
-    prefilter depends on the registry), read whole and saved once per run (not sharded: a run that checks one
-    file searches the whole project for the modules that import it, so it needs every record); anything
-    unreadable or malformed counts as not kept."""
+    again (an mtime too recent to trust is not kept).  One JSON file per project root in the digest's directory
+    (the prefilter depends on the registry), read whole when the search of that root first asks and saved once
+    per run (not sharded: a run that checks one file searches its whole project for the modules that import it,
+    so it needs every record of the project, and only those: a cache directory that several projects share
+    holds theirs apart); anything unreadable or malformed counts as not kept."""
 
     def __init__(self, directory: str, digest: str) -> None:
         self.directory = directory
         self.digest = digest
-        self.path = os.path.join(directory, f"scan-{FORMAT}-{digest[:24]}.json")
-        self.records = self._load()
-        self.changed: dict[str, list] = {}
+        #: project root -> its records (path -> record; :data:`_ANSWERS` + root -> the graph's answers), read
+        #: when first asked for
+        self.roots: dict[str, dict[str, Any]] = {}
+        #: project root -> the records this run read or found, to be saved
+        self.changed: dict[str, dict[str, list]] = {}
 
-    def _load(self) -> dict[str, Any]:
-        return _read(self.path, self.digest)
+    def _file(self, root: str) -> str:
+        name = blake2b(os.fsencode(root), digest_size=8).hexdigest()
+        return os.path.join(self.directory, f"scan-{name}.json")
 
-    def recall(self, path: str, info: os.stat_result) -> Optional[tuple]:
-        """What the search read of *path*, as kept for its size and mtime in *info*: (passes the prefilter, the
-        words its imports mention or None, its imports as ``(module, name, bound name)``, the names it defines
-        at column 0), or None."""
-        raw = self.records.get(path)
+    def _records(self, root: str) -> dict[str, Any]:
+        records = self.roots.get(root)
+        if records is None:
+            records = self.roots[root] = _read(self._file(root), self.digest)
+        return records
+
+    def recall(self, root: str, path: str, info: os.stat_result) -> Optional[tuple]:
+        """What the search of the project at *root* read of *path*, as kept for its size and mtime in *info*:
+        (passes the prefilter, the words its imports mention or None, its imports as ``(module, name, bound
+        name)``, the names it defines at column 0), or None."""
+        raw = self._records(root).get(path)
         if not (isinstance(raw, list) and len(raw) == 6) or raw[0] != info.st_size or raw[1] != info.st_mtime_ns:
             return None
         sink, words, imports, names = raw[2:]
@@ -615,13 +628,15 @@ class ScanMemory:
         return (sink, frozenset(words) if words is not None else None, tuple(tuple(entry) for entry in imports),
                 frozenset(names))
 
-    def keep(self, path: str, info: os.stat_result, read: tuple) -> None:
+    def keep(self, root: str, path: str, info: os.stat_result, read: tuple) -> None:
         if not self.trusted(info):
             return  # (may change again within the same mtime tick)
         sink, words, imports, names = read
-        self.changed[path] = self.records[path] = [info.st_size, info.st_mtime_ns, sink,
-                                                   sorted(words) if words is not None else None,
-                                                   [list(entry) for entry in imports], sorted(names)]
+        self._keep(root, path, [info.st_size, info.st_mtime_ns, sink, sorted(words) if words is not None else None,
+                                [list(entry) for entry in imports], sorted(names)])
+
+    def _keep(self, root: str, key: str, record: list) -> None:
+        self._records(root)[key] = self.changed.setdefault(root, {})[key] = record
 
     @staticmethod
     def trusted(info: os.stat_result) -> bool:
@@ -632,20 +647,20 @@ class ScanMemory:
         """The import graph's answers for the project at *root* (the files that reach a worker API, those that
         may hold a finding: ``analysis.importers.GraphAnswers``) as kept when its *files* (their names, sizes
         and mtimes) were the same; None if not kept."""
-        raw = self.records.get(_ANSWERS + root)
+        raw = self._records(root).get(_ANSWERS + root)
         if not (isinstance(raw, list) and len(raw) == 3 and raw[0] == _files_digest(files)
                 and _strings(raw[1]) and _strings(raw[2])):
             return None
         return frozenset(raw[1]), frozenset(raw[2])
 
     def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str]) -> None:
-        self.changed[_ANSWERS + root] = self.records[_ANSWERS + root] = [
-            _files_digest(files), sorted(reaching), sorted(relevant)]
+        self._keep(root, _ANSWERS + root, [_files_digest(files), sorted(reaching), sorted(relevant)])
 
     def save(self) -> None:
-        """Merge what this run read into the file (called by :meth:`ResultsCache.save`, under its lock)."""
-        if self.changed:
-            _merge_and_write(self.path, self.digest, self.changed)
+        """Merge what this run read into the files (called by :meth:`ResultsCache.save`, under its lock, once
+        the digest's directory is there)."""
+        for root, records in sorted(self.changed.items()):
+            _merge_and_write(self._file(root), self.digest, records)
 
 
 def _files_digest(files: str) -> str:
@@ -676,7 +691,8 @@ def _merge_and_write(path: str, digest: str, fresh: dict[str, Any]) -> None:
     write it only loses its records."""
     import tempfile
 
-    merged = {name: raw for name, raw in _read(path, digest).items() if os.path.exists(name)}
+    merged = {name: raw for name, raw in _read(path, digest).items()
+              if name.startswith(_ANSWERS) or os.path.exists(name)}
     merged.update(fresh)
     try:
         if not merged:
@@ -724,8 +740,9 @@ def _prepare(directory: str, shards: str) -> None:
 
 
 #: a digest's shard directory, and the files in it
-_DIGEST_DIR = re.compile(r"results-([0-9]+-[0-9a-f]{24})")  # (format-digest, as its scan file is named)
-_DIGEST_FILE = re.compile(r"(?:[0-9a-f]+\.json|\.lock|\.results-[^/]*\.tmp)")  # (shards, lock, a write cut off)
+_DIGEST_DIR = re.compile(r"results-[0-9]+-[0-9a-f]{24}")
+#: (shards, scan memories, lock, a write cut off)
+_DIGEST_FILE = re.compile(r"(?:[0-9a-f]+\.json|scan-[0-9a-f]+\.json|\.lock|\.results-[^/]*\.tmp)")
 #: digests kept besides a new one, the most recently written, if written within :data:`_STALE_SECONDS`
 KEPT_DIGESTS = 7
 _STALE_SECONDS = 7 * 24 * 3600
@@ -737,19 +754,19 @@ def _prune(directory: str, made: str) -> None:
     kept while it is among the :data:`KEPT_DIGESTS` most recently written and was written within
     :data:`_STALE_SECONDS` (its shard directory's mtime: a run that changed nothing writes nothing, and a
     digest dropped only costs a cold run).  Only the cache's own files are removed: a directory holding
-    anything else is left."""
+    anything else is left.  (A digest's scan memories are in its directory; those of formats before 13, beside
+    it, are removed by :func:`_prepare`.)"""
     digests = []
     for name in os.listdir(directory):
-        found = _DIGEST_DIR.fullmatch(name)
-        if found is None or name == made:
+        if name == made or _DIGEST_DIR.fullmatch(name) is None:
             continue
         try:
-            digests.append((os.stat(os.path.join(directory, name)).st_mtime, name, f"scan-{found.group(1)}.json"))
+            digests.append((os.stat(os.path.join(directory, name)).st_mtime, name))
         except OSError:
             continue
     digests.sort(reverse=True)
     now = time.time()
-    for rank, (written, name, scan) in enumerate(digests):
+    for rank, (written, name) in enumerate(digests):
         if rank < KEPT_DIGESTS and now - written < _STALE_SECONDS:
             continue
         path = os.path.join(directory, name)
@@ -760,7 +777,6 @@ def _prune(directory: str, made: str) -> None:
             for entry in entries:
                 os.unlink(os.path.join(path, entry))
             os.rmdir(path)
-            os.unlink(os.path.join(directory, scan))
         except OSError:
             pass
 
