@@ -54,14 +54,17 @@ from .stamps import PRESENCE, Stamp, blake2b, content_hash, observe, same, stat_
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 13  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 14  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
 # 10: the results in shards, a directory per digest (the single files of formats before it are removed);
 # 11: the scan memory keeps each file's imports (module, name, bound name) and top-level names;
 # 12: the paths looked for and not found are kept by the folder that holds them, with its mtime;
 # 13: the scan memory kept per project root, in the digest's directory (a shared cache directory held every
-# project's records in one file, which each run read whole)
+# project's records in one file, which each run read whole); 14: a dependency's stamp as one string, "size/mtime",
+# and the names missing from a folder as one, joined by "/" (a name in a folder has none): JSON makes one object
+# of each, not three or one per name, and a warm run over the ML corpus decoded its 38 MB of entries in 0.48 s,
+# 0.10 s now
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
@@ -138,13 +141,14 @@ class Entry(Record):
     def __init__(self, stamp: Optional[Stamp], digest: str, parsed: bool, findings: list,
                  dependencies: Optional[dict[str, Any]] = None, fixes: Optional[dict[str, Any]] = None,
                  derived: Optional[dict[str, str]] = None,
-                 absent: Optional[dict[str, tuple[Optional[int], tuple[str, ...]]]] = None) -> None:
+                 absent: Optional[dict[str, tuple[Optional[int], str]]] = None) -> None:
         self.stamp = stamp
         self.digest = digest
         self.parsed = parsed
         #: [code, line, col, end_line, end_col, args, platforms, fix safety or None, cell or None] each
         self.findings = findings
-        #: path -> its stamp; from the cache file, as read ([size, mtime] or None), checked when looked up
+        #: path -> its stamp (this run's), or as the cache file has it ("size/mtime" or None: see _stamp),
+        #: checked when looked up
         self.dependencies = dependencies if dependencies is not None else {}
         #: fix_key(...) -> encode_fix(...) of what --fix/--diff made of this text (decoded lazily, checked then)
         self.fixes = fixes if fixes is not None else {}
@@ -152,17 +156,17 @@ class Entry(Record):
         self.derived = derived if derived is not None else {}
         #: the paths looked for and not found (most of what a check reads: the import search's probes of every
         #: library name in every folder of the search path), by the nearest folder that exists: folder -> (its
-        #: mtime then, None if too recent to trust; the names in it that each begins with).  While a folder
-        #: keeps its mtime its entries are the same, so they are still missing; when it changes, the names are
-        #: looked for again (``torch`` for ``torch/utils/data.py``: while there is no ``torch``, there is no
-        #: file in it).
+        #: mtime then, None if too recent to trust; the names in it that each begins with, joined by "/").  While
+        #: a folder keeps its mtime its entries are the same, so they are still missing; when it changes, the
+        #: names are looked for again (``torch`` for ``torch/utils/data.py``: while there is no ``torch``, there
+        #: is no file in it).
         self.absent = absent if absent is not None else {}
 
     def to_json(self) -> list:
         stamp = list(self.stamp) if self.stamp else None
         return [stamp, self.digest, self.parsed, self.findings,
-                {path: list(s) if s else None for path, s in self.dependencies.items()}, self.fixes, self.derived,
-                {folder: [mtime, list(names)] for folder, (mtime, names) in self.absent.items()}]
+                {path: _encode_stamp(s) for path, s in self.dependencies.items()}, self.fixes, self.derived,
+                {folder: [mtime, names] for folder, (mtime, names) in self.absent.items()}]
 
     @classmethod
     def from_json(cls, data: Any) -> "Entry":
@@ -173,7 +177,7 @@ class Entry(Record):
             raise ValueError("malformed entry")
         for folder, group in absent.items():
             if not (isinstance(group, list) and len(group) == 2 and (group[0] is None or isinstance(group[0], int))
-                    and _strings(group[1])):
+                    and isinstance(group[1], str) and group[1]):
                 raise ValueError("malformed absent paths")
         for row in findings:
             if not (isinstance(row, list) and len(row) == 9 and isinstance(row[0], str)
@@ -184,7 +188,7 @@ class Entry(Record):
         # (the dependencies as read: ~500 per entry, each checked when looked up, see _dependencies_unchanged)
         return cls(_stamp(stamp), digest, parsed, findings, dependencies, fixes,
                    {str(k): str(v) for k, v in derived.items()},
-                   {folder: (mtime, tuple(names)) for folder, (mtime, names) in absent.items()})
+                   {folder: (mtime, names) for folder, (mtime, names) in absent.items()})
 
     def __getstate__(self) -> dict:
         return {name: getattr(self, name) for name in self._fields}
@@ -197,14 +201,33 @@ class Entry(Record):
 
 
 def _stamp(value: Any) -> Optional[Stamp]:
+    """A stamp as recorded: None, ``[size, mtime]`` (an entry's own), or a dependency's ``"size/mtime"`` (mtime
+    empty when None)."""
     if value is None:
         return None
+    if isinstance(value, str):
+        found = _STAMP_TEXT.fullmatch(value)
+        if found is None:
+            raise ValueError("malformed stamp")
+        return (int(found.group(1)), int(found.group(2)) if found.group(2) else None)
     if not isinstance(value, (list, tuple)):
         raise ValueError("malformed stamp")
     size, mtime = value
     if not isinstance(size, int) or not (mtime is None or isinstance(mtime, int)):
         raise ValueError("malformed stamp")
     return (size, mtime)
+
+
+_STAMP_TEXT = re.compile(r"(-?[0-9]+)/(-?[0-9]+)?")
+
+
+def _encode_stamp(stamp: Any) -> Optional[str]:
+    """A dependency's stamp as the cache file keeps it (one JSON string, not a list of two numbers: see FORMAT 14);
+    one read from the file is kept as it is."""
+    if stamp is None or isinstance(stamp, str):
+        return stamp
+    size, mtime = stamp
+    return f"{size}/{'' if mtime is None else mtime}"
 
 
 def encode_findings(findings: list) -> list:
@@ -316,11 +339,11 @@ def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: 
                  dict(sorted(reads.derived.items())), absent)
 
 
-def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], tuple[str, ...]]], set[str]]:
+def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], str]], set[str]]:
     """*paths* (looked for and not found) grouped by the nearest folder that exists, as the names in it they
-    begin with, each folder with its mtime, taken before the names are confirmed missing (a folder changed
-    after it has another mtime); and the paths to keep one by one: there now, or in part (the entry then
-    misses), or with no folder above them."""
+    begin with (joined by "/"), each folder with its mtime, taken before the names are confirmed missing (a
+    folder changed after it has another mtime); and the paths to keep one by one: there now, or in part (the
+    entry then misses), or with no folder above them."""
     groups: dict[str, list[str]] = {}
     still: set[str] = set()
     seen = _SEEN
@@ -332,7 +355,7 @@ def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], 
             still.add(path)
         else:
             groups.setdefault(folder, []).append(path)
-    out: dict[str, tuple[Optional[int], tuple[str, ...]]] = {}
+    out: dict[str, tuple[Optional[int], str]] = {}
     for folder, members in groups.items():
         if folder not in seen.mtimes:
             seen.mtimes[folder] = _folder_mtime(folder)
@@ -350,7 +373,7 @@ def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], 
             else:
                 names.add(name)
         if names:
-            out[sys.intern(folder)] = (mtime, tuple(sorted(names)))
+            out[sys.intern(folder)] = (mtime, sys.intern("/".join(sorted(names))))
     return out, still
 
 
@@ -519,14 +542,14 @@ class ResultsCache:
                 return False
         return all(self.derive(key) == digest for key, digest in entry.derived.items())
 
-    def _still_absent(self, folder: str, mtime: Optional[int], names: tuple[str, ...]) -> bool:
-        """Whether the paths below *folder* that begin with *names* are still missing: the folder keeps the mtime
-        it had, or else none of the names is there now (asked once per path in a run)."""
+    def _still_absent(self, folder: str, mtime: Optional[int], names: str) -> bool:
+        """Whether the paths below *folder* that begin with *names* (joined by "/") are still missing: the folder
+        keeps the mtime it had, or else none of the names is there now (asked once per path in a run)."""
         if folder not in self._folders:  # (None, a folder changed too recently, is an answer too)
             self._folders[folder] = _folder_mtime(folder)
         if mtime is not None and self._folders[folder] == mtime:
             return True
-        for name in names:
+        for name in names.split("/"):
             path = os.path.join(folder, name)
             there = self._there.get(path)
             if there is None:
