@@ -457,6 +457,30 @@ def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
     assert run(".")[0] == status  # (the same answer as --no-cache)
 
 
+def test_a_parallel_run_keeps_what_its_workers_read_to_search_the_project(project, monkeypatch):
+    """Specification: a parallel run's workers search the project, not its parent; they hand what they read to
+    the parent, which keeps it as a serial run keeps its own, so that the run after the default (``-j`` one per
+    CPU) one reads no file to search the project and builds no import graph (the first warm run after a
+    default cold run of the six ML repositories took 5.2 s, the next 1.5 s)."""
+    from winspawn_lint.analysis import importers
+
+    age(project)
+    first = run(".")
+    shutil.rmtree(project / cache_module.CACHE_DIR_NAME)
+    assert main(["--isolated", "-j", "2", "."]) == first[0]
+    searched, graphs = [], []
+    original, real_graph = importers._read_regular, importers.ImportGraph.__init__
+    monkeypatch.setattr(importers, "_read_regular", lambda path: searched.append(path) or original(path))
+
+    def counting_graphs(self, index):
+        graphs.append(index.root)
+        real_graph(self, index)
+
+    monkeypatch.setattr(importers.ImportGraph, "__init__", counting_graphs)
+    assert main(["--isolated", "-j", "1", "."]) == first[0]  # (its lookups recompute which files import what)
+    assert searched == [] and graphs == []
+
+
 def add_modules(root: Path, count: int = 60) -> None:
     """*count* more files, so that the entries spread over many shards."""
     for index in range(count):

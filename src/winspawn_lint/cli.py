@@ -57,12 +57,23 @@ def _start_worker(jobs: tuple[Job, Job]) -> None:
     one_run().__enter__()  # (the worker's files are one run's until the pool ends the process)
 
 
-def _check_in_worker(paths: list[str], walked: list[bool]) -> list[FileResult]:
+def _check_in_worker(paths: list[str], walked: list[bool]) -> tuple[list[FileResult], Optional[dict]]:
+    """The results of *paths*, and (in a run with the results cache) what the worker's project search read since
+    its last chunk, for the parent to keep in the cache's scan memory."""
     global _WORKER_PROJECT
     assert _WORKER_JOBS is not None, "the pool's initializer gives the jobs"
     if _WORKER_PROJECT is None:  # the worker's first files: its reader of the project, for the rest of the run
         _WORKER_PROJECT = Project(_WORKER_JOBS[0].settings.registry, snapshot=True)
-    return [check_file(path, _WORKER_JOBS[found], _WORKER_PROJECT) for path, found in zip(paths, walked)]
+        if _WORKER_JOBS[0].cache:
+            from .io.cache import ScanMemory
+
+            _WORKER_PROJECT.scan_memory = ScanMemory(None, "")
+    results = [check_file(path, _WORKER_JOBS[found], _WORKER_PROJECT) for path, found in zip(paths, walked)]
+    memory = _WORKER_PROJECT.scan_memory
+    read = None
+    if memory is not None and memory.changed:
+        read, memory.changed = memory.changed, {}
+    return results, read
 
 
 def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Project,
@@ -108,8 +119,11 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 home, chunk = pending.pop(future)
-                for index, result in zip(chunk, future.result()):
+                checked, searched = future.result()
+                for index, result in zip(chunk, checked):
                     results[index] = result
+                if searched and project.scan_memory is not None:
+                    project.scan_memory.adopt(searched)
                 send(home)
     except BaseException:
         _abandon(executor, processes)

@@ -618,7 +618,9 @@ class ScanMemory:
     so it needs every record of the project, and only those: a cache directory that several projects share
     holds theirs apart); anything unreadable or malformed counts as not kept."""
 
-    def __init__(self, directory: str, digest: str) -> None:
+    def __init__(self, directory: Optional[str], digest: str) -> None:
+        #: None: a parallel run's worker's memory, which reads nothing and only records what its project search
+        #: read, for the parent to keep (:meth:`adopt`)
         self.directory = directory
         self.digest = digest
         #: project root -> its records (path -> record; :data:`_ANSWERS` + root -> the graph's answers), read
@@ -634,8 +636,15 @@ class ScanMemory:
     def _records(self, root: str) -> dict[str, Any]:
         records = self.roots.get(root)
         if records is None:
-            records = self.roots[root] = _read(self._file(root), self.digest)
+            records = self.roots[root] = _read(self._file(root), self.digest) if self.directory is not None else {}
         return records
+
+    def adopt(self, changed: dict[str, dict[str, list]]) -> None:
+        """Keep what a worker's project search read (its memory's ``changed``): a parallel run's parent searches
+        no project itself, and without this the next run would read every file of each to search it again."""
+        for root, records in changed.items():
+            for key, record in records.items():
+                self._keep(root, key, record)
 
     def recall(self, root: str, path: str, info: os.stat_result) -> Optional[tuple]:
         """What the search of the project at *root* read of *path*, as kept for its size and mtime in *info*:
@@ -682,6 +691,8 @@ class ScanMemory:
     def save(self) -> None:
         """Merge what this run read into the files (called by :meth:`ResultsCache.save`, under its lock, once
         the digest's directory is there)."""
+        if self.directory is None:
+            return
         for root, records in sorted(self.changed.items()):
             _merge_and_write(self._file(root), self.digest, records)
 
