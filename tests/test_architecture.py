@@ -1,12 +1,11 @@
 """The package's layout holds (docs/architecture.md): nothing imports upward.
 
-From the bottom: the shared records (``__version__``, ``records``, ``spawn_apis``, ``rules``, ``finding``, ``settings``); the
-rooms, in their own order (``io`` and ``runtime``, then ``analysis`` and ``report``, then ``fix``); the drivers
-(``pipeline``, ``runner``); the front ends (``cli``, ``flake8_plugin``, ``spawnrun``, ``__main__``, the language
-server package ``server``, the libcst command adapter ``fix.commands``) and the package facade
-(``winspawn_lint/__init__.py``).  A module may import
-what is below it and its own room; the imports are read from the source, every one of them, at the top of a
-module or inside a function.
+From the bottom: the shared records (``__version__``, ``records``, ``spawn_apis``, ``rules``, ``finding``,
+``settings``); the rooms, in their own order (``io`` and ``runtime``, then ``analysis`` and ``report``, then
+``fix``); the drivers (``pipeline``, ``runner``); the front ends (``cli``, ``flake8_plugin``, ``spawnrun``,
+``__main__``, the language server package ``server``, the libcst command adapter ``fix.commands``) and the
+package facade (``winspawn_lint/__init__.py``).  A module may import what is below it and its own room; the
+imports are read from the source, every one of them, at the top of a module or inside a function.
 """
 
 from __future__ import annotations
