@@ -108,7 +108,8 @@ def test_json_fields(tree):
     data = json.loads(proc.stdout)
     assert data == [{
         "path": str(tree / "hazard.py"), "line": 8, "col": 8, "end_line": 8, "end_col": 31, "code": "WSP101",
-        "name": "unguarded-process-start", "message": data[0]["message"], "fix_safety": "safe",  # nothing imports hazard.py
+        # (the fix is safe: nothing imports hazard.py)
+        "name": "unguarded-process-start", "message": data[0]["message"], "fix_safety": "safe",
         "platforms": ["windows", "macos", "linux>=3.14"],
     }]
     assert "import time" in data[0]["message"]

@@ -277,7 +277,8 @@ def settings_from_mapping(table: Mapping[str, Any], where: str = "[tool.winspawn
                                   base=base.select)
     policy = table.get("unresolved-workers", base.unresolved_workers)
     if policy not in UNRESOLVED_POLICIES:
-        raise ConfigError(f"{where}.unresolved-workers: expected one of {', '.join(UNRESOLVED_POLICIES)}, got {policy!r}")
+        raise ConfigError(f"{where}.unresolved-workers: expected one of {', '.join(UNRESOLVED_POLICIES)}, "
+                          f"got {policy!r}")
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}.per-file-ignores: expected a table of pattern = [codes]")

@@ -421,8 +421,8 @@ def _outer_parts(node: ast.AST) -> list[ast.AST]:
 def _span(node: ast.AST) -> tuple[Position, Position]:
     """Where a node starts (its first decorator's row, for a decorated definition) and ends."""
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
-    return (first, node.col_offset if first == node.lineno else 0), (node.end_lineno or node.lineno,
-                                                                      node.end_col_offset or 0)
+    start = (first, node.col_offset if first == node.lineno else 0)
+    return start, (node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 def _body(node: ast.AST) -> list[ast.AST]:

@@ -277,8 +277,8 @@ def plan_move(module: str, findings: list[Finding], path: str) -> tuple[Optional
         new_lines[start - 1: end] = [None] * (end - start + 1)
         if index == 0:
             new_lines[start - 1] = f"from {module_name} import {', '.join(names)}"
-    notebook_module = "".join(f"{line}\n" for line in _tidied([line for line in new_lines if line is not None],
-                                                                f"from {module_name} import "))
+    kept = [line for line in new_lines if line is not None]
+    notebook_module = "".join(f"{line}\n" for line in _tidied(kept, f"from {module_name} import "))
     module_text = "".join(parts)
     try:
         compile(module_text, module_name + ".py", "exec", dont_inherit=True)

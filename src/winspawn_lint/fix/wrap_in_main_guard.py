@@ -483,11 +483,13 @@ def _order_problems(units: list[_Unit], moved: set[int], guard: Optional[_Unit])
             if other.index in problems:
                 continue
             needed = unit.runs & other.binds
+            rebound = unit.binds & (other.binds | other.reads)
             if needed:
                 problems[other.index] = (f"{line_ref(unit.line)} needs {_names(needed)} when it runs, which "
-                                         f"{line_ref(other.line)} assigns: moved under the guard, that would run too late")
-            elif unit.binds & (other.binds | other.reads):
-                problems[other.index] = (f"{line_ref(unit.line)} rebinds {_names(unit.binds & (other.binds | other.reads))}"
+                                         f"{line_ref(other.line)} assigns: moved under the guard, that would run "
+                                         "too late")
+            elif rebound:
+                problems[other.index] = (f"{line_ref(unit.line)} rebinds {_names(rebound)}"
                                          f", which {line_ref(other.line)} uses: moved under the guard, it would see "
                                          "another value")
     return problems
