@@ -67,7 +67,7 @@ def _check_in_worker(paths: list[str], walked: list[bool]) -> tuple[list[FileRes
         if _WORKER_JOBS[0].cache:
             from .io.cache import ScanMemory
 
-            _WORKER_PROJECT.scan_memory = ScanMemory(None, "")
+            _WORKER_PROJECT.scan_memory = ScanMemory.recorder()
     results = [check_file(path, _WORKER_JOBS[found], _WORKER_PROJECT) for path, found in zip(paths, walked)]
     memory = _WORKER_PROJECT.scan_memory
     read = None

@@ -619,15 +619,19 @@ class ScanMemory:
     holds theirs apart); anything unreadable or malformed counts as not kept."""
 
     def __init__(self, directory: Optional[str], digest: str) -> None:
-        #: None: a parallel run's worker's memory, which reads nothing and only records what its project search
-        #: read, for the parent to keep (:meth:`adopt`)
-        self.directory = directory
+        self.directory = directory  # (None: a worker's, :meth:`recorder`)
         self.digest = digest
         #: project root -> its records (path -> record; :data:`_ANSWERS` + root -> the graph's answers), read
         #: when first asked for
         self.roots: dict[str, dict[str, Any]] = {}
         #: project root -> the records this run read or found, to be saved
         self.changed: dict[str, dict[str, list]] = {}
+
+    @classmethod
+    def recorder(cls) -> "ScanMemory":
+        """A parallel run's worker's memory: it reads nothing and records what the worker's project search read,
+        for the parent to keep (:meth:`adopt`)."""
+        return cls(None, "")
 
     def _file(self, root: str) -> str:
         name = blake2b(os.fsencode(root), digest_size=8).hexdigest()
