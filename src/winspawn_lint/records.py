@@ -7,6 +7,11 @@ imported cost 17.5 ms, and the module 4.7 ms, of an 87 ms run.  A record class h
 these bases give it what ``@dataclass`` did: a repr, ``replace``, and for a :class:`Value` equality and a hash
 by its fields.  (The language server and the run-time emulation, which a check never imports, keep their
 dataclasses.)
+
+The ``self.x = x`` lines of each ``__init__`` are what ``@dataclass`` generated; one ``__init__`` here, setting
+the slots from its arguments in a loop, would save them and cost every instance: 0.73 against 0.10 us for a
+five-field record (``timeit``), and a cold diffusers check makes an index ``Site`` per statement (895,000
+statements walked) besides its ``Obj``s.
 """
 
 from __future__ import annotations
