@@ -205,13 +205,27 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
 
     cache = cache_module.ResultsCache.open(job.settings, project.derived)
     project.scan_memory = cache.scans
+    # A check (no fix, no noqa to add) first asks the record of the same run: when nothing it depends on changed,
+    # its findings are the answer, and no entry, shard or project search is read (a warm rerun of a tree).
+    absolute = [os.path.abspath(path) for path in paths]
+    key = None if job.fixing or job.add_noqa else cache_module.run_key(
+        absolute, [path in walked for path in paths], [job.unsafe_fixes, job.plan_fixes])
+    recorded = cache.recall_run(key) if key is not None else None
+    if recorded is not None:
+        hits = [FileResult(path, found, lines=_source_lines(path) if job.keep_lines and found else None)
+                for path, found in zip(paths, map(recorded.get, absolute)) if found is not None]
+        again = [path for path, full in zip(paths, absolute) if full not in recorded]  # (they had an error)
+        return hits + _check_and_store(again, job, jobs, project, walked, cache)
+    inputs = cache_module.RunInputs() if key is not None else None
     hits, todo = [], []
     for path in paths:
         found = cache.lookup(path, need_parsed=path not in walked)
         if found is None or (job.add_noqa and found):  # --add-noqa edits the files with findings
             todo.append(path)
             continue
-        findings, grade = _regraded(path, found, project)
+        findings, grade, reads = _regraded(path, found, project)
+        if inputs is not None:
+            inputs.add(path, cache.valid.get(os.path.abspath(path)), findings, reads, hit=True)
         result = FileResult(path, findings, lines=_source_lines(path) if job.keep_lines and findings else None)
         # A fix run says why each fix it does not make is declined: a finding the plan declined is checked again.
         if job.fixing and (notebook.is_notebook(path) or any(f.safety.applies(job.unsafe_fixes) or _declined(f)
@@ -226,14 +240,27 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
 
             result.fix_note = grade_note(findings, grade, job.unsafe_fixes)
         hits.append(result)
-    checked = _check_many(todo, job.replace(cache=True), jobs, project, walked)
+    return hits + _check_and_store(todo, job, jobs, project, walked, cache, inputs, key)
+
+
+def _check_and_store(paths: list[str], job: Job, jobs: Optional[int], project: Project, walked: frozenset[str],
+                     cache, inputs=None, key: Optional[str] = None) -> list[FileResult]:
+    """_check_many, each result kept in the results *cache* (and, with *inputs*, what the run's other files
+    gave: the run's record, under *key*, when complete), which is then saved."""
+    checked = _check_many(paths, job.replace(cache=True), jobs, project, walked)
     for result in checked:
         # A file --fix is about to rewrite is not stored: its findings are the old text's.
         if result.error is None and result.source is None:
             cache.store(result.path, result.cache_entry)
+        if inputs is not None and result.error is None:
+            inputs.add(result.path, result.cache_entry, result.findings)
         result.cache_entry = None
+    if inputs is not None and key is not None and inputs.complete:
+        inputs.adopt(cache)
+        inputs.search(project.search_inputs(inputs.derived))
+        cache.keep_run(key, inputs)
     cache.save()
-    return hits + checked
+    return checked
 
 
 def _declined(finding: Finding) -> bool:
@@ -259,17 +286,20 @@ def _fixed_from_cache(cache, path: str, result: FileResult, job: Job, project: P
 
 def _regraded(path: str, findings: list[Finding], project: Project):
     """Cached findings with their fixes' safety for this file, which is not cached: it depends on whether other
-    files of the project import this one, and on this file's first line (a shebang); and the grade."""
+    files of the project import this one, and on this file's first line (a shebang); the grade; and what the
+    project reader read for it (None when nothing was graded)."""
     from .analysis.importers import needs_grade, regrade
 
     if not needs_grade(findings):
-        return findings, None
+        return findings, None, None
     try:
         with open(path, "rb") as handle:
             head = handle.read(2).decode("latin-1")
     except OSError:
         head = ""
-    return regrade(findings, path, head, project)
+    with project.reading() as reads:
+        regraded, grade = regrade(findings, path, head, project)
+    return regraded, grade, reads
 
 
 def _source_lines(path: str):

@@ -28,6 +28,7 @@ import stat
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from ..finding import Finding
+from ..io.stamps import folder_mtime
 from .. import rules
 from ..records import Record, Value
 from ..rules import FixSafety
@@ -175,17 +176,32 @@ class FileRead(Value):
         self.names = names
 
 
+class SearchInputs(Value):
+    """What a search of a project read of the file system, each thing as it was then: while every folder keeps
+    its mtime (taken as the walk listed it) no file was added, removed or renamed in it, and while every file
+    keeps its size and mtime it reads the same, so the search would find the same index.  A run's record in
+    the results cache keeps these (:class:`~winspawn_lint.io.cache.RunInputs`)."""
+
+    __slots__ = ("folders", "files")
+
+    def __init__(self, folders: dict[str, int], files: dict[str, Optional[tuple[int, int]]]) -> None:
+        #: each folder the walk listed -> its mtime
+        self.folders = folders
+        #: each file found -> its (size, mtime), None when it could not be asked (a dangling link)
+        self.files = files
+
+
 class ProjectIndex(Record):
     """The imports of every script and notebook under a project root, read as text once per run: who may import
     whom, and which files may hold a finding of their own (their text names a worker API)."""
 
-    __slots__ = ("root", "mentions", "imports", "names", "sinks", "answers", "api_word", "_graph")
+    __slots__ = ("root", "mentions", "imports", "names", "sinks", "answers", "api_word", "inputs", "_graph")
 
     def __init__(self, root: str, mentions: Optional[dict[str, list[str]]] = None,
                  imports: Optional[dict[str, tuple[Import, ...]]] = None,
                  names: Optional[dict[str, frozenset[str]]] = None, sinks: Optional[set[str]] = None,
                  answers: Optional["GraphAnswers"] = None, api_word: Optional[Callable[[str], bool]] = None,
-                 _graph: Optional["ImportGraph"] = None) -> None:
+                 inputs: Optional["SearchInputs"] = None, _graph: Optional["ImportGraph"] = None) -> None:
         #: the folder searched
         self.root = root
         #: word -> the files whose imports mention it (``import a.b``, ``from a import b``, ``import_module("a")``)
@@ -202,6 +218,9 @@ class ProjectIndex(Record):
         #: whether an identifier may name a worker API (the prefilter's words): then the names of a file that names
         #: one are told apart (:mod:`.exported_names`); without it, every name of such a file may lead to one
         self.api_word = api_word
+        #: what the search read of the file system, when a run with the results cache searched (None: not kept,
+        #: or an mtime too recent to prove anything): the index is the same while all of it is
+        self.inputs = inputs
         self._graph = _graph
 
     def reaches(self, path: str) -> bool:
@@ -451,7 +470,16 @@ def scan(root: str, passes: Any = None, memory: Any = None,
     :class:`~winspawn_lint.io.cache.ScanMemory`) gives what an earlier run read in a file whose size and mtime
     are unchanged, and keeps what this run reads: a warm run reads no file to search the project."""
     found: list[str] = []
+    # (a run with the cache keeps what the search read: folders as the walk lists them, files below)
+    inputs: Optional[SearchInputs] = SearchInputs({}, {}) if memory is not None else None
     for directory, dirs, files in os.walk(root):
+        if inputs is not None:
+            # (taken after the listing: a change between the two leaves an mtime too recent to trust)
+            mtime = folder_mtime(directory)
+            if mtime is None:
+                inputs = None
+            else:
+                inputs.folders[os.path.abspath(directory)] = mtime
         dirs[:] = sorted(d for d in dirs if not _skipped(d))
         for name in sorted(files):
             if name.endswith((".py", ".ipynb")):
@@ -466,12 +494,17 @@ def scan(root: str, passes: Any = None, memory: Any = None,
         try:
             info = os.stat(path)
         except OSError:
+            if inputs is not None:
+                inputs.files[path] = None
             continue
         if stamps is not None:
             if memory is None or not memory.trusted(info):
                 stamps = None
+                inputs = None
             else:
                 stamps.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
+                if inputs is not None:
+                    inputs.files[path] = (info.st_size, info.st_mtime_ns)
         if info.st_size > MAX_SCANNED_BYTES:
             continue  # a huge file is not a module
         kept = memory.recall(index.root, path, info) if memory is not None else None
@@ -486,6 +519,7 @@ def scan(root: str, passes: Any = None, memory: Any = None,
             index.sinks.add(path)
         for word in read.words or ():
             index.mentions.setdefault(word, []).append(path)
+    index.inputs = inputs
     if stamps is not None and memory is not None:
         files = "\n".join(stamps)
         kept = memory.answers(index.root, files)

@@ -771,6 +771,25 @@ class Project:
             return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
         return ""
 
+    def search_inputs(self, derived: Iterable[str]) -> Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]:
+        """What the derived facts *derived* (their keys) were found from, when this reader searched each of their
+        projects with the results cache and could trust all it saw: (each folder the searches listed -> its mtime,
+        each file they found, or a ``relevant``/``reaches`` fact asked of outside them, -> its stamp); while all of
+        it holds, every one of these facts has its digest.  None when not known (a project searched by a parallel
+        run's worker, or with too many files, or changed too recently)."""
+        folders: dict[str, int] = {}
+        files: dict[str, Optional[Stamp]] = {}
+        for key in derived:
+            kind, root, name = (key.split(_SEPARATOR) + ["", "", ""])[:3]
+            index = self._importers.get(root)
+            if index is None or index.inputs is None:
+                return None
+            folders.update(index.inputs.folders)
+            files.update(index.inputs.files)
+            if kind in ("relevant", "reaches") and name not in index.imports and name not in files:
+                files[name] = PRESENT_FILE if os.path.isfile(name) else None  # (as _derived_digest asks)
+        return folders, files
+
     def importers(self, root: str) -> Optional["ProjectIndex"]:
         """The imports of the files under *root* (:class:`.importers.ProjectIndex`); None when there are too many
         files to search.  Read once per root and run."""

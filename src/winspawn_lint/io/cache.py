@@ -25,6 +25,12 @@ bump), and the Python version (the parser).  Per file, an entry holds:
   fixer's note and its findings.  A rerun of ``--diff``, or of ``--fix`` on a file whose fixes were declined,
   then costs what a check costs instead of a libcst run per file.
 
+Beside the entries, a check of many files keeps one record per run (:class:`RunInputs`, up to
+:data:`MAX_RUN_RECORDS`): each file's findings as reported and the union of what they depend on (every entry's
+dependencies and missing paths, the regrade's reads, the folders and files the project search behind the derived
+facts listed and read).  The next run of the same files asks only the file system whether all of it holds
+(:meth:`ResultsCache.recall_run`); if it does, no shard, source file or project is read.
+
 Correctness over speed where they meet: an mtime within :data:`.stamps.RACY_NS` of the time it was recorded is
 not trusted (a file rewritten within the same timestamp tick with the same size would otherwise hit), so
 that entry is confirmed by its hash next time.  A file with an error is never stored.  Readers never
@@ -43,14 +49,14 @@ import contextlib
 import json
 import os
 import re
-import stat
 import sys
 import time
 from typing import Any, Iterator, Optional
 
 from ..__version__ import __version__
 from ..records import Record
-from .stamps import PRESENCE, Stamp, blake2b, content_hash, observe, same, stat_stamp, still, too_recent
+from .stamps import (PRESENCE, PRESENT, PRESENT_FILE, Stamp, blake2b, content_hash, folder_mtime, observe, same,
+                     stat_stamp, still, too_recent)
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
@@ -256,6 +262,116 @@ def decode_findings(rows: list) -> list:
             for code, line, col, end_line, end_col, args, platforms, safety, cell in rows]
 
 
+# ---------------------------------------------------------------- a run's record
+
+
+#: run records kept per digest, the most recently used: each is what one list of files (a tree, pre-commit's
+#: files) needs, and another list writes its own
+MAX_RUN_RECORDS = 8
+#: a recorded finding's fields: those of an entry's (:func:`encode_findings`), with the fix safety as the run
+#: graded it for the file (the per-file regrade included)
+_RUN_ROW = 9
+
+
+def run_key(paths: list[str], walked: list[bool], request: list) -> str:
+    """The key of the record of a run that checks *paths* (absolute, in order; *walked*: whether each was found by
+    walking a folder, and need not parse) for *request* (what else decides its findings: unsafe fixes, the fix
+    plan)."""
+    payload = json.dumps([request, paths, walked])
+    return blake2b(payload.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+class RunInputs:
+    """Everything the findings of one run of many files depend on, gathered as the run goes: each file's findings
+    as reported, every file read or looked for with what was seen of it, the paths looked for and not found (by
+    folder), and the derived facts used, whose projects' searches (:meth:`Project.search_inputs
+    <winspawn_lint.analysis.project.Project.search_inputs>`) say what they were found from.  While all of it
+    holds, the same run reports the same findings: the next run checks that (a stat of each path, no shard or
+    source read) instead of looking each file up (:meth:`ResultsCache.recall_run`).  What the cache hits depend
+    on is what their lookups found still true (:meth:`adopt`: each path once, not once per entry, ~500 each);
+    the files checked give their entries'.  Incomplete (nothing is recorded) as soon as anything cannot be
+    trusted: a file checked without an entry (an error, a fix), an mtime too recent, a path seen two ways."""
+
+    __slots__ = ("complete", "findings", "files", "absent", "derived", "folders")
+
+    def __init__(self) -> None:
+        self.complete = True
+        #: each file's absolute path -> its findings (:data:`_RUN_ROW` fields each)
+        self.findings: dict[str, list] = {}
+        #: path -> its stamp (a checked file's own among them)
+        self.files: dict[str, Optional[Stamp]] = {}
+        #: (folder, its mtime or None, the names missing in it joined by "/"), as entries keep them
+        self.absent: set[tuple[str, Optional[int], str]] = set()
+        self.derived: set[str] = set()
+        #: each folder the searches behind the derived facts listed -> its mtime (:meth:`search`)
+        self.folders: dict[str, int] = {}
+
+    def add(self, path: str, entry: Optional[Entry], findings: list, reads: Any = None, hit: bool = False) -> None:
+        """A file of the run: its entry (*hit*: one its lookup found valid, whose dependencies :meth:`adopt`
+        takes; else the one its check made), its *findings* as reported, and what the run read for them besides
+        the entry (*reads*: the regrade of a hit's fixes)."""
+        if entry is None or entry.stamp is None or entry.stamp[1] is None:
+            self.complete = False
+            return
+        key = os.path.abspath(path)
+        self.findings[key] = [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in
+                               f.args.items()}, list(f.platforms) if f.platforms is not None else None,
+                               f.fix_safety.value if f.fix_safety is not None else None, f.cell] for f in findings]
+        self._file(key, entry.stamp)
+        if not hit:
+            for dependency, stamp in entry.dependencies.items():
+                self._file(dependency, stamp)
+            self.absent.update((folder, mtime, names) for folder, (mtime, names) in entry.absent.items())
+        self.derived.update(entry.derived)
+        if reads is not None:
+            for dependency, stamp in reads.files.items():
+                self._file(dependency, stamp)
+            self.derived.update(reads.derived)
+
+    def adopt(self, cache: "ResultsCache") -> None:
+        """What *cache*'s lookups found still true in this run (every hit's dependencies among it)."""
+        try:
+            for path, raw in cache.held.items():
+                self._file(path, _stamp(raw))
+        except (TypeError, ValueError):
+            self.complete = False
+        self.absent.update(cache.still_absent)
+
+    def search(self, found: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
+        """What the derived facts were found from (None: not known, and nothing is recorded)."""
+        if found is None:
+            self.complete = False
+            return
+        self.folders = found[0]
+        for path, stamp in found[1].items():
+            self._file(path, stamp)
+
+    def _file(self, path: str, stamp: Optional[Stamp]) -> None:
+        if stamp is not None and stamp not in PRESENCE and stamp[1] is None:
+            self.complete = False  # (too recent to prove anything next time)
+        known = self.files.get(path, _UNSEEN)
+        if known is _UNSEEN:
+            self.files[path] = stamp
+        elif known != stamp:
+            if known is None or stamp is None or (known not in PRESENCE and stamp not in PRESENCE):
+                self.complete = False  # (seen missing and there, or with two stamps: it changed during the run)
+            elif _STRENGTH.get(stamp, 2) > _STRENGTH.get(known, 2):
+                self.files[path] = stamp  # (a file's presence, or its content: what proves more)
+
+
+#: (not a stamp: a path not seen yet)
+_UNSEEN = object()
+
+
+def _strength(raw: Any) -> int:
+    """What a record of a path (as read, and found to hold) proves: :data:`_STRENGTH`."""
+    return _STRENGTH.get(_stamp(raw), 2)
+
+
+#: what a record of a path proves, least first: it is there, it is a file, its content (a stamp)
+_STRENGTH = {PRESENT: 0, PRESENT_FILE: 1}
+
+
 # ---------------------------------------------------------------- fix outcomes
 
 
@@ -358,7 +474,7 @@ def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], 
     out: dict[str, tuple[Optional[int], str]] = {}
     for folder, members in groups.items():
         if folder not in seen.mtimes:
-            seen.mtimes[folder] = _folder_mtime(folder)
+            seen.mtimes[folder] = folder_mtime(folder)
         mtime = seen.mtimes[folder]
         names = set()
         for path in members:
@@ -419,18 +535,6 @@ def _existing_folder(folder: str, known: dict[str, Optional[str]]) -> Optional[s
     return found
 
 
-def _folder_mtime(folder: str) -> Optional[int]:
-    """A folder's mtime, None if it is not a folder or changed too recently to be trusted not to change again
-    within the same tick (then its paths are looked for one by one next time)."""
-    try:
-        st = os.stat(folder)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or too_recent(st):
-        return None
-    return st.st_mtime_ns
-
-
 def shard_of(path: str) -> str:
     """The name of the shard that holds the entry of *path* (an absolute path): a stable hash of it, the same in
     every process and on every run (unlike ``hash()``, which is seeded per process)."""
@@ -459,9 +563,16 @@ class ResultsCache:
         self._there: dict[str, bool] = {}
         #: path -> (the stamp an entry recorded of it, whether that still holds), in this run
         self._decided: dict[str, tuple[Any, bool]] = {}
+        #: path -> a record of it (as read) that an entry kept and that still holds, the one that proves most
+        #: (its stamp before its presence); the paths still missing (folder, mtime, names): what the hits
+        #: depend on, for the run's record (RunInputs.adopt)
+        self.held: dict[str, Any] = {}
+        self.still_absent: set[tuple[str, Optional[int], str]] = set()
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
         self.scans = ScanMemory(self.path, digest)
+        #: the record of this run to write (:meth:`keep_run`): its key and its inputs
+        self._run: Optional[tuple[str, RunInputs]] = None
 
     @classmethod
     def open(cls, settings: Any, derive: Any = None) -> "ResultsCache":
@@ -525,6 +636,44 @@ class ResultsCache:
         entries[key] = self.valid[key] = entry
         return entry
 
+    def _run_file(self, key: str) -> str:
+        return os.path.join(self.path, f"run-{key}.json")
+
+    def recall_run(self, key: str) -> Optional[dict[str, list]]:
+        """The findings of each file of the run *key* as its record has them (absolute path -> Finding objects),
+        when everything they depend on still holds (:class:`RunInputs`); None: look each file up.  The files the
+        record does not name (they had an error) are to be checked again."""
+        path = self._run_file(key)
+        try:
+            with open(path, "rb") as handle:
+                data = json.loads(handle.read())
+            if data.get("format") != FORMAT or data.get("key") != self.digest or data.get("run") != key:
+                return None
+            files, absent, folders = data["files"], data["absent"], data["folders"]
+            if not all(self._decide(dependency, raw) for dependency, raw in files.items()):
+                return None
+            if not all(self._still_absent(folder, mtime, names) for folder, mtime, names in absent):
+                return None
+            if not all(folder_mtime(folder) == mtime for folder, mtime in folders.items()):
+                return None
+            found = {}
+            for checked, rows in data["findings"].items():
+                if not all(isinstance(row, list) and len(row) == _RUN_ROW for row in rows):
+                    return None
+                found[checked] = decode_findings(rows)
+        except Exception:  # (unreadable, malformed, another version's: as if there were none)
+            return None
+        try:
+            os.utime(path)  # (used: the most recently used records are kept)
+        except OSError:
+            pass
+        return found
+
+    def keep_run(self, key: str, inputs: RunInputs) -> None:
+        """Write the record of the run *key* when the cache is saved, if *inputs* are complete."""
+        if inputs.complete:
+            self._run = (key, inputs)
+
     def _dependencies_unchanged(self, entry: Entry) -> bool:
         """Whether every file *entry* depends on keeps its stamp (:func:`holds`) and every derived fact its digest.
         A module is a dependency of hundreds of entries (on detectron2 + pytorch/examples, 306,000 records for
@@ -535,18 +684,23 @@ class ResultsCache:
             known = decided.get(path)
             if known is None or known[0] != recorded:
                 known = decided[path] = (recorded, self._decide(path, recorded))
+                held = self.held.get(path, _UNSEEN)
+                if known[1] and (held is _UNSEEN or _strength(recorded) > _strength(held)):
+                    self.held[path] = recorded
             if not known[1]:
                 return False
         for folder, (mtime, names) in entry.absent.items():
-            if not self._still_absent(folder, mtime, names):
-                return False
+            if (folder, mtime, names) not in self.still_absent:
+                if not self._still_absent(folder, mtime, names):
+                    return False
+                self.still_absent.add((folder, mtime, names))
         return all(self.derive(key) == digest for key, digest in entry.derived.items())
 
     def _still_absent(self, folder: str, mtime: Optional[int], names: str) -> bool:
         """Whether the paths below *folder* that begin with *names* (joined by "/") are still missing: the folder
         keeps the mtime it had, or else none of the names is there now (asked once per path in a run)."""
         if folder not in self._folders:  # (None, a folder changed too recently, is an answer too)
-            self._folders[folder] = _folder_mtime(folder)
+            self._folders[folder] = folder_mtime(folder)
         if mtime is not None and self._folders[folder] == mtime:
             return True
         for name in names.split("/"):
@@ -592,7 +746,7 @@ class ResultsCache:
             if name not in fresh and any(path not in self.valid and path not in self.changed
                                          and not os.path.exists(path) for path in entries):
                 fresh[name] = {}
-        if not fresh and not self.scans.changed:
+        if not fresh and not self.scans.changed and self._run is None:
             return
         try:
             _prepare(self.directory, self.path)
@@ -600,8 +754,29 @@ class ResultsCache:
                 self.scans.save()
                 for name, records in sorted(fresh.items()):
                     _merge_and_write(self._shard_file(name), self.digest, records)
+                if self._run is not None:
+                    self._write_run(*self._run)
         except OSError:
             pass
+
+    def _write_run(self, key: str, inputs: RunInputs) -> None:
+        data = {"format": FORMAT, "key": self.digest, "run": key, "findings": inputs.findings,
+                "files": {path: _encode_stamp(stamp) for path, stamp in inputs.files.items()},
+                "absent": sorted(inputs.absent, key=lambda item: (item[0], item[1] or 0, item[2])),
+                "folders": inputs.folders}
+        _write_json(self._run_file(key), data)
+        records = []
+        for name in os.listdir(self.path):
+            if name.startswith("run-") and name.endswith(".json"):
+                try:
+                    records.append((os.stat(os.path.join(self.path, name)).st_mtime_ns, name))
+                except OSError:
+                    continue
+        for _, name in sorted(records, reverse=True)[MAX_RUN_RECORDS:]:
+            try:
+                os.unlink(os.path.join(self.path, name))
+            except OSError:
+                pass
 
 
 #: the scan memory's record of a project's graph answers: this prefix and the root (a path never begins so)
@@ -727,8 +902,6 @@ def _merge_and_write(path: str, digest: str, fresh: dict[str, Any]) -> None:
     minus the records of deleted or renamed files, which would otherwise pile up), updated with *fresh*;
     atomically (a temporary file and ``os.replace``); a file left with no record is removed.  A failure to
     write it only loses its records."""
-    import tempfile
-
     merged = {name: raw for name, raw in _read(path, digest).items()
               if name.startswith(_ANSWERS) or os.path.exists(name)}
     merged.update(fresh)
@@ -737,19 +910,26 @@ def _merge_and_write(path: str, digest: str, fresh: dict[str, Any]) -> None:
             if os.path.exists(path):
                 os.unlink(path)
             return
-        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".results-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"format": FORMAT, "key": digest, "files": merged}, handle, separators=(",", ":"))
-            os.replace(temporary, path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+        _write_json(path, {"format": FORMAT, "key": digest, "files": merged})
     except OSError:
         pass  # (on Windows, a shard another run has open cannot be replaced: the next run writes it)
+
+
+def _write_json(path: str, data: Any) -> None:
+    """Replace the file at *path* with *data* as JSON, atomically (a temporary file and ``os.replace``)."""
+    import tempfile
+
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".results-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, separators=(",", ":"))
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 def _prepare(directory: str, shards: str) -> None:
@@ -779,8 +959,8 @@ def _prepare(directory: str, shards: str) -> None:
 
 #: a digest's shard directory, and the files in it
 _DIGEST_DIR = re.compile(r"results-[0-9]+-[0-9a-f]{24}")
-#: (shards, scan memories, lock, a write cut off)
-_DIGEST_FILE = re.compile(r"(?:[0-9a-f]+\.json|scan-[0-9a-f]+\.json|\.lock|\.results-[^/]*\.tmp)")
+#: (shards, scan memories, run records, lock, a write cut off)
+_DIGEST_FILE = re.compile(r"(?:[0-9a-f]+\.json|(?:scan|run)-[0-9a-f]+\.json|\.lock|\.results-[^/]*\.tmp)")
 #: digests kept besides a new one, the most recently written, if written within :data:`_STALE_SECONDS`
 KEPT_DIGESTS = 7
 _STALE_SECONDS = 7 * 24 * 3600

@@ -131,7 +131,9 @@ def _walked_file(full: str, real_top: str, top: str) -> Optional[tuple[str, bool
         return os.path.realpath(full), True
     if not stat.S_ISREG(info.st_mode):
         return None
-    return os.path.join(real_top, os.path.relpath(full, top)), False
+    # (the walk joins each name to *top*: what follows it is the path below it; relpath took most of a walk)
+    below = os.path.join(top, "")
+    return os.path.join(real_top, full[len(below):] if full.startswith(below) else os.path.relpath(full, top)), False
 
 
 def _display(path: str) -> str:

@@ -6,6 +6,7 @@ run with ``--no-cache`` needs only this, not the cache."""
 from __future__ import annotations
 
 import os
+import stat
 import time
 from typing import Any, Optional
 
@@ -33,6 +34,18 @@ def content_hash(data: bytes) -> str:
 def too_recent(st: os.stat_result) -> bool:
     """Whether a file's (or folder's) mtime is too recent to prove it unchanged while it stays the same."""
     return time.time_ns() - st.st_mtime_ns < RACY_NS
+
+
+def folder_mtime(folder: str) -> Optional[int]:
+    """A folder's mtime, None if it is not a folder or changed too recently to be trusted not to change again
+    within the same tick (while a folder keeps its mtime, no entry was added to it, removed or renamed)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or too_recent(st):
+        return None
+    return st.st_mtime_ns
 
 
 def stat_stamp(path: str) -> Optional[Stamp]:

@@ -1,0 +1,221 @@
+"""The record of a run: a warm rerun of the same files answers from it while nothing it depends on changed.
+
+A check of many files (a tree) keeps, beside the per-file entries, one record of the run: each file's findings
+as reported and everything they depend on (the files read, the paths looked for and not found, the folders the
+project search listed).  The next run of the same files stats those paths and, when all hold, reports the
+recorded findings without reading an entry, a source file or the project.  Each test below changes one kind of
+thing a finding depends on and holds the cached run to what ``--no-cache`` reports.
+
+The files' and folders' mtimes are set in the past after each change (:func:`settle`): a file changed within
+the last two seconds is not trusted (it could change again within the same mtime tick), and a run that sees one
+writes no record, so without this no test would reach the record at all.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import textwrap
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from winspawn_lint.cli import main
+from winspawn_lint.io import cache as cache_module
+
+HAZARD = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def square(x):
+        return x * x
+
+
+    pool = multiprocessing.Pool(2)
+    print(pool.map(square, range(3)))
+''')
+# The worker count comes from a sibling module: the findings of train.py depend on config.py.
+TRAIN = textwrap.dedent('''\
+    from torch.utils.data import DataLoader
+
+    from config import NUM_WORKERS
+
+    loader = DataLoader(range(4), num_workers=NUM_WORKERS, collate_fn=lambda b: b)
+    for batch in loader:
+        pass
+''')
+#: a far past, and one second per change after it: every settled path gets a time no earlier one had
+PAST_NS = 10**18
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """One in-process run (exit status, stdout, stderr), checked against the same run with ``--no-cache``."""
+    results = []
+    for extra in ((), ("--no-cache",)):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main(["--isolated", "-j", "1", *extra, *args])
+        results.append((status, out.getvalue(), err.getvalue()))
+    assert results[0] == results[1]
+    return results[0]
+
+
+def settle(root: Path, step: int) -> None:
+    """Every file and folder under *root* changed in the last minute gets an mtime in the past, one of its own
+    for each *step*."""
+    recent = time.time() - 60
+    when = PAST_NS + step * 10**9
+    for path in [root, *root.rglob("*")]:
+        if path.stat().st_mtime > recent:
+            os.utime(path, ns=(when, when))
+
+
+def records(cache: Path) -> list[Path]:
+    return sorted(cache.glob("results-*/run-*.json"))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "hazard.py").write_text(HAZARD)
+    (root / "config.py").write_text("NUM_WORKERS = 0\n")
+    (root / "train.py").write_text(TRAIN)
+    (root / "pkg" / "plain.py").write_text("def f():\n    return 1\n")
+    monkeypatch.chdir(root)
+    # (the cache outside the tree: its own folder appearing in the tree would change the tree's folder)
+    monkeypatch.setenv(cache_module.ENV_VAR, str(tmp_path / "cache"))
+    settle(root, 0)
+    return root
+
+
+@pytest.fixture
+def looked_up(monkeypatch) -> list[str]:
+    """What the runs from now on looked up entry by entry, read to check, or read to search the project."""
+    from winspawn_lint.analysis import importers
+    from winspawn_lint.io import source
+
+    seen: list[str] = []
+    lookup, read, scanned = cache_module.ResultsCache.lookup, source.read, importers._read_regular
+    monkeypatch.setattr(cache_module.ResultsCache, "lookup",
+                        lambda self, path, **kw: seen.append(f"entry {path}") or lookup(self, path, **kw))
+    monkeypatch.setattr(source, "read", lambda path, *a, **kw: seen.append(f"read {path}") or read(path, *a, **kw))
+    monkeypatch.setattr(importers, "_read_regular", lambda path: seen.append(f"search {path}") or scanned(path))
+    return seen
+
+
+def test_a_warm_rerun_reports_from_the_record_and_reads_no_entry_source_or_project_file(project, looked_up):
+    first = run(".")
+    assert "hazard.py:8:8: WSP101 [*]" in first[1]  # (its fix's safety: no file imports hazard.py)
+    assert len(records(project.parent / "cache")) == 1
+    looked_up.clear()
+    assert run(".") == first
+    # (the --no-cache run reads every file; the cached one, nothing)
+    assert [seen for seen in looked_up if seen.startswith("entry")] == []
+    assert sorted(os.path.basename(seen.split()[1]) for seen in looked_up if seen.startswith("read")) == [
+        "config.py", "hazard.py", "plain.py", "train.py"]
+    assert len(records(project.parent / "cache")) == 1
+
+
+def _edit_dependency(root: Path) -> None:
+    (root / "config.py").write_text("NUM_WORKERS = 2\n")  # the lambda in train.py now reaches workers
+
+
+def _delete_dependency(root: Path) -> None:
+    (root / "config.py").unlink()  # the count is unknown, assumed to start workers
+
+
+def _edit_checked_file(root: Path) -> None:
+    (root / "hazard.py").write_text(HAZARD.replace("pool = ", "if __name__ == '__main__':\n    pool = ")
+                                    .replace("print(pool", "    print(pool"))
+
+
+def _new_importer(root: Path) -> None:
+    (root / "user.py").write_text("import hazard\n")  # hazard.py's wrap is no longer a safe fix
+
+
+def _new_importer_in_a_subfolder(root: Path) -> None:
+    (root / "pkg" / "user.py").write_text("import sys\nsys.path.insert(0, '..')\nimport hazard\n")
+
+
+def _module_where_an_import_looked(root: Path) -> None:
+    (root / "torch.py").write_text("")  # a local torch.py: train.py's DataLoader is not torch's
+
+
+def _unrelated_file(root: Path) -> None:
+    (root / "pkg" / "notes.py").write_text("NOTE = 1\n")
+
+
+@pytest.mark.parametrize("change, workers", [
+    (_edit_dependency, 0), (_delete_dependency, 0), (_edit_checked_file, 0), (_new_importer, 0),
+    (_new_importer_in_a_subfolder, 0), (_module_where_an_import_looked, 2), (_unrelated_file, 0)])
+def test_the_record_answers_only_while_all_it_depends_on_holds(project, looked_up, change, workers):
+    (project / "config.py").write_text(f"NUM_WORKERS = {workers}\n")
+    settle(project, 1)
+    before = run(".")
+    run(".")
+    change(project)
+    settle(project, 2)
+    after = run(".")  # (held to --no-cache's answer)
+    if change is not _unrelated_file:
+        assert after != before
+    # The run that found the change wrote its own record, which the next run takes.
+    looked_up.clear()
+    assert run(".") == after
+    assert [seen for seen in looked_up if seen.startswith("entry")] == []
+
+
+def test_a_file_with_an_error_is_checked_again_by_every_run(project, looked_up):
+    (project / "broken.py").write_text("def f(:\n")
+    settle(project, 1)
+    first = run("broken.py", ".")
+    assert first[0] == 2 and "broken.py: error: syntax error" in first[2]
+    looked_up.clear()
+    assert run("broken.py", ".") == first
+    # (read to be checked by the cached run and the --no-cache one; no entry looked up)
+    assert [seen for seen in looked_up if seen.startswith("entry")] == [] and looked_up.count("read broken.py") == 2
+
+
+def test_a_run_of_other_files_or_of_a_fix_writes_no_record_and_a_changed_file_none_until_it_is_old(project):
+    cache = project.parent / "cache"
+    run("hazard.py", "train.py")
+    run("--select", "WSP1", ".")
+    assert len(records(cache)) == 2  # (two lists of files, or settings: a record each)
+    run("--diff", ".")
+    assert len(records(cache)) == 2
+    (project / "config.py").write_text("NUM_WORKERS = 1\n")  # changed now: too recent to prove unchanged later
+    for record in records(cache):
+        record.unlink()
+    run(".")
+    assert records(cache) == []
+
+
+def test_at_most_a_few_records_are_kept_the_most_recently_used(project, monkeypatch):
+    monkeypatch.setattr(cache_module, "MAX_RUN_RECORDS", 2)
+    cache = project.parent / "cache"
+    for names in (["hazard.py"], ["train.py"], ["config.py"]):
+        run(*names)
+    assert len(records(cache)) == 2
+
+
+@pytest.mark.parametrize("order", [("presence", "content"), ("content", "presence")])
+def test_a_path_one_hit_read_and_another_only_found_is_recorded_by_its_content(tmp_path, order):
+    """Specification: a hit's dependencies are recorded as its lookup found them still true, each path once; a
+    path that one entry read (its stamp) and another only looked for (its presence) is recorded by its stamp,
+    whichever entry was looked up first, so that an edit of it is seen."""
+    from winspawn_lint.io.stamps import PRESENT_FILE, stat_stamp
+
+    module = tmp_path / "helpers.py"
+    module.write_text("X = 1\n")
+    os.utime(module, ns=(PAST_NS, PAST_NS))
+    cache = cache_module.ResultsCache(str(tmp_path / "cache"), "digest")
+    records = {"presence": cache_module._encode_stamp(PRESENT_FILE),
+               "content": cache_module._encode_stamp(stat_stamp(str(module)))}
+    for kind in order:
+        entry = cache_module.Entry((1, PAST_NS), "", True, [], {str(module): records[kind]})
+        assert cache._dependencies_unchanged(entry)
+    inputs = cache_module.RunInputs()
+    inputs.adopt(cache)
+    assert inputs.files == {str(module): stat_stamp(str(module))} and inputs.complete
