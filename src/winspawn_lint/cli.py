@@ -212,10 +212,11 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
         absolute, [path in walked for path in paths], [job.unsafe_fixes, job.plan_fixes])
     recorded = cache.recall_run(key) if key is not None else None
     if recorded is not None:
-        hits = [FileResult(path, found, lines=_source_lines(path) if job.keep_lines and found else None)
-                for path, found in zip(paths, map(recorded.get, absolute)) if found is not None]
-        again = [path for path, full in zip(paths, absolute) if full not in recorded]  # (they had an error)
-        return hits + _check_and_store(again, job, jobs, project, walked, cache)
+        found, again = recorded
+        hits = [FileResult(path, found.get(full, []), lines=_source_lines(path) if job.keep_lines and full in found
+                           else None) for path, full in zip(paths, absolute) if full not in again]
+        return hits + _check_and_store([path for path, full in zip(paths, absolute) if full in again], job, jobs,
+                                       project, walked, cache)
     inputs = cache_module.RunInputs() if key is not None else None
     hits, todo = [], []
     for path in paths:
@@ -248,17 +249,21 @@ def _check_and_store(paths: list[str], job: Job, jobs: Optional[int], project: P
     """_check_many, each result kept in the results *cache* (and, with *inputs*, what the run's other files
     gave: the run's record, under *key*, when complete), which is then saved."""
     checked = _check_many(paths, job.replace(cache=True), jobs, project, walked)
+    again = []
     for result in checked:
         # A file --fix is about to rewrite is not stored: its findings are the old text's.
         if result.error is None and result.source is None:
             cache.store(result.path, result.cache_entry)
-        if inputs is not None and result.error is None:
-            inputs.add(result.path, result.cache_entry, result.findings)
+        if inputs is not None:
+            if result.error is None:
+                inputs.add(result.path, result.cache_entry, result.findings)
+            else:
+                again.append(os.path.abspath(result.path))
         result.cache_entry = None
     if inputs is not None and key is not None and inputs.complete:
         inputs.adopt(cache)
         inputs.search(project.search_inputs(inputs.derived))
-        cache.keep_run(key, inputs)
+        cache.keep_run(key, inputs, again)
     cache.save()
     return checked
 

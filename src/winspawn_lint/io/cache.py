@@ -571,8 +571,8 @@ class ResultsCache:
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
         self.scans = ScanMemory(self.path, digest)
-        #: the record of this run to write (:meth:`keep_run`): its key and its inputs
-        self._run: Optional[tuple[str, RunInputs]] = None
+        #: the record of this run to write (:meth:`keep_run`): its key, its inputs, the files to check again
+        self._run: Optional[tuple[str, RunInputs, list[str]]] = None
 
     @classmethod
     def open(cls, settings: Any, derive: Any = None) -> "ResultsCache":
@@ -639,10 +639,10 @@ class ResultsCache:
     def _run_file(self, key: str) -> str:
         return os.path.join(self.path, f"run-{key}.json")
 
-    def recall_run(self, key: str) -> Optional[dict[str, list]]:
-        """The findings of each file of the run *key* as its record has them (absolute path -> Finding objects),
-        when everything they depend on still holds (:class:`RunInputs`); None: look each file up.  The files the
-        record does not name (they had an error) are to be checked again."""
+    def recall_run(self, key: str) -> Optional[tuple[dict[str, list], frozenset[str]]]:
+        """The findings of the files of the run *key* as its record has them (absolute path -> Finding objects,
+        for the files with any), and the files to check again (they had an error), when everything the findings
+        depend on still holds (:class:`RunInputs`); None: look each file up."""
         path = self._run_file(key)
         try:
             with open(path, "rb") as handle:
@@ -661,18 +661,20 @@ class ResultsCache:
                 if not all(isinstance(row, list) and len(row) == _RUN_ROW for row in rows):
                     return None
                 found[checked] = decode_findings(rows)
+            again = frozenset(data["again"])
         except Exception:  # (unreadable, malformed, another version's: as if there were none)
             return None
         try:
             os.utime(path)  # (used: the most recently used records are kept)
         except OSError:
             pass
-        return found
+        return found, again
 
-    def keep_run(self, key: str, inputs: RunInputs) -> None:
-        """Write the record of the run *key* when the cache is saved, if *inputs* are complete."""
+    def keep_run(self, key: str, inputs: RunInputs, again: list[str]) -> None:
+        """Write the record of the run *key* when the cache is saved, if *inputs* are complete; *again*: the files
+        of the run to check again each time (they had an error)."""
         if inputs.complete:
-            self._run = (key, inputs)
+            self._run = (key, inputs, again)
 
     def _dependencies_unchanged(self, entry: Entry) -> bool:
         """Whether every file *entry* depends on keeps its stamp (:func:`holds`) and every derived fact its digest.
@@ -759,10 +761,17 @@ class ResultsCache:
         except OSError:
             pass
 
-    def _write_run(self, key: str, inputs: RunInputs) -> None:
-        data = {"format": FORMAT, "key": self.digest, "run": key, "findings": inputs.findings,
+    def _write_run(self, key: str, inputs: RunInputs, again: list[str]) -> None:
+        # (the missing names of each folder in one group: the entries' groups of a folder differ by a few names,
+        # and 8,157 of them made most of a 6 MB record of the ML corpus)
+        missing: dict[tuple[str, Optional[int]], set[str]] = {}
+        for folder, mtime, names in inputs.absent:
+            missing.setdefault((folder, mtime), set()).update(names.split("/"))
+        data = {"format": FORMAT, "key": self.digest, "run": key,
+                "findings": {path: rows for path, rows in inputs.findings.items() if rows}, "again": again,
                 "files": {path: _encode_stamp(stamp) for path, stamp in inputs.files.items()},
-                "absent": sorted(inputs.absent, key=lambda item: (item[0], item[1] or 0, item[2])),
+                "absent": [[folder, mtime, "/".join(sorted(names))]
+                           for (folder, mtime), names in sorted(missing.items(), key=lambda item: item[0][0])],
                 "folders": inputs.folders}
         _write_json(self._run_file(key), data)
         records = []
