@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import textwrap
 import time
 from contextlib import redirect_stderr, redirect_stdout
@@ -164,6 +165,19 @@ def test_the_record_answers_only_while_all_it_depends_on_holds(project, looked_u
     # The run that found the change wrote its own record, which the next run takes.
     looked_up.clear()
     assert run(".") == after
+    assert [seen for seen in looked_up if seen.startswith("entry")] == []
+
+
+def test_a_parallel_run_keeps_a_record_too(project, looked_up):
+    """Its workers search the projects and derive the facts the findings depend on; the parent derives them again
+    (from what the workers read, kept in the scan memory) and keeps the record only if every one agrees."""
+    first = run(".")
+    shutil.rmtree(project.parent / "cache")
+    with redirect_stdout(io.StringIO()):
+        assert main(["--isolated", "-j", "2", "."]) == first[0]
+    assert len(records(project.parent / "cache")) == 1
+    looked_up.clear()
+    assert run(".") == first
     assert [seen for seen in looked_up if seen.startswith("entry")] == []
 
 

@@ -262,6 +262,7 @@ def _check_and_store(paths: list[str], job: Job, jobs: Optional[int], project: P
         result.cache_entry = None
     if inputs is not None and key is not None and inputs.complete:
         inputs.adopt(cache)
+        inputs.confirm(project.derived)  # (a parallel run's workers searched the projects, this process did not)
         inputs.search(project.search_inputs(inputs.derived))
         cache.keep_run(key, inputs, again)
     cache.save()

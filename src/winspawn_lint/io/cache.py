@@ -302,7 +302,8 @@ class RunInputs:
         self.files: dict[str, Optional[Stamp]] = {}
         #: (folder, its mtime or None, the names missing in it joined by "/"), as entries keep them
         self.absent: set[tuple[str, Optional[int], str]] = set()
-        self.derived: set[str] = set()
+        #: derived fact -> the digest the findings were found with
+        self.derived: dict[str, str] = {}
         #: each folder the searches behind the derived facts listed -> its mtime (:meth:`search`)
         self.folders: dict[str, int] = {}
 
@@ -322,11 +323,11 @@ class RunInputs:
             for dependency, stamp in entry.dependencies.items():
                 self._file(dependency, stamp)
             self.absent.update((folder, mtime, names) for folder, (mtime, names) in entry.absent.items())
-        self.derived.update(entry.derived)
+        self._derived(entry.derived)
         if reads is not None:
             for dependency, stamp in reads.files.items():
                 self._file(dependency, stamp)
-            self.derived.update(reads.derived)
+            self._derived(reads.derived)
 
     def adopt(self, cache: "ResultsCache") -> None:
         """What *cache*'s lookups found still true in this run (every hit's dependencies among it)."""
@@ -337,6 +338,13 @@ class RunInputs:
             self.complete = False
         self.absent.update(cache.still_absent)
 
+    def confirm(self, derive: Any) -> None:
+        """Whether each derived fact has, derived now (*derive*: ``Project.derived`` of the run's reader), the
+        digest the findings were found with: a parallel run's workers derived them, the record keeps what this
+        process searched (:meth:`search`)."""
+        if not all(derive(key) == digest for key, digest in self.derived.items()):
+            self.complete = False
+
     def search(self, found: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
         """What the derived facts were found from (None: not known, and nothing is recorded)."""
         if found is None:
@@ -345,6 +353,11 @@ class RunInputs:
         self.folders = found[0]
         for path, stamp in found[1].items():
             self._file(path, stamp)
+
+    def _derived(self, facts: dict[str, str]) -> None:
+        for key, digest in facts.items():
+            if self.derived.setdefault(key, digest) != digest:
+                self.complete = False  # (two digests in one run: the project changed while it ran)
 
     def _file(self, path: str, stamp: Optional[Stamp]) -> None:
         if stamp is not None and stamp not in PRESENCE and stamp[1] is None:
