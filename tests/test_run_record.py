@@ -17,12 +17,12 @@ import io
 import os
 import shutil
 import textwrap
-import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
+import modes
 from winspawn_lint.cli import main
 from winspawn_lint.io import cache as cache_module
 
@@ -66,11 +66,7 @@ def run(*args: str) -> tuple[int, str, str]:
 def settle(root: Path, step: int) -> None:
     """Every file and folder under *root* changed in the last minute gets an mtime in the past, one of its own
     for each *step*."""
-    recent = time.time() - 60
-    when = PAST_NS + step * 10**9
-    for path in [root, *root.rglob("*")]:
-        if path.stat().st_mtime > recent:
-            os.utime(path, ns=(when, when))
+    modes.settle(root, PAST_NS + step * 10**9)
 
 
 def records(cache: Path) -> list[Path]:
