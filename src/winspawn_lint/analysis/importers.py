@@ -388,11 +388,12 @@ class ImportGraph:
     def _pieces_of(self, path: str) -> Optional[Pieces]:
         """:func:`.exported_names.read_pieces` of the file at *path* (read once)."""
         if path not in self._pieces:
-            from .exported_names import read_pieces
-
-            text = _read_regular(path) if path.endswith(".py") and self.index.api_word is not None else None
-            self._pieces[path] = None if text is None else read_pieces(text, self.index.api_word, path)
+            self._pieces[path] = _file_pieces(path, self.index.api_word)
         return self._pieces[path]
+
+    def pieces_read(self) -> Iterable[tuple[str, Optional[Pieces]]]:
+        """Each file the graph read in pieces, and its pieces: with the index, what its answers follow from."""
+        return self._pieces.items()
 
     def _reaching_names(self, path: str, read: Pieces, phase: int) -> frozenset[str]:
         """The names of the file at *path* that may lead to a worker API, its imports answered by *phase* - 1."""
@@ -487,9 +488,11 @@ def scan(root: str, passes: Any = None, memory: Any = None,
                 if len(found) > MAX_FILES:
                     return None
     index = ProjectIndex(os.path.abspath(root), api_word=api_word)
-    # (what the index holds follows from the files' names, sizes and mtimes; one too recent to trust proves
-    # nothing, and then the graph's answers are neither taken nor kept)
-    stamps: Optional[list[str]] = [index.root]
+    # What the graph's answers follow from, with the cache on: what the index holds of each file (read from
+    # the file, or kept while its size and mtime are unchanged), and the pieces of the files the graph read
+    # in pieces (:meth:`ImportGraph.pieces_read`), each with its stamp (None: too recent to prove it unchanged).
+    contents: list[str] = [index.root]
+    stamps: dict[str, Optional[tuple[int, Optional[int]]]] = {}
     for path in found:
         try:
             info = os.stat(path)
@@ -497,22 +500,25 @@ def scan(root: str, passes: Any = None, memory: Any = None,
             if inputs is not None:
                 inputs.files[path] = None
             continue
-        if stamps is not None:
-            if memory is None or not memory.trusted(info):
-                stamps = None
-                inputs = None
-            else:
-                stamps.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
-                if inputs is not None:
+        if memory is not None:
+            trusted = memory.trusted(info)
+            stamps[path] = (info.st_size, info.st_mtime_ns if trusted else None)
+            if inputs is not None:
+                if trusted:
                     inputs.files[path] = (info.st_size, info.st_mtime_ns)
+                else:
+                    inputs = None
         if info.st_size > MAX_SCANNED_BYTES:
             continue  # a huge file is not a module
         kept = memory.recall(index.root, path, info) if memory is not None else None
         read = FileRead(*kept) if kept is not None else _read_for_index(path, passes)
         if read is None:
             continue
-        if memory is not None and kept is None:
-            memory.keep(index.root, path, info, (read.sink, read.words, read.imports, read.names))
+        if memory is not None:
+            if kept is None:
+                memory.keep(index.root, path, info, (read.sink, read.words, read.imports, read.names))
+            contents.append(f"{path}\0{read.sink:d}\0{sorted(read.words) if read.words is not None else None}"
+                            f"\0{read.imports!r}\0{sorted(read.names)}")
         index.imports[path] = read.imports
         index.names[path] = read.names
         if read.sink:
@@ -520,15 +526,26 @@ def scan(root: str, passes: Any = None, memory: Any = None,
         for word in read.words or ():
             index.mentions.setdefault(word, []).append(path)
     index.inputs = inputs
-    if stamps is not None and memory is not None:
-        files = "\n".join(stamps)
-        kept = memory.answers(index.root, files)
+    if memory is not None:
+        # (an edit that leaves every file's imports, names and pieces as they were takes the answers: a body
+        # edited before a commit no longer builds the graph again, seconds on a large project)
+        files = "\n".join(contents)
+        kept = memory.answers(index.root, files, stamps, lambda path: _file_pieces(path, api_word))
         if kept is not None:
             index.answers = GraphAnswers(*kept)
         else:
             answers = index.all_answers()
-            memory.keep_answers(index.root, files, answers.reaching, answers.relevant)
+            memory.keep_answers(index.root, files, answers.reaching, answers.relevant,
+                                {path: (stamps.get(path), pieces) for path, pieces in index.graph().pieces_read()})
     return index
+
+
+def _file_pieces(path: str, api_word: Optional[Callable[[str], bool]]) -> Optional[Pieces]:
+    """:func:`.exported_names.read_pieces` of the file at *path* (None: not read in pieces)."""
+    from .exported_names import read_pieces
+
+    text = _read_regular(path) if path.endswith(".py") and api_word is not None else None
+    return None if text is None else read_pieces(text, api_word, path)
 
 
 def _read_for_index(path: str, passes: Any) -> Optional[FileRead]:

@@ -876,18 +876,33 @@ class ScanMemory:
         """Whether a file's mtime is old enough to prove it unchanged while it stays the same."""
         return not too_recent(info)
 
-    def answers(self, root: str, files: str) -> Optional[tuple[frozenset[str], frozenset[str]]]:
+    def answers(self, root: str, files: str, stamps: dict[str, Any], pieces: Any
+                ) -> Optional[tuple[frozenset[str], frozenset[str]]]:
         """The import graph's answers for the project at *root* (the files that reach a worker API, those that
-        may hold a finding: ``analysis.importers.GraphAnswers``) as kept when its *files* (their names, sizes
-        and mtimes) were the same; None if not kept."""
+        may hold a finding: ``analysis.importers.GraphAnswers``) as kept when what the index held of its files
+        (*files*) was the same and so were the pieces the graph read (a file whose stamp in *stamps* is not the
+        one kept, or was too recent then, is read in pieces again: ``pieces(path)``); None if not kept."""
         raw = self._records(root).get(_ANSWERS + root)
-        if not (isinstance(raw, list) and len(raw) == 3 and raw[0] == _files_digest(files)
-                and _strings(raw[1]) and _strings(raw[2])):
+        if not (isinstance(raw, list) and len(raw) == 4 and raw[0] == _files_digest(files)
+                and _strings(raw[1]) and _strings(raw[2]) and isinstance(raw[3], list)):
+            return None
+        try:
+            for path, stamp, digest in raw[3]:
+                kept = _stamp(stamp)
+                if kept is None or kept[1] is None or stamps.get(path) != kept:
+                    if _pieces_digest(pieces(path)) != digest:
+                        return None
+        except (TypeError, ValueError):
             return None
         return frozenset(raw[1]), frozenset(raw[2])
 
-    def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str]) -> None:
-        self._keep(root, _ANSWERS + root, [_files_digest(files), sorted(reaching), sorted(relevant)])
+    def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str],
+                     pieces: dict[str, tuple[Any, Any]]) -> None:
+        """Keep the graph's answers, with what they follow from (see :meth:`answers`): *pieces*, each file the graph
+        read in pieces -> (its stamp then, its pieces)."""
+        self._keep(root, _ANSWERS + root, [_files_digest(files), sorted(reaching), sorted(relevant),
+                                           [[path, _encode_stamp(stamp), _pieces_digest(read)]
+                                            for path, (stamp, read) in sorted(pieces.items())]])
 
     def save(self) -> None:
         """Merge what this run read into the files (called by :meth:`ResultsCache.save`, under its lock, once
@@ -896,6 +911,11 @@ class ScanMemory:
             return
         for root, records in sorted(self.changed.items()):
             _merge_and_write(self._file(root), self.digest, records)
+
+
+def _pieces_digest(pieces: Any) -> str:
+    """A digest of a file's pieces as the import graph reads them (``exported_names.Pieces``, or None)."""
+    return content_hash(json.dumps(_stable(pieces)).encode("utf-8", "surrogatepass"))
 
 
 def _files_digest(files: str) -> str:
