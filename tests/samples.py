@@ -32,3 +32,28 @@ def main():
 if __name__ == "__main__":
     main()
 '''
+
+# A Pool started at import time: WSP101 at line 8, column 8.
+POOL_AT_IMPORT = textwrap.dedent('''\
+    import multiprocessing
+
+
+    def square(x):
+        return x * x
+
+
+    pool = multiprocessing.Pool(2)
+    print(pool.map(square, range(3)))
+''')
+
+# The worker count comes from a sibling module, config.py: with NUM_WORKERS > 0 the lambda reaches worker
+# processes (WSP201 at line 5, column 67), so the findings of this script depend on config.py.
+TRAIN_WITH_SIBLING_CONFIG = textwrap.dedent('''\
+    from torch.utils.data import DataLoader
+
+    from config import NUM_WORKERS
+
+    loader = DataLoader(range(4), num_workers=NUM_WORKERS, collate_fn=lambda b: b)
+    for batch in loader:
+        pass
+''')

@@ -17,20 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from samples import POOL_AT_IMPORT, TRAIN_WITH_SIBLING_CONFIG as TRAIN
 from winspawn_lint.io import cache as cache_module
 from winspawn_lint.cli import main
 
-POOL_AT_IMPORT = textwrap.dedent('''\
-    import multiprocessing
-
-
-    def square(x):
-        return x * x
-
-
-    pool = multiprocessing.Pool(2)
-    print(pool.map(square, range(3)))
-''')
 GUARDED = textwrap.dedent('''\
     import multiprocessing
 
@@ -42,16 +32,6 @@ GUARDED = textwrap.dedent('''\
     if __name__ == "__main__":
         with multiprocessing.Pool(2) as pool:
             print(pool.map(lambda x: x, range(3)))
-''')
-# The worker count comes from a sibling module: the findings of train.py depend on config.py.
-TRAIN = textwrap.dedent('''\
-    from torch.utils.data import DataLoader
-
-    from config import NUM_WORKERS
-
-    loader = DataLoader(range(4), num_workers=NUM_WORKERS, collate_fn=lambda b: b)
-    for batch in loader:
-        pass
 ''')
 PLAIN = "def f():\n    return 1\n"
 
@@ -130,6 +110,22 @@ def counted_reads(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(source, "read", counting_read)
     return reads
+
+
+@pytest.fixture
+def built_graphs(monkeypatch) -> list[str]:
+    """The roots of the import graphs built from now on (each test clears it when its warm runs start)."""
+    from winspawn_lint.analysis import importers
+
+    graphs: list[str] = []
+    real_graph = importers.ImportGraph.__init__
+
+    def counting_graphs(self, index):
+        graphs.append(index.root)
+        real_graph(self, index)
+
+    monkeypatch.setattr(importers.ImportGraph, "__init__", counting_graphs)
+    return graphs
 
 
 def age(root: Path) -> None:
@@ -418,7 +414,8 @@ def test_editing_a_module_another_check_only_looked_for_rechecks_only_that_modul
     assert os.path.join("pkg", "ds.py") in reads
 
 
-def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(project, monkeypatch):
+def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
+        project, monkeypatch, built_graphs):
     # The derived facts (which files import a module) are recomputed at lookup: from what the cache kept of each
     # file's imports while its size and mtime are unchanged, not from reading every file of the project again.
     from winspawn_lint.analysis import importers
@@ -434,15 +431,9 @@ def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
         return original(path)
 
     monkeypatch.setattr(importers, "_read_regular", counting)
-    # ... nor is the import graph built again: its answers are kept with the files' names, sizes and mtimes
-    graphs = []
-    real_graph = importers.ImportGraph.__init__
-
-    def counting_graphs(self, index):
-        graphs.append(index.root)
-        real_graph(self, index)
-
-    monkeypatch.setattr(importers.ImportGraph, "__init__", counting_graphs)
+    # ... nor is the import graph built again: its answers are kept with what the search read of each file
+    graphs = built_graphs
+    graphs.clear()
     assert main(["--isolated", "-j", "1", "."]) == first[0]
     assert searched == [] and graphs == []
     write(project / "config.py", "NUM_WORKERS = 2\n")
@@ -457,7 +448,7 @@ def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
     assert run(".")[0] == status  # (the same answer as --no-cache)
 
 
-def test_a_parallel_run_keeps_what_its_workers_read_to_search_the_project(project, monkeypatch):
+def test_a_parallel_run_keeps_what_its_workers_read_to_search_the_project(project, monkeypatch, built_graphs):
     """Specification: a parallel run's workers search the project, not its parent; they hand what they read to
     the parent, which keeps it as a serial run keeps its own, so that the run after the default (``-j`` one per
     CPU) one reads no file to search the project and builds no import graph (the first warm run after a
@@ -468,17 +459,12 @@ def test_a_parallel_run_keeps_what_its_workers_read_to_search_the_project(projec
     first = run(".")
     shutil.rmtree(project / cache_module.CACHE_DIR_NAME)
     assert main(["--isolated", "-j", "2", "."]) == first[0]
-    searched, graphs = [], []
-    original, real_graph = importers._read_regular, importers.ImportGraph.__init__
+    searched = []
+    original = importers._read_regular
     monkeypatch.setattr(importers, "_read_regular", lambda path: searched.append(path) or original(path))
-
-    def counting_graphs(self, index):
-        graphs.append(index.root)
-        real_graph(self, index)
-
-    monkeypatch.setattr(importers.ImportGraph, "__init__", counting_graphs)
+    built_graphs.clear()
     assert main(["--isolated", "-j", "1", "."]) == first[0]  # (its lookups recompute which files import what)
-    assert searched == [] and graphs == []
+    assert searched == [] and built_graphs == []
 
 
 def add_modules(root: Path, count: int = 60) -> None:
@@ -783,27 +769,19 @@ def test_a_dependency_stamp_and_a_folder_s_missing_names_are_one_string_each_in_
         cache_module.Entry.from_json(data)
 
 
-def test_the_import_graph_is_built_again_only_when_what_it_reads_changes(project, monkeypatch):
+def test_the_import_graph_is_built_again_only_when_what_it_reads_changes(project, built_graphs):
     """Specification: the graph's answers are kept with what the project search read of each file (its imports,
     the names it defines, whether it names a worker API) and the pieces of the files the graph read in pieces,
     not with every file's size and mtime: a commit of a function's body, checked by pre-commit seconds after the
     edit, no longer builds the graph again (2.6 s on unsloth); a change of an import or of a piece does."""
-    from winspawn_lint.analysis import importers
-
     write(project / "helpers.py", "from torch.utils.data import DataLoader\n\nMEAN = 0.5\n\n\n"
                                   "def loader(data):\n    return DataLoader(data, num_workers=2)\n")
     write(project / "user.py", "from helpers import MEAN\n\nloader = MEAN(range(3), num_workers=2)\n"
                                "for batch in loader:\n    pass\n")
     age(project)
     run(".")
-    graphs = []
-    real_graph = importers.ImportGraph.__init__
-
-    def counting_graphs(self, index):
-        graphs.append(index.root)
-        real_graph(self, index)
-
-    monkeypatch.setattr(importers.ImportGraph, "__init__", counting_graphs)
+    graphs = built_graphs
+    graphs.clear()
     write(project / "pkg" / "plain.py", PLAIN.replace("1", "2"))  # a body: the same imports and names
     write(project / "helpers.py", (project / "helpers.py").read_text().replace("num_workers=2", "num_workers=4"))
     first = run(".")

@@ -9,19 +9,9 @@ import textwrap
 
 import pytest
 
+from samples import POOL_AT_IMPORT as HAZARD
 from winspawn_lint.cli import _regions
 
-HAZARD = textwrap.dedent('''\
-    import multiprocessing
-
-
-    def square(x):
-        return x * x
-
-
-    pool = multiprocessing.Pool(2)
-    print(pool.map(square, range(3)))
-''')
 CLEAN = textwrap.dedent('''\
     import multiprocessing
 

@@ -16,37 +16,16 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import textwrap
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
 import modes
+from samples import POOL_AT_IMPORT as HAZARD, TRAIN_WITH_SIBLING_CONFIG as TRAIN
 from winspawn_lint.cli import main
 from winspawn_lint.io import cache as cache_module
 
-HAZARD = textwrap.dedent('''\
-    import multiprocessing
-
-
-    def square(x):
-        return x * x
-
-
-    pool = multiprocessing.Pool(2)
-    print(pool.map(square, range(3)))
-''')
-# The worker count comes from a sibling module: the findings of train.py depend on config.py.
-TRAIN = textwrap.dedent('''\
-    from torch.utils.data import DataLoader
-
-    from config import NUM_WORKERS
-
-    loader = DataLoader(range(4), num_workers=NUM_WORKERS, collate_fn=lambda b: b)
-    for batch in loader:
-        pass
-''')
 #: a far past, and one second per change after it: every settled path gets a time no earlier one had
 PAST_NS = 10**18
 
