@@ -49,6 +49,24 @@ def cli(tree: Path, args: Iterable[str], cache_dir: Optional[Path] = None,
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def in_process(*args: str) -> tuple[int, str, str]:
+    """``winspawn-lint --isolated -j 1 ARGS`` in this process (exit status, stdout, stderr), with the results
+    cache, held to the same run with ``--no-cache``: they must agree."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from winspawn_lint.cli import main
+
+    results = []
+    for extra in ((), ("--no-cache",)):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main(["--isolated", "-j", "1", *extra, *args])
+        results.append((status, out.getvalue(), err.getvalue()))
+    assert results[0] == results[1]
+    return results[0]
+
+
 def printed(result: tuple[int, str, str]) -> str:
     """One text for a run: what it printed on each stream, and its exit status."""
     status, out, err = result

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from modes import in_process as run
 from samples import POOL_AT_IMPORT, TRAIN_WITH_SIBLING_CONFIG as TRAIN
 from winspawn_lint.io import cache as cache_module
 from winspawn_lint.cli import main
@@ -34,21 +35,6 @@ GUARDED = textwrap.dedent('''\
             print(pool.map(lambda x: x, range(3)))
 ''')
 PLAIN = "def f():\n    return 1\n"
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    """One in-process CLI run (exit status, stdout, stderr), with and without the cache: they must agree."""
-    results = []
-    for extra in ((), ("--no-cache",)):
-        import io
-        from contextlib import redirect_stderr, redirect_stdout
-
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            status = main(["--isolated", "-j", "1", *extra, *args])
-        results.append((status, out.getvalue(), err.getvalue()))
-    assert results[0] == results[1]
-    return results[0]
 
 
 def write(path: Path, text: str) -> None:

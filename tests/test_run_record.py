@@ -16,30 +16,19 @@ from __future__ import annotations
 import io
 import os
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
 import modes
+from modes import in_process as run
 from samples import POOL_AT_IMPORT as HAZARD, TRAIN_WITH_SIBLING_CONFIG as TRAIN
 from winspawn_lint.cli import main
 from winspawn_lint.io import cache as cache_module
 
 #: a far past, and one second per change after it: every settled path gets a time no earlier one had
 PAST_NS = 10**18
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    """One in-process run (exit status, stdout, stderr), checked against the same run with ``--no-cache``."""
-    results = []
-    for extra in ((), ("--no-cache",)):
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            status = main(["--isolated", "-j", "1", *extra, *args])
-        results.append((status, out.getvalue(), err.getvalue()))
-    assert results[0] == results[1]
-    return results[0]
 
 
 def settle(root: Path, step: int) -> None:
