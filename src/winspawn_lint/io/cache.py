@@ -368,7 +368,7 @@ class RunInputs:
         elif known != stamp:
             if known is None or stamp is None or (known not in PRESENCE and stamp not in PRESENCE):
                 self.complete = False  # (seen missing and there, or with two stamps: it changed during the run)
-            elif _STRENGTH.get(stamp, 2) > _STRENGTH.get(known, 2):
+            elif _strength(stamp) > _strength(known):
                 self.files[path] = stamp  # (a file's presence, or its content: what proves more)
 
 
@@ -667,7 +667,7 @@ class ResultsCache:
                 return None
             if not all(self._still_absent(folder, mtime, names) for folder, mtime, names in absent):
                 return None
-            if not all(folder_mtime(folder) == mtime for folder, mtime in folders.items()):
+            if not all(self._folder_mtime(folder) == mtime for folder, mtime in folders.items()):
                 return None
             found = {}
             for checked, rows in data["findings"].items():
@@ -714,9 +714,7 @@ class ResultsCache:
     def _still_absent(self, folder: str, mtime: Optional[int], names: str) -> bool:
         """Whether the paths below *folder* that begin with *names* (joined by "/") are still missing: the folder
         keeps the mtime it had, or else none of the names is there now (asked once per path in a run)."""
-        if folder not in self._folders:  # (None, a folder changed too recently, is an answer too)
-            self._folders[folder] = folder_mtime(folder)
-        if mtime is not None and self._folders[folder] == mtime:
+        if mtime is not None and self._folder_mtime(folder) == mtime:
             return True
         for name in names.split("/"):
             path = os.path.join(folder, name)
@@ -726,6 +724,13 @@ class ResultsCache:
             if there:
                 return False
         return True
+
+    def _folder_mtime(self, folder: str) -> Optional[int]:
+        """:func:`.stamps.folder_mtime`, asked once per folder in a run (a record's missing names and the folders
+        its project searches listed are mostly the same folders)."""
+        if folder not in self._folders:  # (None, a folder changed too recently, is an answer too)
+            self._folders[folder] = folder_mtime(folder)
+        return self._folders[folder]
 
     def _decide(self, path: Any, raw: Any) -> bool:
         """Whether the stamp *raw* recorded of *path* (as read from the file, or a stamp) still holds; a
