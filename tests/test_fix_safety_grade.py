@@ -35,6 +35,9 @@ def _project(tmp_path, files: dict[str, str]):
     "import importlib\nmod = importlib.import_module('pkg.train')\n",
     "mod = __import__(\"train\")\n",
     "def f():\n    import os, train\n",
+    "try: import train\nexcept ImportError: train = None\n",
+    "if True: from train import main\n",
+    "import os; import pkg.train\n",
 ])
 def test_imported_somewhere_is_unsafe(tmp_path, importer):
     root = _project(tmp_path, {"train.py": "print(1)\n", "pkg/user.py": importer})
@@ -47,6 +50,7 @@ def test_imported_somewhere_is_unsafe(tmp_path, importer):
     "import trainer\n",
     "from training import train_loop\n",
     "# import train  (a comment)\nx = 'train'\n",
+    "x = 1  # then: import train\n",
     "",
 ])
 def test_not_imported_is_safe(tmp_path, other):

@@ -84,6 +84,20 @@ def test_a_cycle_of_re_exports_and_a_module_named_like_the_standard_library_reac
         "cycle_a.py", "cycle_b.py", "layers/typing.py", "uses_typing.py"))
 
 
+def test_an_import_after_a_colon_or_a_semicolon_counts_and_one_in_a_comment_does_not(tmp_path):
+    extra = {
+        "by_try.py": "try: from data import make_loader\nexcept ImportError: make_loader = None\n",
+        "by_else.py": "try:\n    pass\nexcept ImportError: pass\nelse: import data\n",
+        "by_semicolon.py": "import os; import data.loader\n",
+        "by_comment.py": "x = 1  # later: from data import make_loader\n",
+    }
+    for name, text in extra.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    graph = _index(tmp_path).graph()
+    assert [name for name in extra if graph.reaches(str(tmp_path / name))] == ["by_try.py", "by_else.py",
+                                                                            "by_semicolon.py"]
+
+
 def test_the_answer_does_not_depend_on_the_order_the_files_are_read_in(tmp_path):
     index = _index(tmp_path)
     first = _reaching(index, tmp_path)

@@ -8,9 +8,9 @@ wrap is SAFE for it:
 * it starts with a shebang (``#!``): it is run, not imported;
 * no Python file under the project root mentions it in an import: ``import x``, ``import a.x``,
   ``from x import ...``, ``from . import x``, ``from a import (b, x)``, ``importlib.import_module("a.x")``,
-  ``__import__("x")``.  This is a text search, made once per project and run (:meth:`.Project.importers`), that
-  errs towards "imported" (a name anywhere in an import statement counts), so the grade is SAFE only when no file
-  could import it.
+  ``__import__("x")``, on a line of its own or after ``try:``, ``else:``, ``;`` and the like.  This is a text
+  search, made once per project and run (:meth:`.Project.importers`), that errs towards "imported" (a name
+  anywhere in an import statement counts), so the grade is SAFE only when no file could import it.
 
 Otherwise the wrap stays UNSAFE.  The project root is the nearest directory above the file that holds
 ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``; without one, the file's own directory.  A root
@@ -43,8 +43,8 @@ MAX_SCANNED_BYTES = 4 << 20
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
-_FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)", re.M)
+_IMPORT = re.compile(r"import[ \t]+([^\n#;]+)")
+_FROM = re.compile(r"from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
 _DYNAMIC = re.compile(r"(?:import_module|__import__)\(\s*[rRuU]?['\"]([.\w]+)['\"]")
 _WORD = re.compile(r"\w+")
 _TOP_DEF = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
@@ -596,14 +596,14 @@ def _imports(text: str) -> tuple[frozenset[str], tuple[Import, ...]]:
     """The words a text's imports mention, and its imports (:data:`Import`) in order, each once."""
     words: set[str] = set()
     found: dict[Import, None] = {}
-    for match in _at_line_starts(_IMPORT, text, "import"):
+    for match in _at_statement_starts(_IMPORT, text, "import"):
         words.update(_WORD.findall(match.group(1)))
         for part in match.group(1).split(","):
             pieces = part.split()
             if pieces and _DOTTED.match(pieces[0]):
                 bound = pieces[2] if len(pieces) == 3 and pieces[1] == "as" else pieces[0].split(".")[0]
                 found[(pieces[0], "", bound)] = None
-    for match in _at_line_starts(_FROM, text, "from"):
+    for match in _at_statement_starts(_FROM, text, "from"):
         module = match.group(1)
         words.update(_WORD.findall(module))
         words.update(_WORD.findall(match.group(2)))
@@ -641,19 +641,23 @@ def _top_level_names(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _at_line_starts(pattern: re.Pattern, text: str, word: str) -> Iterator[re.Match]:
-    """``pattern.finditer(text)`` for a pattern that matches only at a line's start, blanks and then *word*
-    (``^[ \t]*word``): tried at the lines where *word* follows blanks, not at every character (a regular
-    expression tries ``^`` at each one: a large repository's scan spent most of its time there)."""
+def _at_statement_starts(pattern: re.Pattern, text: str, word: str) -> Iterator[re.Match]:
+    """``pattern.match`` at each place a statement may start with *word*: after blanks at a line's start, or after a
+    ``:`` or ``;`` and blanks on a line with no ``#`` before it (``try: import x``, ``else: from y import z``,
+    ``x = 1; import y``).  Only the places where *word* occurs are tried, not every character (a regular
+    expression that tries ``^`` at each one spent most of a large repository's scan there); like the rest of the
+    search it errs towards finding an import (one after ``:`` in a string counts)."""
     end = 0
     at = text.find(word)
     while at != -1:
-        start = text.rfind("\n", 0, at) + 1
-        if start >= end and not text[start:at].strip(" \t"):
-            match = pattern.match(text, start)
-            if match is not None:
-                yield match
-                end = match.end()
+        if at >= end:
+            start = text.rfind("\n", 0, at) + 1
+            before = text[start:at].rstrip(" \t")
+            if not before or (before[-1] in ":;" and "#" not in before):
+                match = pattern.match(text, at)
+                if match is not None:
+                    yield match
+                    end = match.end()
         at = text.find(word, at + len(word))
 
 
