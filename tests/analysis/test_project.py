@@ -397,6 +397,53 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
     assert parsed == {"train.py": 1, "loader.py": 2}
 
 
+def test_an_importer_whose_facts_are_kept_is_not_parsed_again_to_be_asked_for_them(tmp_path, monkeypatch):
+    """The checks of two modules that could let a lambda escape both ask for the flows of the script that imports
+    them; a run's reader finds the script's facts once and, while they are kept, does not parse the script again
+    to be given them, though the parsed module itself was dropped (most importers of a large project's modules are
+    asked only for their kept facts).  The findings are a new reader's, and so are the files each check reads."""
+    from winspawn_lint.analysis import project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_MODULES_KEPT", 1)
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    for name in ("augment", "collate"):
+        (tmp_path / f"{name}.py").write_text(f"{name.upper()} = lambda x: x\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(textwrap.dedent('''\
+        from torch.utils.data import DataLoader
+
+        from augment import AUGMENT
+        from collate import COLLATE
+
+
+        def main(data):
+            return DataLoader(data, num_workers=2)
+    '''), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    reads = _recorded_reads(monkeypatch)
+    paths = [str(tmp_path / "augment.py"), str(tmp_path / "collate.py")]
+    alone = []
+    for path in paths:
+        alone.append(_codes(check_file(path, Job(ALL), Project(snapshot=True))))
+        alone.append(reads[-1])
+    parsed: Counter = Counter()
+    real_parse = ast.parse
+
+    def counted(source, filename="<unknown>", *args, **kwargs):
+        parsed[os.path.basename(filename)] += 1
+        return real_parse(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    project = Project(snapshot=True)
+    shared, train_parses = [], []
+    for path in paths:
+        shared.append(_codes(check_file(path, Job(ALL), project)))
+        shared.append(reads[-1])
+        train_parses.append(parsed["train.py"])
+    assert shared == alone
+    # (the first check parses it to find what it imports and, with one module kept, again for its facts)
+    assert train_parses[1] == train_parses[0] > 0
+
+
 def test_a_long_lived_reader_sees_an_edit_that_kept_a_just_written_files_size(tmp_path, monkeypatch):
     """``config.py`` goes from ``WORKERS = 0`` to ``WORKERS = 2`` within the mtime tick it was written in: its
     stamp (size, and an mtime too recent to trust) is what it was, so a long-lived reader does not take the facts

@@ -190,6 +190,11 @@ class Project:
 
     # ---------------------------------------------------------------- what one file's findings depend on
 
+    @property
+    def snapshot(self) -> bool:
+        """Whether the run reads the project as it stood when it began (see :meth:`__init__`)."""
+        return self._snapshot
+
     @contextmanager
     def reading(self) -> Iterator["Reads"]:
         """Collect, inside the block, every file read or looked for (absolute path -> its stamp when first named,

@@ -197,16 +197,28 @@ def _order(obj: Obj) -> tuple:
 
 
 class Unit(Record):
-    """A module of the project as the analysis sees it (the checked text, or a file read by the project reader)."""
+    """A module of the project as the analysis sees it (the checked text, or a file read by the project reader).
+    Given a *reader* instead of a module, the module is read when first used (:meth:`Engine.unit`)."""
 
-    __slots__ = ("path", "module", "notebook", "_guarded")
+    __slots__ = ("path", "_module", "notebook", "_guarded", "_reader")
+    _fields = ("path", "notebook")
 
-    def __init__(self, path: Optional[str], module: ProjectModule, notebook: bool = False,
-                 _guarded: Optional[set] = None) -> None:
+    def __init__(self, path: Optional[str], module: Optional[ProjectModule], notebook: bool = False,
+                 _guarded: Optional[set] = None, reader: Optional["Project"] = None) -> None:
         self.path = path
-        self.module = module
+        self._module = module
         self.notebook = notebook
         self._guarded = _guarded
+        self._reader = reader
+
+    @property
+    def module(self) -> ProjectModule:
+        if self._module is None:
+            module = self._reader.module(self.path) if self._reader is not None and self.path is not None else None
+            if module is None:  # (a snapshot's file does not change while it runs: it parsed when it was found)
+                raise RuntimeError(f"{self.path} no longer reads as the module it was")
+            self._module = module
+        return self._module
 
     @property
     def index(self):
@@ -432,7 +444,12 @@ class Engine:
 
     # ------------------------------------------------------------------ units
 
-    def unit(self, path: Optional[str]) -> Optional[Unit]:
+    def unit(self, path: Optional[str], parses: bool = False) -> Optional[Unit]:
+        """The unit of the module at *path* (None: past :data:`MAX_UNITS`, or no module there).  *parses*: the
+        reader parsed it in this run (an importer :meth:`Project.importers_of` found), and a snapshot's file does
+        not change while the run lasts: its module is read only when the unit is used (most importers' units are
+        asked only for their kept facts, and reading each again was two fifths of the bytes a cold check of
+        diffusers parsed)."""
         if path is None:
             return None
         found = self.units.get(path)  # (the paths of objects are the absolute ones the units are kept by)
@@ -445,6 +462,9 @@ class Engine:
         if found is None:
             if len(self.units) >= MAX_UNITS:
                 return None  # (past the bound, another module is unknown: the engine keeps each one it reads alive)
+            if parses and self.project.snapshot:
+                found = self.units[key] = Unit(key, None, notebook=key.lower().endswith(".ipynb"), reader=self.project)
+                return found
             module = self.project.module(key)
             if module is None:
                 return None
@@ -2380,7 +2400,7 @@ class Engine:
                     if path in seen or len(out) >= MAX_IMPORTERS:
                         continue
                     seen.add(path)
-                    found = self.unit(path)
+                    found = self.unit(path, parses=True)
                     if found is not None:
                         out.append(found)
                         following.append(found)
