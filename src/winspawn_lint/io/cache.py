@@ -468,42 +468,55 @@ def new_entry(path: str, stamp: Optional[Stamp], data: Optional[bytes], parsed: 
                  dict(sorted(reads.derived.items())), absent)
 
 
+_UNPLACED = object()  # (a path :func:`_absent_by_folder` has not placed yet)
+
+
 def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], str]], set[str]]:
     """*paths* (looked for and not found) grouped by the nearest folder that exists, as the names in it they
     begin with (joined by "/"), each folder with its mtime, taken before the names are confirmed missing (a
     folder changed after it has another mtime); and the paths to keep one by one: there now, or in part (the
     entry then misses), or with no folder above them."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, set[str]] = {}
     still: set[str] = set()
     seen = _SEEN
-    if len(seen.there) > _MAX_SEEN:
-        seen.nearest.clear(), seen.mtimes.clear(), seen.there.clear()
+    if len(seen.there) > _MAX_SEEN or len(seen.placed) > _MAX_SEEN:
+        seen.nearest.clear(), seen.mtimes.clear(), seen.there.clear(), seen.placed.clear()
+    placed = seen.placed
     for path in paths:
-        folder = _existing_folder(os.path.dirname(path), seen.nearest)
-        if folder is None:
+        place = placed.get(path, _UNPLACED)
+        if place is _UNPLACED:
+            place = placed[path] = _place(path, seen)
+        if place is None:
             still.add(path)
+            continue
+        folder, name = place
+        names = groups.setdefault(folder, set())
+        if name is None:
+            still.add(path)  # (there now, though what was looked for below it may still be missing)
         else:
-            groups.setdefault(folder, []).append(path)
+            names.add(name)
     out: dict[str, tuple[Optional[int], str]] = {}
-    for folder, members in groups.items():
-        if folder not in seen.mtimes:
-            seen.mtimes[folder] = folder_mtime(folder)
-        mtime = seen.mtimes[folder]
-        names = set()
-        for path in members:
-            # (interned: the same library names are missing from the same folders in most entries, which a run
-            # holds until it saves them: 12 MB of copies in a cache-filling run over 300 files of diffusers)
-            name = sys.intern(path[len(folder):].lstrip(os.sep).split(os.sep, 1)[0])
-            key = (folder, name)
-            if key not in seen.there:
-                seen.there[key] = os.path.lexists(os.path.join(folder, name))
-            if seen.there[key]:
-                still.add(path)  # (there now, though what was looked for below it may still be missing)
-            else:
-                names.add(name)
+    for folder, names in groups.items():
         if names:
-            out[sys.intern(folder)] = (mtime, sys.intern("/".join(sorted(names))))
+            out[folder] = (seen.mtimes[folder], sys.intern("/".join(sorted(names))))
     return out, still
+
+
+def _place(path: str, seen: "_Seen") -> Optional[tuple[str, Optional[str]]]:
+    """(the nearest existing folder above *path*, the name in it that *path* begins with, or None when that name is
+    there now), the folder's mtime taken first into *seen*; None when no folder is above *path*."""
+    folder = _existing_folder(os.path.dirname(path), seen.nearest)
+    if folder is None:
+        return None
+    if folder not in seen.mtimes:
+        seen.mtimes[folder] = folder_mtime(folder)
+    # (interned: the same library names are missing from the same folders in most entries, which a run holds
+    # until it saves them: 12 MB of copies in a cache-filling run over 300 files of diffusers)
+    name = sys.intern(path[len(folder):].lstrip(os.sep).split(os.sep, 1)[0])
+    key = (folder, name)
+    if key not in seen.there:
+        seen.there[key] = os.path.lexists(os.path.join(folder, name))
+    return sys.intern(folder), (None if seen.there[key] else name)
 
 
 class _Seen(Record):
@@ -512,12 +525,14 @@ class _Seen(Record):
     for, so a name that appeared after it was looked for finds the folder's mtime changed next time, and each
     name is then looked for again."""
 
-    __slots__ = ("nearest", "mtimes", "there")
+    __slots__ = ("nearest", "mtimes", "there", "placed")
 
     def __init__(self) -> None:
         self.nearest: dict[str, Optional[str]] = {}
         self.mtimes: dict[str, Optional[int]] = {}
         self.there: dict[tuple[str, str], bool] = {}
+        #: each path asked about -> what :func:`_place` answered (hundreds of entries miss the same paths)
+        self.placed: dict[str, Optional[tuple[str, Optional[str]]]] = {}
 
 
 _SEEN = _Seen()
