@@ -87,6 +87,19 @@ def _counted_engines(monkeypatch) -> list:
     return engines
 
 
+def _counted_parses(monkeypatch) -> Counter:
+    """How many times each file (by its name) is parsed from now on."""
+    parsed: Counter = Counter()
+    real_parse = ast.parse
+
+    def counted(source, filename="<unknown>", *args, **kwargs):
+        parsed[os.path.basename(filename)] += 1
+        return real_parse(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    return parsed
+
+
 def test_an_importers_flows_are_found_once_and_give_each_file_what_a_new_reader_gives(tmp_path, monkeypatch):
     files = _project(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -375,14 +388,7 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
                                        encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     reads = _recorded_reads(monkeypatch)
-    parsed: Counter = Counter()
-    real_parse = ast.parse
-
-    def counted(source, filename="<unknown>", *args, **kwargs):
-        parsed[os.path.basename(filename)] += 1
-        return real_parse(source, filename, *args, **kwargs)
-
-    monkeypatch.setattr(ast, "parse", counted)
+    parsed = _counted_parses(monkeypatch)
     loader, train = str(tmp_path / "loader.py"), str(tmp_path / "train.py")
     alone = _codes(check_file(loader, Job(ALL), Project()))
     read_alone = reads[-1]
@@ -425,14 +431,7 @@ def test_an_importer_whose_facts_are_kept_is_not_parsed_again_to_be_asked_for_th
     for path in paths:
         alone.append(_codes(check_file(path, Job(ALL), Project(snapshot=True))))
         alone.append(reads[-1])
-    parsed: Counter = Counter()
-    real_parse = ast.parse
-
-    def counted(source, filename="<unknown>", *args, **kwargs):
-        parsed[os.path.basename(filename)] += 1
-        return real_parse(source, filename, *args, **kwargs)
-
-    monkeypatch.setattr(ast, "parse", counted)
+    parsed = _counted_parses(monkeypatch)
     project = Project(snapshot=True)
     shared, train_parses = [], []
     for path in paths:
