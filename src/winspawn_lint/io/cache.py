@@ -490,7 +490,7 @@ def _absent_by_folder(paths: list[str]) -> tuple[dict[str, tuple[Optional[int], 
             still.add(path)
             continue
         folder, name = place
-        names = groups.setdefault(folder, set())
+        names = groups.setdefault(folder, set())  # (each folder in the order its first path comes, as it was)
         if name is None:
             still.add(path)  # (there now, though what was looked for below it may still be missing)
         else:
