@@ -288,11 +288,11 @@ class SinkUse(Record):
 class StartUse(Record):
     """A place that starts worker processes (in a summary: possibly only when a parameter is a worker object)."""
 
-    __slots__ = ("api", "unit", "node", "site", "count", "method", "hops", "iterated", "via")
+    __slots__ = ("api", "unit", "node", "site", "count", "method", "hops", "iterated", "via", "worker")
 
     def __init__(self, api: SpawnAPI, unit: Optional[str], node: ast.AST, site: Site, count: frozenset,
                  method: Optional[str] = None, hops: tuple = (), iterated: Optional[frozenset] = None,
-                 via: Optional[tuple[frozenset, str]] = None) -> None:
+                 via: Optional[tuple[frozenset, str]] = None, worker: Optional[Obj] = None) -> None:
         self.api = api
         self.unit = unit
         self.node = node
@@ -303,6 +303,9 @@ class StartUse(Record):
         #: the iterated value when the start is an iteration of something that may be a worker object
         self.iterated = iterated
         self.via = via
+        #: the worker object started, when the start is a method or an iteration of one (a ``DataLoader`` made
+        #: at its constructor call, ``worker.node``)
+        self.worker = worker
 
 
 class Store(Record):
@@ -1511,7 +1514,8 @@ class Engine:
                     count = self._worker_count(obj_api, worker)
                     via = self._via_of(obj_api, worker)
                     if method_name in obj_api.start_methods:
-                        summary.starts.append(StartUse(obj_api, unit.path, call, site, count, explicit, via=via))
+                        summary.starts.append(StartUse(obj_api, unit.path, call, site, count, explicit, via=via,
+                                                       worker=worker))
                     if method_name in obj_api.method_payload:
                         for arg, value in self._payloads(obj_api, obj_api.method_payload[method_name], call, unit,
                                                          scope):
@@ -1593,7 +1597,7 @@ class Engine:
         via = (self.substitute(start.via[0], binding), start.via[1]) if start.via is not None else None
         if start.iterated is None:
             return StartUse(start.api, start.unit, start.node, start.site, self.substitute(start.count, binding),
-                            start.method, (hop, *start.hops), None, via)
+                            start.method, (hop, *start.hops), None, via, start.worker)
         iterated = self.substitute(start.iterated, binding)
         workers = [o for o in iterated if o.kind == WORKER]
         symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
@@ -1603,7 +1607,7 @@ class Engine:
             if api is not None and wanted in api.start_methods:
                 return StartUse(api, start.unit, start.node, start.site, self._worker_count(api, worker),
                                 self._explicit_method_of(worker), (hop, *start.hops), None,
-                                self._via_of(api, worker))
+                                self._via_of(api, worker), worker)
         if symbolic:
             return StartUse(start.api, start.unit, start.node, start.site, EMPTY, start.method, (hop, *start.hops),
                             symbolic)
@@ -1623,7 +1627,8 @@ class Engine:
             api = self.registry.by_key.get(worker.data)
             if api is not None and "__iter__" in api.start_methods:
                 summary.starts.append(StartUse(api, unit.path, report, site, self._worker_count(api, worker),
-                                               self._explicit_method_of(worker), via=self._via_of(api, worker)))
+                                               self._explicit_method_of(worker), via=self._via_of(api, worker),
+                                               worker=worker))
         symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
         if symbolic:
             summary.starts.append(StartUse(_ITER_API, unit.path, report, site, EMPTY, iterated=symbolic))

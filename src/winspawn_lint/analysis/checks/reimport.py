@@ -16,15 +16,16 @@ spawn each of them re-imports the script again, every epoch.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Iterator, Optional
 
 from ... import rules
-from ...spawn_apis import PICKLE, Arg
+from ...spawn_apis import PICKLE
 from ..context import Context
 from ..index import FUNCTION_NODES, Binding, Scope
 from ..names import MAX_DEPTH
 from ..positions import span
-from ..values import MAYBE, NONE, UNKNOWN
+from ..taint import CONST, const_value
 from ..workers import Payload, instance_class, resolve_callee
 
 #: Methods of an object sent to workers that run *in* the worker (``__len__`` and ``__init__`` run in the parent).
@@ -212,32 +213,162 @@ def _is_global(name: str, scope: Scope) -> bool:
 
 # -- WSP902 -------------------------------------------------------------------------------------------
 def _per_epoch_workers(ctx: Context) -> None:
+    """A loader iterated again and again: by a loop of a function of this module (the iteration there, or in a
+    function it calls with the loader, of this module or another: ``train_one_epoch(model, loader)`` in the
+    epoch loop), or by a loop of the function that iterates it (``while True: for batch in dl: yield batch``).
+    The starts come from the taint analysis's summaries, which follow the loader through calls and returns."""
+    engine = ctx.engine
+    main = engine.main
     parents: dict[ast.AST, dict[ast.AST, ast.AST]] = {}
-    for iterable, report, site in ctx.index.iterations:
-        if site.import_time:
-            continue  # WSP101: under spawn this loop never gets to a second epoch
-        loader = _unwrap(ctx, iterable, site.scope)
-        found = ctx.finder.api_object(loader, site.scope)
-        if found is None or found[0].key != _DATALOADER:
+    for function in _looking_functions(ctx):
+        for start in engine.summary(function, main).starts:
+            worker = start.worker
+            if worker is None or worker.data != _DATALOADER or not engine.active(start.api, start.count, start.via):
+                continue
+            if not _not_persistent(worker):
+                continue
+            first = start.hops[0] if start.hops else None
+            anchor, site = (first.call, first.site) if first is not None else (start.node, start.site)
+            if site is None or site.import_time:
+                continue  # WSP101: under spawn this loop never gets to a second epoch
+            loop = _repeating_loop(ctx, engine, parents, function, main, anchor, site, worker, first is None)
+            where = ctx.line_ref(loop.lineno) if loop is not None else None
+            if loop is None and first is not None:
+                loop = _loop_of_iteration(engine, parents, start)
+                where = _elsewhere(ctx, start.unit, loop.lineno) if loop is not None else None
+            if where is None:
+                continue
+            own = worker.unit == main.path and worker.unit is not None
+            report = worker.node if own else anchor
+            ctx.worker = (start.api, start.method, False)
+            ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=where,
+                     fix_hint={"loader": span(worker.node)} if own else None)
+            ctx.worker = None
+
+
+def _looking_functions(ctx: Context) -> Iterator[ast.AST]:
+    """The module's body and its functions that may iterate a loader repeatedly: those with a loop, or that
+    construct a ``DataLoader`` (and may hand it to a function that loops over it)."""
+    looping, building = set(), set()
+    for node, scope in ctx.index.scope_of.items():
+        if node is ctx.index.tree or scope.kind == "function":
+            if any(isinstance(inner, _LOOPS) for inner in _own_nodes(node)):
+                looping.add(node)
+    by_name = ctx.engine.registry.by_name
+    for call, site in ctx.index.calls:
+        owner = site.scope.function_scope()
+        node = owner.node if owner is not None else ctx.index.tree
+        if node not in looping:
+            api = by_name.get(ctx.resolver.qualname(call.func, site.scope) or "")
+            if api is not None and api.key == _DATALOADER:
+                building.add(node)
+    order = {node: n for n, node in enumerate(ctx.index.scope_of)}
+    yield from sorted(looping | building, key=order.__getitem__)
+
+
+def _own_nodes(root: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of *root*'s own body: not those of the functions, classes and lambdas defined in it."""
+    stack = list(ast.iter_child_nodes(root))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
             continue
-        api, ctor, ctor_scope = found
-        state = ctx.values.workers(api, ctor, ctor_scope)
-        if state == NONE or (state == MAYBE and not ctx.finder.assume_workers):
-            continue
-        given, expr = ctx.values.argument(ctor, Arg("persistent_workers", 9), ctor_scope)
-        if given is UNKNOWN or (expr is not None and ctx.values.fold(expr, ctor_scope) is not False):
-            continue
-        function = site.scope.function_scope()
-        root = function.node if function is not None else ctx.index.tree
-        if root not in parents:
-            parents[root] = _parent_map(root)
-        outer = _enclosing_loop(parents[root], report)
-        if outer is None or _within(ctor, outer):
-            continue  # iterated once, or a new loader every epoch (persistence would not help)
-        ctx.worker = (api, ctx.finder.explicit_method(ctor, ctor_scope), False)
-        ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=ctx.line_ref(outer.lineno),
-                 fix_hint={"loader": span(ctor)})
-        ctx.worker = None
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _not_persistent(worker) -> bool:
+    """Whether the loader's call says its workers do not persist: no ``persistent_workers`` (nor ``**kwargs``,
+    nor a tenth positional argument, that could give it), or ``persistent_workers=False``."""
+    call = worker.node
+    if not isinstance(call, ast.Call) or len(call.args) > 9 or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    if any(k.arg is None for k in call.keywords):
+        return False
+    if not any(k.arg == "persistent_workers" for k in call.keywords):
+        return True
+    value = worker.part("kw:persistent_workers")
+    return len(value) == 1 and next(iter(value)).kind == CONST and const_value(next(iter(value))) is False
+
+
+def _repeating_loop(ctx: Context, engine, parents: dict, function: ast.AST, main, anchor: ast.AST, site,
+                    worker, direct: bool) -> Optional[ast.stmt]:
+    """The loop of *function* around *anchor* (the iteration, or the call that leads to it) in whose every pass
+    the same loader is iterated: the expression that carries it there is a name (or ``self.loader``) the loop
+    does not assign."""
+    if function not in parents:
+        parents[function] = _parent_map(function)
+    loop = _enclosing_loop(parents[function], anchor)
+    if loop is None:
+        return None
+    if direct:
+        carriers = [_unwrap(ctx, _iterated(anchor), site.scope)] if _iterated(anchor) is not None else []
+    else:
+        carriers = [a for a in (*anchor.args, *(k.value for k in anchor.keywords))
+                    if worker in engine.eval(a, main, site.scope)]
+    if not carriers or not all(_stable(carrier, loop) for carrier in carriers):
+        return None
+    return loop
+
+
+def _loop_of_iteration(engine, parents: dict, start) -> Optional[ast.stmt]:
+    """The loop around an iteration made by a function the module calls (``while True: for batch in dl:``),
+    when what it iterates is one of that function's parameters, which the loop does not assign."""
+    owner = start.site.scope.function_scope()
+    iterable = _iterated(start.node)
+    if owner is None or owner.kind != "function" or not isinstance(iterable, ast.Name):
+        return None
+    arguments = owner.node.args
+    if iterable.id not in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
+        return None
+    if owner.node not in parents:
+        parents[owner.node] = _parent_map(owner.node)
+    loop = _enclosing_loop(parents[owner.node], start.node)
+    return loop if loop is not None and _stable(iterable, loop) else None
+
+
+def _iterated(report: ast.AST) -> Optional[ast.expr]:
+    """What an iteration found by the index iterates: a ``for``'s iterable; a comprehension's is the node itself."""
+    if isinstance(report, (ast.For, ast.AsyncFor)):
+        return report.iter
+    return report if isinstance(report, ast.expr) and not isinstance(report, ast.Call) else None
+
+
+def _stable(carrier: ast.expr, loop: ast.stmt) -> bool:
+    """Whether *carrier* (``loader``, ``self.loader``) names the same object in every pass of *loop*: nothing
+    in the loop assigns the name or the attribute."""
+    path = _dotted(carrier)
+    if path is None:
+        return False
+    for node in _own_nodes(loop):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            assigned = _dotted(node)
+            if assigned is not None and path[:len(assigned)] == assigned:
+                return False
+        elif isinstance(node, ast.NamedExpr) and node.target.id == path[0]:
+            return False
+    return True
+
+
+def _dotted(expr: ast.expr) -> Optional[tuple[str, ...]]:
+    parts: list[str] = []
+    for _ in range(MAX_DEPTH):
+        if isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        elif isinstance(expr, ast.Name):
+            return (expr.id, *reversed(parts))
+        else:
+            return None
+    return None
+
+
+def _elsewhere(ctx: Context, path: Optional[str], line: int) -> str:
+    """How a message names a line of another module (or of this one)."""
+    if path is None or path == ctx.engine.main.path:
+        return ctx.line_ref(line)
+    here = os.path.dirname(ctx.engine.main.path) if ctx.engine.main.path else os.getcwd()
+    return f"{os.path.relpath(path, here)}:{line}"
 
 
 def _unwrap(ctx: Context, iterable: ast.expr, scope: Scope) -> ast.expr:
@@ -271,8 +402,3 @@ def _enclosing_loop(parents: dict[ast.AST, ast.AST], node: ast.AST) -> Optional[
             return current
         node, current = current, parents.get(current)
     return None
-
-
-def _within(inner: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and \
-        (inner.end_lineno or 0) <= (outer.end_lineno or 0)
