@@ -20,12 +20,13 @@ import os
 from typing import Iterator, Optional
 
 from ... import rules
-from ...spawn_apis import PICKLE
+from ...spawn_apis import PICKLE, Arg
 from ..context import Context
 from ..index import FUNCTION_NODES, Binding, Scope
 from ..names import MAX_DEPTH
 from ..positions import span
 from ..taint import CONST, const_value
+from ..values import UNKNOWN
 from ..workers import Payload, instance_class, resolve_callee
 
 #: Methods of an object sent to workers that run *in* the worker (``__len__`` and ``__init__`` run in the parent).
@@ -220,12 +221,13 @@ def _per_epoch_workers(ctx: Context) -> None:
     engine = ctx.engine
     main = engine.main
     parents: dict[ast.AST, dict[ast.AST, ast.AST]] = {}
+    sites = dict(ctx.index.calls)
     for function in _looking_functions(ctx):
         for start in engine.summary(function, main).starts:
             worker = start.worker
             if worker is None or worker.data != _DATALOADER or not engine.active(start.api, start.count, start.via):
                 continue
-            if not _not_persistent(worker):
+            if not _not_persistent(ctx, worker, sites):
                 continue
             first = start.hops[0] if start.hops else None
             anchor, site = (first.call, first.site) if first is not None else (start.node, start.site)
@@ -277,10 +279,15 @@ def _own_nodes(root: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _not_persistent(worker) -> bool:
+def _not_persistent(ctx: Context, worker, sites: dict) -> bool:
     """Whether the loader's call says its workers do not persist: no ``persistent_workers`` (nor ``**kwargs``,
-    nor a tenth positional argument, that could give it), or ``persistent_workers=False``."""
+    nor a tenth positional argument, that could give it), or ``persistent_workers=False``.  A call of this module
+    is read with its ``**loader_args`` dict."""
     call = worker.node
+    site = sites.get(call) if worker.unit == ctx.engine.main.path else None
+    if site is not None:
+        given, expr = ctx.values.argument(call, Arg("persistent_workers", 9), site.scope)
+        return given is not UNKNOWN and (expr is None or ctx.values.fold(expr, site.scope) is False)
     if not isinstance(call, ast.Call) or len(call.args) > 9 or any(isinstance(a, ast.Starred) for a in call.args):
         return False
     if any(k.arg is None for k in call.keywords):
