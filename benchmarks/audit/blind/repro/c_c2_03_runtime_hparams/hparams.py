@@ -1,0 +1,2 @@
+voc_seq_len = 4
+tts_cleaner_names = ["basic"]
