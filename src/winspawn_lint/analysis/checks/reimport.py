@@ -241,9 +241,8 @@ def _per_epoch_workers(ctx: Context) -> None:
             if where is None:
                 continue
             own = worker.unit == main.path and worker.unit is not None
-            report = worker.node if own else anchor
             ctx.worker = (start.api, start.method, False)
-            ctx.emit(rules.WSP902, report, line_only=isinstance(report, ast.stmt), line=where,
+            ctx.emit(rules.WSP902, anchor, line_only=isinstance(anchor, ast.stmt), line=where,
                      fix_hint={"loader": span(worker.node)} if own else None)
             ctx.worker = None
 
