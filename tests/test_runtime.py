@@ -112,10 +112,11 @@ def _imported_names(source: str | bytes, filename: str) -> set[str]:
 
 
 def _missing_imports(path) -> list[str]:
-    """Top-level modules the fixture imports that this interpreter cannot find (its sibling helpers count
-    as found)."""
+    """Top-level modules the fixture imports that this interpreter cannot find (its sibling helpers and the
+    stand-ins count as found)."""
     return sorted(name for name in _imported_names(path.read_bytes(), str(path))
-                  if not (FIXTURES_DIR / f"{name}.py").is_file() and importlib.util.find_spec(name) is None)
+                  if not (FIXTURES_DIR / f"{name}.py").is_file() and not (SHIMS_DIR / name).exists()
+                  and importlib.util.find_spec(name) is None)
 
 
 def _skip_if_missing(name: str, missing: list[str]) -> None:

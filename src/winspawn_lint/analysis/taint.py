@@ -38,7 +38,8 @@ from ..io.compact_tree import node_class
 from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
-                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, TORCH_SHARED_STATE,
+                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
+                          TORCH_SHARED_STATE,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
@@ -758,17 +759,29 @@ class Engine:
         return stmt is not None and stmt_path == path and stmt is not statement and _inside(stmt, statement)
 
     def _alternatives(self, chosen: Binding, expr: ast.Name, unit: Unit) -> list:
-        """Bindings made in other branches of an ``if`` than *chosen* (``ds = A()`` / ``else: ds = B()``)."""
-        if chosen.kind != "assign":
+        """Bindings made in other branches of an ``if`` than *chosen* (``ds = A()`` / ``else: ds = B()``), and the
+        one before an ``if`` that may not run *chosen* (``def __init__(self, transform): if self.train: ... else:
+        transform = None``: the parameter still reaches a use after the ``if`` when the other branch runs)."""
+        if chosen.kind not in ("assign", "other"):
             return []
         line = getattr(expr, "lineno", None)
-        others = [b for b in chosen.scope.bindings.get(chosen.name, ()) if b is not chosen and b.kind == "assign"
+        bindings = chosen.scope.bindings.get(chosen.name, ())
+        others = [b for b in bindings if b is not chosen and b.kind == "assign"
                   and b.value is not None and (line is None or b.line <= line)]
-        if not others:
-            return []
         paths = branch_paths(chosen.scope)
         mine = paths.get(chosen.node)
-        return [b for b in others if mine is not None and b.node in paths and exclusive_branches(mine, paths[b.node])]
+        if mine is None:
+            return []
+        found = [b for b in others if b.node in paths and exclusive_branches(mine, paths[b.node])]
+        if found or line is None:
+            return found
+        # The outermost `if` around *chosen* that the use is not inside: when no other branch of it binds the name,
+        # a parameter bound before it reaches the use too (what a caller gives is kept when the branch does not run).
+        branch = next((stmt for stmt, _ in mine if isinstance(stmt, ast.If)
+                       and not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None)
+        if branch is None:
+            return []
+        return [b for b in [b for b in bindings if b.line < branch.lineno][-1:] if b.kind == "param"]
 
     def _binding(self, binding: Binding, unit: Unit) -> frozenset:
         kind = binding.kind
@@ -1096,12 +1109,25 @@ class Engine:
             elif obj.kind == EXT and method in _DERIVED_DATASET_METHODS and not _passes_keyword(call, "num_proc"):
                 out.add(obj)
                 known = True
+            elif obj.kind == EXT and method in PREPARING_METHODS.get(obj.data, ()):
+                out |= self._prepared(call, unit, scope)
+                known = True
         symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD, MCALL))
         if symbolic and method in _DEFERRED_METHODS and all(o.kind in (PARAM, FIELD, MCALL, EXT, RES)
                                                             for o in receivers):
             out.add(Obj(MCALL, unit.path, call, method, (("base", symbolic),)))
             known = True
         return frozenset(out) if known else None
+
+    def _prepared(self, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
+        """What a preparing method (:data:`PREPARING_METHODS`) gives back: its one argument, or a tuple of them."""
+        if not call.args or any(isinstance(a, ast.Starred) for a in call.args):
+            return EMPTY
+        values = [self.eval(a, unit, scope) for a in call.args]
+        if len(values) == 1:
+            return values[0]
+        return frozenset({Obj(SEQ, unit.path, call, None,
+                              _merge_parts([(f"[{n}]", value) for n, value in enumerate(values)]))})
 
     def apply(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
         """The value of calling *callee* at *call*."""
@@ -2481,9 +2507,10 @@ def _target_position(target: ast.expr, name: str) -> Optional[tuple[int, ...]]:
 
 
 def _before_own_value(binding: Optional[Binding], expr: ast.Name) -> Optional[Binding]:
-    """``ds = ds.batched(4)``: the name read in an assignment's own value is the binding before it (the lookup by
-    line finds the assignment itself)."""
-    if binding is None or binding.kind != "assign":
+    """``ds = ds.batched(4)``, ``model, loader = accelerator.prepare(model, loader)``: the name read in an
+    assignment's own value is the binding before it (the lookup by line finds the assignment itself)."""
+    if binding is None or binding.kind not in ("assign", "other") or \
+            not isinstance(binding.node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         return binding
     value = getattr(binding.node, "value", None)
     if value is None or not _inside(expr, value):
