@@ -768,12 +768,15 @@ class Engine:
         bindings = chosen.scope.bindings.get(chosen.name, ())
         others = [b for b in bindings if b is not chosen and b.kind == "assign"
                   and b.value is not None and (line is None or b.line <= line)]
+        parameter = any(b.kind == "param" for b in bindings)
+        if not others and not parameter:
+            return []  # (most names: the scope's branch paths, kept on it once found, are not needed)
         paths = branch_paths(chosen.scope)
         mine = paths.get(chosen.node)
         if mine is None:
             return []
         found = [b for b in others if b.node in paths and exclusive_branches(mine, paths[b.node])]
-        if found or line is None:
+        if found or line is None or not parameter:
             return found
         # The outermost `if` around *chosen* that the use is not inside: when no other branch of it binds the name,
         # a parameter bound before it reaches the use too (what a caller gives is kept when the branch does not run).
