@@ -784,7 +784,8 @@ class Engine:
                        and not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None)
         if branch is None:
             return []
-        return [b for b in [b for b in bindings if b.line < branch.lineno][-1:] if b.kind == "param"]
+        before = [b for b in bindings if b.line < branch.lineno]
+        return before[-1:] if before and before[-1].kind == "param" else []
 
     def _binding(self, binding: Binding, unit: Unit) -> frozenset:
         kind = binding.kind
@@ -2710,17 +2711,6 @@ def _keys_set_in_place(name: str, scope: Scope) -> set[str]:
               and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
             keys.update(k.arg for k in node.keywords if k.arg)
     return keys
-
-
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's own body (not of nested defs, classes or lambdas)."""
-    stack = list(reversed(getattr(function, "body", [])))
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
 
 
 def _calls_of(unit: Unit, function: ast.AST) -> list[tuple[ast.Call, Site]]:

@@ -22,6 +22,7 @@ from typing import Iterator, Optional
 from ... import rules
 from ...spawn_apis import PICKLE, Arg
 from ..context import Context
+from ..heavy import dotted
 from ..index import FUNCTION_NODES, Binding, Scope
 from ..names import MAX_DEPTH
 from ..positions import span
@@ -263,12 +264,12 @@ def _looking_functions(ctx: Context) -> Iterator[ast.AST]:
             api = by_name.get(ctx.resolver.qualname(call.func, site.scope) or "")
             if api is not None and api.key == _DATALOADER:
                 building.add(node)
-    order = {node: n for n, node in enumerate(ctx.index.scope_of)}
-    yield from sorted(looping | building, key=order.__getitem__)
+    yield from (node for node in ctx.index.scope_of if node in looping or node in building)
 
 
 def _own_nodes(root: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of *root*'s own body: not those of the functions, classes and lambdas defined in it."""
+    """The nodes under *root* (a loop's target and test as well as its body), not those inside the functions,
+    classes and lambdas defined there: a loop's own target rebinds what it names on every pass."""
     stack = list(ast.iter_child_nodes(root))
     while stack:
         node = stack.pop()
@@ -308,7 +309,8 @@ def _repeating_loop(ctx: Context, engine, parents: dict, function: ast.AST, main
     if loop is None:
         return None
     if direct:
-        carriers = [_unwrap(ctx, _iterated(anchor), site.scope)] if _iterated(anchor) is not None else []
+        iterated = _iterated(anchor)
+        carriers = [_unwrap(ctx, iterated, site.scope)] if iterated is not None else []
     else:
         carriers = [a for a in (*anchor.args, *(k.value for k in anchor.keywords))
                     if worker in engine.eval(a, main, site.scope)]
@@ -343,30 +345,17 @@ def _iterated(report: ast.AST) -> Optional[ast.expr]:
 def _stable(carrier: ast.expr, loop: ast.stmt) -> bool:
     """Whether *carrier* (``loader``, ``self.loader``) names the same object in every pass of *loop*: nothing
     in the loop assigns the name or the attribute."""
-    path = _dotted(carrier)
+    path = dotted(carrier)
     if path is None:
         return False
     for node in _own_nodes(loop):
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            assigned = _dotted(node)
-            if assigned is not None and path[:len(assigned)] == assigned:
+            assigned = dotted(node)
+            if assigned is not None and (path == assigned or path.startswith(assigned + ".")):
                 return False
-        elif isinstance(node, ast.NamedExpr) and node.target.id == path[0]:
+        elif isinstance(node, ast.NamedExpr) and node.target.id == path.split(".", 1)[0]:
             return False
     return True
-
-
-def _dotted(expr: ast.expr) -> Optional[tuple[str, ...]]:
-    parts: list[str] = []
-    for _ in range(MAX_DEPTH):
-        if isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        elif isinstance(expr, ast.Name):
-            return (expr.id, *reversed(parts))
-        else:
-            return None
-    return None
 
 
 def _elsewhere(ctx: Context, path: Optional[str], line: int) -> str:
