@@ -193,7 +193,7 @@ def test_a_path_one_hit_read_and_another_only_found_is_recorded_by_its_content(t
                "content": cache_module._encode_stamp(stat_stamp(str(module)))}
     for kind in order:
         entry = cache_module.Entry((1, PAST_NS), "", True, [], {str(module): records[kind]})
-        assert cache._dependencies_unchanged(entry)
+        assert cache._dependencies_unchanged(str(tmp_path / "train.py"), entry)
     inputs = cache_module.RunInputs()
     inputs.adopt(cache)
     assert inputs.files == {str(module): stat_stamp(str(module))} and inputs.complete

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
-from ..io.stamps import PRESENCE, PRESENT, PRESENT_FILE, Stamp, content_hash, holds, stat_stamp
+from ..io.stamps import PRESENCE, PRESENT, PRESENT_FILE, Stamp, content_hash, content_stamp, holds, stat_stamp
 from ..io import compact_tree
 from ..io.line_length import DEFAULT_MAX_LINE_LENGTH, configured_line_length
 from ..records import Record
@@ -409,6 +409,10 @@ class Project:
                 return key
             known = (key, stat_stamp(key))
             if self._snapshot:
+                if known[1] is not None and known[1][1] is None:
+                    # (just edited: what the results cache keeps of it for the next run is its content, or every
+                    # file that read it would be checked again then, 22 s after an edit on the ML corpus)
+                    known = (key, content_stamp(key) or known[1])
                 self._stamps[path] = known
         if self._reads is not None:
             _note(self._reads, *known)

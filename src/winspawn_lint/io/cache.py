@@ -60,7 +60,7 @@ from .stamps import (PRESENCE, PRESENT, PRESENT_FILE, Stamp, blake2b, content_ha
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 14  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 15  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
 # 10: the results in shards, a directory per digest (the single files of formats before it are removed);
@@ -70,7 +70,7 @@ FORMAT = 14  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: 
 # project's records in one file, which each run read whole); 14: a dependency's stamp as one string, "size/mtime",
 # and the names missing from a folder as one, joined by "/" (a name in a folder has none): JSON makes one object
 # of each, not three or one per name, and a warm run over the ML corpus decoded its 38 MB of entries in 0.48 s,
-# 0.10 s now
+# 0.10 s now; 15: a dependency whose mtime was too recent to trust is kept by its content, "size/#digest"
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
@@ -208,14 +208,14 @@ class Entry(Record):
 
 def _stamp(value: Any) -> Optional[Stamp]:
     """A stamp as recorded: None, ``[size, mtime]`` (an entry's own), or a dependency's ``"size/mtime"`` (mtime
-    empty when None)."""
+    empty when None) or ``"size/#digest"`` (:func:`.stamps.content_stamp`)."""
     if value is None:
         return None
     if isinstance(value, str):
         found = _STAMP_TEXT.fullmatch(value)
         if found is None:
             raise ValueError("malformed stamp")
-        return (int(found.group(1)), int(found.group(2)) if found.group(2) else None)
+        return (int(found.group(1)), int(found.group(2)) if found.group(2) else found.group(3))
     if not isinstance(value, (list, tuple)):
         raise ValueError("malformed stamp")
     size, mtime = value
@@ -224,7 +224,7 @@ def _stamp(value: Any) -> Optional[Stamp]:
     return (size, mtime)
 
 
-_STAMP_TEXT = re.compile(r"(-?[0-9]+)/(-?[0-9]+)?")
+_STAMP_TEXT = re.compile(r"(-?[0-9]+)/(?:(-?[0-9]+)|#([0-9a-f]+))?")
 
 
 def _encode_stamp(stamp: Any) -> Optional[str]:
@@ -233,7 +233,7 @@ def _encode_stamp(stamp: Any) -> Optional[str]:
     if stamp is None or isinstance(stamp, str):
         return stamp
     size, mtime = stamp
-    return f"{size}/{'' if mtime is None else mtime}"
+    return f"{size}/{'' if mtime is None else (f'#{mtime}' if isinstance(mtime, str) else mtime)}"
 
 
 def encode_findings(findings: list) -> list:
@@ -589,8 +589,8 @@ class ResultsCache:
         #: folder -> its mtime now (see Entry.absent); path -> whether it is there now
         self._folders: dict[str, Optional[int]] = {}
         self._there: dict[str, bool] = {}
-        #: path -> (the stamp an entry recorded of it, whether that still holds), in this run
-        self._decided: dict[str, tuple[Any, bool]] = {}
+        #: path -> (the stamp an entry recorded of it, whether that still holds, the stamp to keep instead), in this run
+        self._decided: dict[str, tuple[Any, bool, Optional[Stamp]]] = {}
         #: path -> a record of it (as read) that an entry kept and that still holds, the one that proves most
         #: (its stamp before its presence); the paths still missing (folder, mtime, names): what the hits
         #: depend on, for the run's record (RunInputs.adopt)
@@ -659,7 +659,7 @@ class ResultsCache:
                 return None
             entry.stamp = now  # taken before the read: the next run trusts it only if nothing changed since
             self.changed[key] = entry
-        if not self._dependencies_unchanged(entry):
+        if not self._dependencies_unchanged(key, entry):
             return None
         entries[key] = self.valid[key] = entry
         return entry
@@ -704,27 +704,51 @@ class ResultsCache:
         if inputs.complete:
             self._run = (key, inputs, again)
 
-    def _dependencies_unchanged(self, entry: Entry) -> bool:
-        """Whether every file *entry* depends on keeps its stamp (:func:`holds`) and every derived fact its digest.
-        A module is a dependency of hundreds of entries (on detectron2 + pytorch/examples, 306,000 records for
-        590 entries, most of a warm run): the file system is asked once per path in a run, and a path's record
-        is decided once, so that every other entry recording the same stamp costs a lookup and a comparison."""
+    def _dependencies_unchanged(self, key: str, entry: Entry) -> bool:
+        """Whether every file *entry* (of the file *key*) depends on keeps its stamp (:func:`holds`) and every
+        derived fact its digest.  A module is a dependency of hundreds of entries (on detectron2 + pytorch/examples,
+        306,000 records for 590 entries, most of a warm run): the file system is asked once per path in a run, and
+        a path's record is decided once, so that every other entry recording the same stamp costs a lookup and a
+        comparison.  A dependency kept by its content (just edited when the entry was made) that still holds is
+        kept by its stamp from now on, when that can be trusted: a warm run reads no file."""
         decided = self._decided
+        renewed = None
         for path, recorded in entry.dependencies.items():
             known = decided.get(path)
             if known is None or known[0] != recorded:
-                known = decided[path] = (recorded, self._decide(path, recorded))
+                holds = self._decide(path, recorded)
+                known = decided[path] = (recorded, holds, self._renewal(path, recorded) if holds else None)
                 held = self.held.get(path, _UNSEEN)
-                if known[1] and (held is _UNSEEN or _strength(recorded) > _strength(held)):
-                    self.held[path] = recorded
+                record = known[2] or recorded
+                if holds and (held is _UNSEEN or _strength(record) > _strength(held)):
+                    self.held[path] = record
             if not known[1]:
                 return False
+            if known[2] is not None:
+                renewed = renewed or {}
+                renewed[path] = known[2]
         for folder, (mtime, names) in entry.absent.items():
             if (folder, mtime, names) not in self.still_absent:
                 if not self._still_absent(folder, mtime, names):
                     return False
                 self.still_absent.add((folder, mtime, names))
-        return all(self.derive(key) == digest for key, digest in entry.derived.items())
+        if not all(self.derive(fact) == digest for fact, digest in entry.derived.items()):
+            return False
+        if renewed:
+            entry.dependencies.update(renewed)
+            self.changed[key] = entry
+        return True
+
+    def _renewal(self, path: str, raw: Any) -> Optional[Stamp]:
+        """The stamp that proves unchanged from now on a dependency recorded (*raw*) by its content and found to
+        hold, when its mtime can now be trusted; else None."""
+        if not (isinstance(raw, str) and "#" in raw or isinstance(raw, tuple) and isinstance(raw[1], str)):
+            return None
+        seen = (path, False)  # (as _decide observes a stamp)
+        if seen not in self._observed:
+            self._observed[seen] = stat_stamp(path)
+        now = self._observed[seen]
+        return now if now is not None and now[1] is not None else None
 
     def _still_absent(self, folder: str, mtime: Optional[int], names: str) -> bool:
         """Whether the paths below *folder* that begin with *names* (joined by "/") are still missing: the folder
@@ -752,7 +776,8 @@ class ResultsCache:
         malformed record does not."""
         try:
             recorded = _stamp(raw)
-            seen = (path, recorded if recorded in PRESENCE else None)
+            # (what is observed of a path: its presence, its stamp, or its content for a content stamp)
+            seen = (path, recorded if recorded in PRESENCE else recorded is not None and isinstance(recorded[1], str))
         except (TypeError, ValueError):
             return False
         if seen not in self._observed:

@@ -1,7 +1,8 @@
-"""What a fact recorded of a file, and whether it still holds: its size and mtime (a :data:`Stamp`), or only that
-it was there (:data:`PRESENT_FILE`, :data:`PRESENT`), or that it was not (``None``).  The results cache keeps
-these with each entry, and the project reader with each fact it keeps (:mod:`..analysis.project`); a one-file
-run with ``--no-cache`` needs only this, not the cache."""
+"""What a fact recorded of a file, and whether it still holds: its size and mtime (a :data:`Stamp`), or its size
+and content digest when its mtime was too recent to trust (:func:`content_stamp`), or only that it was there
+(:data:`PRESENT_FILE`, :data:`PRESENT`), or that it was not (``None``).  The results cache keeps these with each
+entry, and the project reader with each fact it keeps (:mod:`..analysis.project`); a one-file run with
+``--no-cache`` needs only this, not the cache."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ except ImportError:  # pragma: no cover - another Python implementation
 #: a file modified this recently may be modified again within the same mtime tick (coarse on some systems)
 RACY_NS = 2_000_000_000
 
-Stamp = tuple[int, Optional[int]]  # (size, mtime_ns); mtime None: not to be trusted
+#: (size, mtime_ns); mtime None: not to be trusted; a str: the content's digest (:func:`content_stamp`)
+Stamp = tuple[int, "Optional[int | str]"]
 #: the stamp of a path looked for and found to be a file, whose content the answer did not read
 PRESENT_FILE: Stamp = (-1, 0)
 #: the stamp of a path looked for and found to be there (a file, a directory, a link)
@@ -60,6 +62,18 @@ def stat_stamp(path: str) -> Optional[Stamp]:
     return (st.st_size, mtime)
 
 
+def content_stamp(path: str) -> Optional[Stamp]:
+    """(size, digest of the content) of the file at *path*, None if it cannot be read: what a run records of a file
+    whose mtime is too recent to trust (just edited), so that the next run can still find it unchanged (it hashes
+    the file again) rather than check again every file that read it."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    return (len(data), content_hash(data))
+
+
 def holds(path: str, recorded: Optional[Stamp], trust_recent: bool = False) -> bool:
     """Whether what was recorded of *path* still holds: its presence (:data:`PRESENT_FILE`, :data:`PRESENT`), or
     its absence (``None``), or its size and mtime (*trust_recent*: an mtime too recent to trust still proves
@@ -74,6 +88,8 @@ def observe(path: str, recorded: Optional[Stamp]) -> Any:
         return os.path.isfile(path)
     if recorded == PRESENT:
         return os.path.lexists(path)
+    if recorded is not None and isinstance(recorded[1], str):
+        return content_stamp(path)
     return stat_stamp(path)
 
 
