@@ -141,6 +141,22 @@ def _catches_runtime_error(handlers: list[ast.ExceptHandler]) -> bool:
     return False
 
 
+#: what a test calls to say that the block of its ``with`` raises: ``pytest.raises``, unittest's
+#: ``self.assertRaises``/``assertRaisesRegex``, numpy.testing's ``assert_raises``
+_RAISE_EXPECTATIONS = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp",
+                                 "assert_raises", "assert_raises_regex"})
+
+
+def _expects_raise(stmt: ast.With) -> bool:
+    for item in stmt.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call):
+            func = call.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _RAISE_EXPECTATIONS:
+                return True
+    return False
+
+
 def _mark_import_fallbacks(stmt: ast.stmt, scope: Scope) -> None:
     """Mark the imports of the handlers of *stmt* (a ``try``) that rebind a name its body imports (statements
     directly in the blocks: the usual shape of an optional dependency, ``except ImportError``; a handler runs
@@ -185,6 +201,8 @@ class ModuleIndex:
         self.classes: dict[ast.ClassDef, ClassInfo] = {}
         self.functions: dict[ast.AST, Scope] = {}  # def node -> its scope
         self.generator_functions: set[ast.AST] = set()
+        #: how many blocks a test expects to raise the walk is in (:func:`_expects_raise`)
+        self._expecting = 0
         self._walk_module()
 
     # -- the walk ---------------------------------------------------------------------------------
@@ -260,6 +278,7 @@ class ModuleIndex:
                 scope.globals_.update(stmt.names)
             return
         # Bindings made by this statement.
+        expecting = False
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 self._bind_target(target, stmt, scope, stmt.value)
@@ -272,11 +291,18 @@ class ModuleIndex:
             self._bind_target(stmt.target, stmt, scope, None)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self._bind_target(stmt.target, stmt, scope, None, kind="for")
-            self.iterations.append((stmt.iter, stmt, site))
+            if not self._expecting:
+                self.iterations.append((stmt.iter, stmt, site))
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
                 if item.optional_vars is not None:
                     self._bind_target(item.optional_vars, stmt, scope, item.context_expr, kind="with")
+            if _expects_raise(stmt):
+                # A block a test expects to raise stops at the raise it asserts: its calls and loops are not
+                # indexed, so no check follows them to a worker (trl's test of a trainer that refuses a dataset
+                # with a local transform before any loader exists).
+                self._expecting += 1
+                expecting = True
         # Expressions directly in this statement, then nested statements.
         kind = node_class(stmt)
         fields = _CHILD_FIELDS.get(kind)
@@ -295,6 +321,8 @@ class ModuleIndex:
                         self._expr(item, site)
             elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
                 self._expr(value, site)
+        if expecting:
+            self._expecting -= 1
 
     def _expr(self, node: ast.AST, site: Site) -> None:
         # Iterative, so deeply nested expressions cannot exhaust the C stack here.
@@ -305,9 +333,10 @@ class ModuleIndex:
             node, site = stack.pop()
             kind = node_class(node)
             if kind is ast.Call:
-                self.calls.append((node, site))
-                if type(node.func) in _ATTRIBUTE:
-                    self.method_calls.setdefault(node.func.attr, []).append((node, site))
+                if not self._expecting:
+                    self.calls.append((node, site))
+                    if type(node.func) in _ATTRIBUTE:
+                        self.method_calls.setdefault(node.func.attr, []).append((node, site))
             elif kind is ast.Lambda:
                 self.lambdas.append((node, site))
                 for expr in _defaults(node.args):
@@ -322,7 +351,7 @@ class ModuleIndex:
                 function = site.scope.function_scope()
                 if function is not None:
                     self.generator_functions.add(function.node)
-            elif kind is ast.comprehension:
+            elif kind is ast.comprehension and not self._expecting:
                 self.iterations.append((node.iter, node.iter, site))
             elif kind is ast.NamedExpr and type(node.target) in _NAME:
                 scope = site.scope.function_scope() or self.module_scope
