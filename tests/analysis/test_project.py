@@ -489,6 +489,47 @@ def test_a_runs_facts_about_a_just_written_file_still_hold_once_its_mtime_has_ag
     assert Counter(engines)[str(tmp_path / "train.py")] == 1
 
 
+def test_the_modules_asked_only_what_they_import_are_not_indexed(tmp_path, monkeypatch):
+    """Which modules import ``a/utils.py``?  Each file whose imports mention ``utils`` is asked what it imports:
+    a bare parse answers, and the file's index (most of the cost of reading a module: a tenth of a cold run of
+    diffusers went to indexing such files) is not built; a file whose text may edit ``sys.path`` is read whole,
+    as its edits move where its imports are found.  The answer is the one the whole modules give."""
+    from winspawn_lint.analysis import imports
+
+    files = {
+        "pyproject.toml": "",
+        "a/__init__.py": "", "a/utils.py": "X = 1\n",
+        "b/__init__.py": "", "b/utils.py": "Y = 1\n",
+        "b/one.py": "from b.utils import Y\n",
+        "b/two.py": "from a import utils\n\nif __name__ == '__main__':\n    print(utils.X)\n",
+        "tools/run.py": "import os\nimport sys\n\n"
+                        "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'a'))\n"
+                        "import utils  # noqa: E402\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    indexed: set = set()  # (the files the reader parsed and indexed whole)
+    real_module = Project.module
+
+    def module(self, path):
+        known = self._modules.get(os.path.abspath(path))
+        found = real_module(self, path)
+        if found is not None and (known is None or known[1] is not found):
+            indexed.add(os.path.relpath(path, tmp_path))
+        return found
+
+    monkeypatch.setattr(Project, "module", module)
+    target = str(tmp_path / "a" / "utils.py")
+    found = Project(snapshot=True).importers_of(target, 10)
+    expected = [os.path.join("b", "two.py"), os.path.join("tools", "run.py")]
+    assert [os.path.relpath(path, tmp_path) for path in found] == expected
+    assert indexed == {os.path.join("tools", "run.py")}
+    monkeypatch.setattr(imports, "import_facts_of_text", lambda data: None)  # (every module read whole)
+    assert Project(snapshot=True).importers_of(target, 10) == found
+
+
 def test_kept_facts_that_hold_parsed_modules_are_bounded_by_the_source_bytes_of_those_modules(monkeypatch):
     """The least recently used such fact goes first once the modules they hold (each counted once, however many
     facts hold it) come to more than MAX_PINNED_BYTES of source; a fact that holds none is not counted."""

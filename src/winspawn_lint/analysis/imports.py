@@ -27,7 +27,11 @@ from __future__ import annotations
 import ast
 import os
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Optional
+
+from ..records import Record
+from .guards import is_main_guard, never_runs
 
 if TYPE_CHECKING:
     from .project import Project, ProjectModule
@@ -60,15 +64,17 @@ class ImportSearch:
 
     def _folders(self, key: str) -> tuple[str, ...]:
         here = os.path.dirname(key)
-        module = self.project.module(key)
+        facts = self.project.import_facts(key)
         # A script's folder is first on the path; a module of a package (its folder has an __init__.py) is
         # imported through the package, and its folder is on the path only when it is run as a script itself.
         script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
-            module is not None and bool(module.index.main_guards))
+            facts is not None and facts.main_guard)
         found = [here] if script else []
-        if module is not None:
-            found += self._own_edits(module)
-            for helper in self._path_helpers(module, here):
+        if facts is not None:
+            module = self.project.module(key) if facts.may_edit_path else None
+            if module is not None:
+                found += self._own_edits(module)
+            for helper in self._path_helpers(key, facts, here):
                 found += self._own_edits(helper)
         found.append(self._package_parent(here))
         root = self.project.root(key)
@@ -86,25 +92,19 @@ class ImportSearch:
             current = parent
         return current
 
-    def _path_helpers(self, module: "ProjectModule", here: str) -> list["ProjectModule"]:
-        """Project modules that *module* imports at top level (before its other imports: a path helper is
-        imported first) and that edit sys.path themselves."""
+    def _path_helpers(self, key: str, facts: "ImportFacts", here: str) -> list["ProjectModule"]:
+        """Project modules that the module at *key* (its :class:`ImportFacts`) imports at top level (before its
+        other imports: a path helper is imported first) and that edit sys.path themselves."""
         out = []
-        for stmt in module.index.tree.body[:64]:
-            if not isinstance(stmt, (ast.Import, ast.ImportFrom)) or getattr(stmt, "level", 0):
+        for name in facts.first_imports:
+            candidate = _module_file(self.project, here, name.split("."))
+            if candidate is None or os.path.abspath(candidate) == key:
                 continue
-            names = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
-            for name in names:
-                if not name:
-                    continue
-                candidate = _module_file(self.project, here, name.split("."))
-                if candidate is None:
-                    continue
-                helper = self.project.module(candidate)
-                if helper is not None and helper is not module and self._own_edits(helper):
-                    out.append(helper)
-                    if len(out) >= MAX_PATH_HELPERS:
-                        return out
+            helper = self.project.module(candidate) if self.project.may_edit_path(candidate) else None
+            if helper is not None and self._own_edits(helper):
+                out.append(helper)
+                if len(out) >= MAX_PATH_HELPERS:
+                    return out
         return out
 
     def _own_edits(self, module: "ProjectModule") -> tuple[str, ...]:
@@ -161,6 +161,85 @@ class ImportSearch:
             if found is not None:
                 return found
         return None
+
+
+class ImportFacts(Record):
+    """What the search asks of a module whose imports it only resolves (a module that may import the one being
+    checked, a path helper): every import statement, whether the module has a main guard, the modules its first
+    top-level statements import (path helpers come first), and whether it may edit ``sys.path`` (then the search
+    reads the whole module for its edits).  Most modules it asks are read for nothing else, and a bare parse
+    gives these facts without the index of the whole module."""
+
+    __slots__ = ("imports", "main_guard", "first_imports", "may_edit_path")
+
+    def __init__(self, imports: tuple, main_guard: bool, first_imports: tuple[str, ...], may_edit_path: bool) -> None:
+        #: (module or None, level, names) of each ``from module import names``; (None, -1, names) of ``import``
+        self.imports = imports
+        self.main_guard = main_guard
+        self.first_imports = first_imports
+        self.may_edit_path = may_edit_path
+
+
+def import_facts_of_module(module: "ProjectModule") -> ImportFacts:
+    """The facts of a module parsed whole (one being checked, or kept)."""
+    index = module.index
+    return ImportFacts(tuple(_import_row(node) for node in index.imports), bool(index.main_guards),
+                       _first_imports(index.tree.body), True)
+
+
+def import_facts_of_text(data: bytes) -> Optional[ImportFacts]:
+    """The facts of a module's source, from a bare parse (raises what ``ast.parse`` raises); None when its text
+    may edit ``sys.path`` (it names both ``sys`` and ``path``, after the normalisation Python gives identifiers):
+    then the whole module answers, as :meth:`ImportSearch._own_edits` reads it."""
+    if may_edit_path(data):
+        return None
+    tree = ast.parse(data)
+    imports = []
+    main_guard = False
+    # Every statement: imports anywhere count, main guards where the index finds them (not in a def or class)
+    stack: list[tuple[ast.stmt, bool]] = [(stmt, True) for stmt in reversed(tree.body)]
+    while stack:
+        stmt, at_module = stack.pop()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.append(_import_row(stmt))
+            continue
+        if at_module and isinstance(stmt, ast.If) and is_main_guard(stmt.test) and not never_runs(stmt.test):
+            main_guard = True
+        inner = at_module and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        blocks = [getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None),
+                  *(handler.body for handler in getattr(stmt, "handlers", ())),
+                  *(case.body for case in getattr(stmt, "cases", ()))]
+        for block in reversed(blocks):
+            if type(block) is list:
+                stack.extend((child, inner) for child in reversed(block) if isinstance(child, ast.stmt))
+    return ImportFacts(tuple(imports), main_guard, _first_imports(tree.body), False)
+
+
+def may_edit_path(data: bytes) -> bool:
+    """Whether a module's source may edit ``sys.path``: it names both ``sys`` and ``path`` (after the
+    normalisation Python gives identifiers; a text that is not UTF-8 may)."""
+    if data.isascii():
+        return b"sys" in data and b"path" in data
+    try:
+        text = unicodedata.normalize("NFKC", data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return True
+    return "sys" in text and "path" in text
+
+
+def _import_row(node: ast.stmt) -> tuple:
+    names = tuple(alias.name for alias in node.names)
+    return (node.module, node.level, names) if isinstance(node, ast.ImportFrom) else (None, -1, names)
+
+
+def _first_imports(body: list[ast.stmt]) -> tuple[str, ...]:
+    """The absolute module names the first top-level statements import (where a path helper is imported)."""
+    out = []
+    for stmt in body[:64]:
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom)) or getattr(stmt, "level", 0):
+            continue
+        out += [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
+    return tuple(name for name in out if name)
 
 
 def in_library_folder(folder: str) -> bool:

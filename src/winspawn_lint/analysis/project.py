@@ -38,6 +38,7 @@ from .names import Resolver
 if TYPE_CHECKING:
     from ..spawn_apis import Registry
     from .importers import ProjectIndex
+    from .imports import ImportFacts
 
 #: Larger modules are not read (generated code, vendored bundles).
 MAX_MODULE_BYTES = 1 << 20
@@ -739,28 +740,81 @@ class Project:
         return self.memo(("imported files", os.path.abspath(path)), lambda: self._imported_files(path))
 
     def _imported_files(self, path: str) -> frozenset[str]:
-        module = self.module(path)
-        if module is None:
+        key = os.path.abspath(path)
+        facts = self.import_facts(key)
+        if facts is None:
             return frozenset()
         found = set()
-        for node in module.index.imports:
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    parts = alias.name.split(".")
+        for module, level, names in facts.imports:
+            if level < 0:  # (``import a.b``: a, then a.b)
+                for name in names:
+                    parts = name.split(".")
                     for end in range(1, len(parts) + 1):
-                        target = self.imports.module_file(module.path, ".".join(parts[:end]))
+                        target = self.imports.module_file(key, ".".join(parts[:end]))
                         if target is not None:
                             found.add(target)
-            elif isinstance(node, ast.ImportFrom):
-                base = self.imports.module_file(module.path, node.module or "", node.level)
-                if base is not None:
-                    found.add(base)
-                for alias in node.names:
-                    dotted = f"{node.module}.{alias.name}" if node.module else alias.name
-                    target = self.imports.module_file(module.path, dotted, node.level)
-                    if target is not None:
-                        found.add(target)
+                continue
+            base = self.imports.module_file(key, module or "", level)
+            if base is not None:
+                found.add(base)
+            for name in names:
+                target = self.imports.module_file(key, f"{module}.{name}" if module else name, level)
+                if target is not None:
+                    found.add(target)
         return frozenset(found)
+
+    def import_facts(self, path: str) -> Optional["ImportFacts"]:
+        """What the import search asks of the module at *path* (:class:`.imports.ImportFacts`), None when there
+        is no module (missing, too large, not Python: as :meth:`module` says).  The module the reader has (being
+        checked, or kept) answers; else a bare parse of the file, unless its text may edit ``sys.path``: most
+        modules the search asks are asked nothing else, and their index is not built (a tenth of a cold run of
+        diffusers was the index of modules asked only whether they import the one being checked)."""
+        key = os.path.abspath(path)
+        return self.memo(("import facts", key), lambda: self._import_facts(key))
+
+    def _import_facts(self, key: str) -> Optional["ImportFacts"]:
+        from .imports import import_facts_of_module, import_facts_of_text
+
+        data = self._unparsed_source(key)
+        if data is not None:
+            try:
+                facts = import_facts_of_text(data)
+            except Exception:  # (not Python: as the module is found, or not)
+                facts = None
+            if facts is not None:
+                return facts
+        module = self.module(key)
+        return import_facts_of_module(module) if module is not None else None
+
+    def may_edit_path(self, path: str) -> bool:
+        """Whether the module at *path* may edit ``sys.path`` (:func:`.imports.may_edit_path`; True when the
+        reader has the module, which then answers): asked of each module another imports at top level, most of
+        which edit nothing and need not be parsed for it."""
+        key = os.path.abspath(path)
+
+        def compute() -> bool:
+            from .imports import may_edit_path
+
+            data = self._unparsed_source(key)
+            return data is None or may_edit_path(data)
+
+        return self.memo(("may edit sys.path", key), compute)
+
+    def _unparsed_source(self, key: str) -> Optional[bytes]:
+        """The source of the file at *key*, recorded as read, when the reader has no module of it (not being
+        checked, not kept) and it is a Python file :meth:`module` would parse; else None."""
+        self._record(key)
+        if key in self._checking or key.lower().endswith(".ipynb"):
+            return None
+        stamp = _raw_stamp(key)
+        if stamp is None or stamp[0] > MAX_MODULE_BYTES or self._modules.get(key, (None,))[0] == stamp \
+                or self._alive.get(key) is not None:
+            return None
+        try:
+            with open(key, "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
 
     def derived(self, key: str) -> str:
         """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the
