@@ -39,11 +39,14 @@ def _jobs(mode: str) -> list[str]:
 
 
 def cli(tree: Path, args: Iterable[str], cache_dir: Optional[Path] = None,
-        timeout: float = 1800) -> tuple[int, str, str]:
-    """``winspawn-lint ARGS`` run in *tree* (exit status, stdout, stderr)."""
+        timeout: float = 1800, hash_seed: Optional[int] = None) -> tuple[int, str, str]:
+    """``winspawn-lint ARGS`` run in *tree* (exit status, stdout, stderr); *hash_seed*: the ``PYTHONHASHSEED``
+    it runs with (else a random one, as every process of a user's run has)."""
     env = dict(os.environ)
     if cache_dir is not None:
         env["WINSPAWN_LINT_CACHE_DIR"] = str(cache_dir)
+    if hash_seed is not None:
+        env["PYTHONHASHSEED"] = str(hash_seed)
     proc = subprocess.run([sys.executable, "-m", "winspawn_lint", *args], cwd=tree, env=env, capture_output=True,
                           text=True, timeout=timeout)
     return proc.returncode, proc.stdout, proc.stderr

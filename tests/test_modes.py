@@ -180,6 +180,30 @@ def test_a_module_that_edits_sys_path_has_the_same_findings_whichever_file_is_ch
     assert findings("app/data/loading.py", "app/predict.py") == alone
 
 
+#: hash seeds a run is held to: the order of a set of strings (or of objects hashed by them) is the seed's, and each
+#: process of a parallel run has a seed of its own
+SEEDS = (0, 1, 2, 3, 5, 8)
+
+
+def test_a_loader_one_of_two_branches_returns_is_found_whatever_the_hash_seed(tmp_path):
+    """The reproduction (MutualNet's ``get_dataset()``): of the two loaders a helper may return, the one a set
+    gave first was the one the epoch loop's finding was about, so the finding came with three seeds in eight."""
+    name = "wsp902_loader_chosen_by_a_branch.py"
+    shutil.copy(FIXTURES / name, tmp_path / name)
+    runs = {seed: modes.cli(tmp_path, ["--isolated", "-j", "1", "--no-cache", "--select", "WSP", name], hash_seed=seed)
+            for seed in SEEDS}
+    assert f"{name}:33:9: WSP902" in runs[0][1]
+    assert all(run == runs[0] for run in runs.values())
+
+
+@pytest.mark.slow
+def test_every_hash_seed_gives_the_same_answer_on_the_fixtures(fixtures_tree):
+    runs = [modes.printed(modes.cli(fixtures_tree, ["--isolated", "-j", "1", "--no-cache", "--select", "WSP", "."],
+                                    hash_seed=seed)) for seed in SEEDS[:3]]
+    assert "Found " in runs[0]
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+
+
 @pytest.mark.slow
 def test_every_check_mode_agrees_on_the_fixtures(fixtures_tree):
     records: list[int] = []

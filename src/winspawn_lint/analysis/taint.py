@@ -1608,9 +1608,7 @@ class Engine:
         for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
             summary.sinks.append(self._bound_sink(sink, binding, hop))
         for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
-            bound = self._bound_start(start, binding, hop)
-            if bound is not None:
-                summary.starts.append(bound)
+            summary.starts += self._bound_start(start, binding, hop)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
             summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
                                         self.substitute(store.value, binding), store.stmt, store.unit, store.method,
@@ -1623,25 +1621,30 @@ class Engine:
         return SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, self.substitute(sink.value, binding),
                        self.substitute(sink.count, binding), sink.task, sink.method, (hop, *sink.hops), via)
 
-    def _bound_start(self, start: StartUse, binding: dict, hop: Hop) -> Optional[StartUse]:
+    def _bound_start(self, start: StartUse, binding: dict, hop: Hop) -> list[StartUse]:
+        """The starts of a callee's summary as the call *hop* makes them: one for each worker object the call
+        gives an iterated parameter (in a fixed order: the first of two loaders a branch may return was
+        whichever a set gave first, so a finding came and went with the hash seed), else one still waiting."""
         via = (self.substitute(start.via[0], binding), start.via[1]) if start.via is not None else None
         if start.iterated is None:
-            return StartUse(start.api, start.unit, start.node, start.site, self.substitute(start.count, binding),
-                            start.method, (hop, *start.hops), None, via, start.worker)
+            return [StartUse(start.api, start.unit, start.node, start.site, self.substitute(start.count, binding),
+                             start.method, (hop, *start.hops), None, via, start.worker)]
         iterated = self.substitute(start.iterated, binding)
-        workers = [o for o in iterated if o.kind == WORKER]
-        symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
-        for worker in workers:
+        wanted = "__iter__" if start.api is _ITER_API else start.method
+        out = []
+        for worker in sorted((o for o in iterated if o.kind == WORKER), key=_order):
             api = self.registry.by_key.get(worker.data)
-            wanted = "__iter__" if start.api is _ITER_API else start.method
             if api is not None and wanted in api.start_methods:
-                return StartUse(api, start.unit, start.node, start.site, self._worker_count(api, worker),
-                                self._explicit_method_of(worker), (hop, *start.hops), None,
-                                self._via_of(api, worker), worker)
+                out.append(StartUse(api, start.unit, start.node, start.site, self._worker_count(api, worker),
+                                    self._explicit_method_of(worker), (hop, *start.hops), None,
+                                    self._via_of(api, worker), worker))
+        if out:
+            return out
+        symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
         if symbolic:
-            return StartUse(start.api, start.unit, start.node, start.site, EMPTY, start.method, (hop, *start.hops),
-                            symbolic)
-        return None
+            return [StartUse(start.api, start.unit, start.node, start.site, EMPTY, start.method, (hop, *start.hops),
+                             symbolic)]
+        return []
 
     def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, unit: Unit, summary: Summary) -> None:
         scope = site.scope
@@ -1653,7 +1656,7 @@ class Engine:
                     self._iteration(arg, report, site, unit, summary)
                 return
         value = self.eval(iterable, unit, scope)
-        for worker in (o for o in value if o.kind == WORKER):
+        for worker in sorted((o for o in value if o.kind == WORKER), key=_order):  # (a set's order: the seed's)
             api = self.registry.by_key.get(worker.data)
             if api is not None and "__iter__" in api.start_methods:
                 summary.starts.append(StartUse(api, unit.path, report, site, self._worker_count(api, worker),
