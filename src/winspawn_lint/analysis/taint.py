@@ -107,6 +107,8 @@ _DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sor
                                       "flatten", "with_format", "set_format", "flatten_indices", "shard", "take",
                                       "skip", "add_column", "class_encode_column", "train_test_split"})
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
+#: the methods that give back what they are given (:data:`PREPARING_METHODS`), whatever the class
+_PREPARING_NAMES = frozenset().union(*PREPARING_METHODS.values())
 _DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
 _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
                                  "builtins.enumerate", "builtins.sorted", "builtins.zip", "builtins.set",
@@ -1116,12 +1118,40 @@ class Engine:
             elif obj.kind == EXT and method in PREPARING_METHODS.get(obj.data, ()):
                 out |= self._prepared(call, unit, scope)
                 known = True
+            elif obj.kind == FIELD and method in _PREPARING_NAMES and self._preparer_field(obj, method):
+                out |= self._prepared(call, unit, scope)  # (`self.accelerator.prepare(dl)` in a trainer class)
+                known = True
         symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD, MCALL))
         if symbolic and method in _DEFERRED_METHODS and all(o.kind in (PARAM, FIELD, MCALL, EXT, RES)
                                                             for o in receivers):
             out.add(Obj(MCALL, unit.path, call, method, (("base", symbolic),)))
             known = True
         return frozenset(out) if known else None
+
+    def _preparer_field(self, field: Obj, method: str) -> bool:
+        """Whether *field* is ``self.<attr>`` in a method of a project class whose methods assign that attribute
+        only library objects whose *method* prepares what it is given (``self.accelerator = Accelerator(...)``):
+        every value assigned must be one; a field assigned anything else, or nothing, is unknown."""
+        bases = field.part("base")
+        if len(bases) != 1:
+            return False
+        (param,) = bases
+        if param.kind != PARAM:
+            return False
+        owner = self._unit_for(param)
+        function = param.node
+        if owner is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                _is_static(function) or param.data != _first_param(function):
+            return False
+        scope = owner.index.scope_of.get(function)
+        cls = scope.parent if scope is not None else None
+        info = owner.index.classes.get(cls.node) if cls is not None and cls.kind == "class" else None
+        if info is None:
+            return False
+        values = [self.eval(value, owner, method_scope) for assignments in info.self_assignments.values()
+                  for attr, value, _, method_scope in assignments if attr == field.data]
+        return bool(values) and all(value and all(o.kind == EXT and method in PREPARING_METHODS.get(o.data, ())
+                                                  for o in value) for value in values)
 
     def _prepared(self, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
         """What a preparing method (:data:`PREPARING_METHODS`) gives back: its one argument, or a tuple of them."""
