@@ -418,7 +418,7 @@ class Project:
                 return key
             known = (key, stat_stamp(key))
             if self._snapshot:
-                if known[1] is not None and known[1][1] is None:
+                if known[1] is not None and known[1][1] is None and known[1][0] <= MAX_MODULE_BYTES:
                     # (just edited: what the results cache keeps of it for the next run is its content, or every
                     # file that read it would be checked again then, 22 s after an edit on the ML corpus)
                     known = (key, content_stamp(key) or known[1])
