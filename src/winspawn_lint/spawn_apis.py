@@ -829,6 +829,20 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "pymysql.connect": Unpicklable("a database connection", False),
     "sqlalchemy.create_engine": Unpicklable("a database engine", False),
     "redis.Redis": Unpicklable("a Redis client", False),
+    # Cloud and database clients (measured: boto3 1.44.18, pymongo 4.20.1, google-cloud-storage 3.17.1, netCDF4
+    # 1.7.5, pickle and dill, no network): a boto3 client or resource "Can't pickle <class 'botocore.client.S3'>",
+    # and dill "cannot pickle 'SSLContext' object"; a boto3 Session and a MongoClient ("cannot pickle
+    # '_thread.lock'") only dill pickles; google-cloud's clients refuse on purpose ("Pickling client objects is
+    # explicitly not supported"); "netCDF4.Dataset is not picklable".  (A faiss index pickles: not listed.)
+    "boto3.client": Unpicklable("a boto3 client", False),
+    "boto3.resource": Unpicklable("a boto3 resource", False),
+    "boto3.Session": Unpicklable("a boto3 `Session`", True),
+    "boto3.session.Session": Unpicklable("a boto3 `Session`", True),
+    "pymongo.MongoClient": Unpicklable("a `MongoClient` (it holds locks)", True),
+    "pymongo.mongo_client.MongoClient": Unpicklable("a `MongoClient` (it holds locks)", True),
+    "google.cloud.storage.Client": Unpicklable("a Google Cloud Storage client", False),
+    "google.cloud.storage.client.Client": Unpicklable("a Google Cloud Storage client", False),
+    "netCDF4.Dataset": Unpicklable("a netCDF4 `Dataset` (an open file)", False),
     # TypeError: cannot pickle 'SSLContext' object, under fork too when pickled (measured: pickle, dill)
     "ssl.create_default_context": Unpicklable("an `ssl.SSLContext`", False),
     "ssl.SSLContext": Unpicklable("an `ssl.SSLContext`", False),
