@@ -1703,8 +1703,8 @@ class Engine:
         for arg in args:
             if arg.rest and arg.position is not None:
                 for value in call.args[arg.position:]:
-                    if not isinstance(value, ast.Starred):
-                        yield Arg(None, None, kind="object", rest=True), self.eval(value, unit, scope)
+                    if not isinstance(value, ast.Starred):  # (each an object, or an iterable of them: `map`)
+                        yield Arg(None, None, kind=arg.kind, rest=True), self.eval(value, unit, scope)
                 continue
             expr = _argument(call, arg)
             if expr is _UNKNOWN_ARG:
@@ -2262,7 +2262,13 @@ class Engine:
     def sources(self, value: frozenset, sink: SinkUse) -> Iterator[tuple[Obj, tuple]]:
         """(source, path) for every source reachable from *value* as *sink*'s pickler would pickle it."""
         seen: set = set()
-        stack: list[tuple[Obj, tuple, int]] = [(obj, (), 0) for obj in sorted(value, key=_order)]
+        start = sorted(value, key=_order)
+        if sink.arg.kind in ("args", "kwargs"):
+            # The call iterates what it is given in the parent and pickles the items: a list, tuple or dict written
+            # out holds them where they can be seen; a generator, a range or a dataset is not pickled itself
+            # (`pool.map(f, (x for x in xs))` runs under spawn).
+            start = [obj for obj in start if obj.kind in (SEQ, DICT)]
+        stack: list[tuple[Obj, tuple, int]] = [(obj, (), 0) for obj in start]
         from ..spawn_apis import DILL, PICKLE
 
         pickler = sink.api.pickler
