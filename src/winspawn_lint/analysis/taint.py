@@ -107,6 +107,8 @@ _DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sor
                                       "flatten", "with_format", "set_format", "flatten_indices", "shard", "take",
                                       "skip", "add_column", "class_encode_column", "train_test_split"})
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
+#: the types of a constant whose truth an expression's test is known by (`if DEBUG`, `if 0`, `if None`)
+_FOLDED_TESTS = frozenset({"bool", "int", "NoneType", "str"})
 #: the methods that give back what they are given (:data:`PREPARING_METHODS`), whatever the class
 _PREPARING_NAMES = frozenset().union(*PREPARING_METHODS.values())
 _DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
@@ -556,6 +558,11 @@ class Engine:
         if kind is ast.GeneratorExp:
             return {Obj(RES, unit.path, expr, GENERATOR)}
         if kind is ast.IfExp:
+            test = self.eval(expr.test, unit, scope)
+            if len(test) == 1:  # (`X if DEBUG else None` with `DEBUG = False`: one branch runs)
+                (only,) = test
+                if only.kind == CONST and only.data[0] == "const" and only.data[1] in _FOLDED_TESTS:
+                    return self.eval(expr.body if const_value(only) else expr.orelse, unit, scope)
             return self.eval(expr.body, unit, scope) | self.eval(expr.orelse, unit, scope)
         if kind is ast.BoolOp:
             out: set = set()
