@@ -1709,9 +1709,9 @@ class Engine:
                   scope: Scope) -> Iterator[tuple[Arg, frozenset]]:
         for arg in args:
             if arg.rest and arg.position is not None:
-                for value in call.args[arg.position:]:
+                for position, value in enumerate(call.args[arg.position:], arg.position):
                     if not isinstance(value, ast.Starred):  # (each an object, or an iterable of them: `map`)
-                        yield Arg(None, None, kind=arg.kind, rest=True), self.eval(value, unit, scope)
+                        yield Arg(None, position, kind=arg.kind, rest=True), self.eval(value, unit, scope)
                 continue
             expr = _argument(call, arg)
             if expr is _UNKNOWN_ARG:

@@ -289,7 +289,7 @@ def _role(flow: Flow) -> str:
             return "the dataset's transform"
         return f"an argument of `{name.partition(':')[2] or name}`"
     arg = sink.arg
-    if arg.keyword or arg.position is not None:
+    if (arg.keyword or arg.position is not None) and not arg.rest:  # (one of `submit(fn, *args)`: "an argument")
         role = arg.describe()
     else:
         role = "an argument"
