@@ -181,14 +181,14 @@ _POOL_METHODS: dict[str, tuple[Arg, ...]] = {
     "map_async": (_FN, Arg("iterable", 1, kind="args")),
     "imap": (_FN, Arg("iterable", 1, kind="args")),
     "imap_unordered": (_FN, Arg("iterable", 1, kind="args")),
-    "starmap": (_FN,),
-    "starmap_async": (_FN,),
+    "starmap": (_FN, Arg("iterable", 1, kind="args")),  # (tuples of arguments: the items of each are pickled)
+    "starmap_async": (_FN, Arg("iterable", 1, kind="args")),
     "apply": (_FN, Arg("args", 1, kind="args"), Arg("kwds", 2, kind="kwargs")),
     "apply_async": (_FN, Arg("args", 1, kind="args"), Arg("kwds", 2, kind="kwargs")),
 }
 _EXECUTOR_METHODS: dict[str, tuple[Arg, ...]] = {
     "submit": (Arg("fn", 0, kind="callable"), Arg(None, 1, rest=True)),
-    "map": (Arg("fn", 0, kind="callable"),),
+    "map": (Arg("fn", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
 }
 _DATASETS_MAP = (Arg("function", 0, kind="callable"), Arg("fn_kwargs", None, kind="kwargs"))
 # datasets 5.x: None/absent runs in-process, and so does 0 (normalised to None); 1 starts a one-worker pool.
