@@ -790,7 +790,7 @@ class Project:
         if kept is not None and stamp is not None and kept[0] == stamp:
             self._import_facts.move_to_end(key)
             return kept[1]
-        facts = self._import_facts_of_file(key)
+        facts = self._import_facts_of_file(key, stamp)
         # (a long-lived reader keeps no facts of a file whose mtime is too recent to prove it unchanged later)
         if stamp is not None and (self._snapshot or time.time_ns() - stamp[1] >= RACY_NS):
             self._import_facts[key] = (stamp, facts)
@@ -798,10 +798,10 @@ class Project:
                 self._import_facts.popitem(last=False)
         return facts
 
-    def _import_facts_of_file(self, key: str) -> Optional["ImportFacts"]:
+    def _import_facts_of_file(self, key: str, stamp: Optional[tuple[int, int]]) -> Optional["ImportFacts"]:
         from .imports import import_facts_of_module, import_facts_of_text
 
-        data = self._unparsed_source(key)
+        data = self._unparsed_source(key, stamp)
         if data is not None:
             try:
                 facts = import_facts_of_text(data)
@@ -821,18 +821,18 @@ class Project:
         def compute() -> bool:
             from .imports import may_edit_path
 
-            data = self._unparsed_source(key)
+            self._record(key)
+            data = self._unparsed_source(key, _raw_stamp(key))
             return data is None or may_edit_path(data)
 
         return self.memo(("may edit sys.path", key), compute)
 
-    def _unparsed_source(self, key: str) -> Optional[bytes]:
-        """The source of the file at *key*, recorded as read, when the reader has no module of it (not being
-        checked, not kept) and it is a Python file :meth:`module` would parse; else None."""
-        self._record(key)
+    def _unparsed_source(self, key: str, stamp: Optional[tuple[int, int]]) -> Optional[bytes]:
+        """The source of the file at *key* (recorded as read by the caller; *stamp*: its raw stamp now), when the
+        reader has no module of it (not being checked, not kept) and it is a Python file :meth:`module` would
+        parse; else None."""
         if key in self._checking or key.lower().endswith(".ipynb"):
             return None
-        stamp = _raw_stamp(key)
         if stamp is None or stamp[0] > MAX_MODULE_BYTES or self._modules.get(key, (None,))[0] == stamp \
                 or self._alive.get(key) is not None:
             return None

@@ -1054,6 +1054,11 @@ class Engine:
     def _own_method(self, param: Obj, attr: str) -> Optional[tuple[ast.AST, Unit]]:
         """For the first parameter of a method of a project class: the method *attr* of that class (or of a
         base of it), or None."""
+        found = self._class_of_self(param)
+        return self._method(found[0], found[1], attr) if found is not None else None
+
+    def _class_of_self(self, param: Obj) -> Optional[tuple[ClassInfo, Unit]]:
+        """The project class (and its unit) whose method *param* is the first parameter of, or None."""
         function = param.node
         owner = self._unit_for(param)
         if owner is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
@@ -1064,7 +1069,7 @@ class Engine:
         if cls is None or cls.kind != "class":
             return None
         info = owner.index.classes.get(cls.node)
-        return self._method(info, owner, attr) if info is not None else None
+        return (info, owner) if info is not None else None
 
     def _unit_for(self, obj: Obj) -> Optional[Unit]:
         return self.unit(obj.unit) if obj.unit is not None else (self.main if self.main.path is None else None)
@@ -1143,18 +1148,10 @@ class Engine:
         if len(bases) != 1:
             return False
         (param,) = bases
-        if param.kind != PARAM:
+        found = self._class_of_self(param) if param.kind == PARAM else None
+        if found is None:
             return False
-        owner = self._unit_for(param)
-        function = param.node
-        if owner is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
-                _is_static(function) or param.data != _first_param(function):
-            return False
-        scope = owner.index.scope_of.get(function)
-        cls = scope.parent if scope is not None else None
-        info = owner.index.classes.get(cls.node) if cls is not None and cls.kind == "class" else None
-        if info is None:
-            return False
+        info, owner = found
         values = [self.eval(value, owner, method_scope) for assignments in info.self_assignments.values()
                   for attr, value, _, method_scope in assignments if attr == field.data]
         return bool(values) and all(value and all(o.kind == EXT and method in PREPARING_METHODS.get(o.data, ())
