@@ -137,14 +137,14 @@ class SpawnAPI(Value):
 
     __slots__ = ("key", "names", "label", "kind", "start_methods", "count", "payload", "method_payload", "pickler",
                  "reimports_main", "method_names", "required_keyword", "training", "context", "payload_with_tasks",
-                 "returns")
+                 "returns", "sends_subclass")
 
     def __init__(self, key: str, names: tuple[str, ...], label: str, kind: str = "call",
                  start_methods: tuple[str, ...] = (), count: WorkerCount | None = None, payload: tuple[Arg, ...] = (),
                  method_payload: Mapping[str, tuple[Arg, ...]] | None = None, pickler: str = PICKLE,
                  reimports_main: bool = True, method_names: tuple[str, ...] = (),
                  required_keyword: str | None = None, training: bool = False, context: str = "default",
-                 payload_with_tasks: bool = False, returns: str | None = None) -> None:
+                 payload_with_tasks: bool = False, returns: str | None = None, sends_subclass: bool = False) -> None:
         self.key = key  # stable identifier, shown in messages
         self.names = names  # qualified names of the callable
         self.label = label  # how messages name it
@@ -173,6 +173,9 @@ class SpawnAPI(Value):
         #: the key of another API whose object this call returns (``SFTTrainer(...)`` maps with workers when it
         #: is built, and is a ``transformers.Trainer`` whose ``train()`` starts DataLoader workers)
         self.returns = returns
+        #: an instance of a subclass is itself pickled when started, with everything its ``__init__`` stores on
+        #: ``self`` (``Process.start()`` under spawn sends the process object to the child)
+        self.sends_subclass = sends_subclass
 
 
 _FN = Arg("func", 0, kind="callable")
@@ -231,6 +234,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="object",
         start_methods=("start",),
         payload=(Arg("target", 1, kind="callable"), Arg("args", 3, kind="args"), Arg("kwargs", 4, kind="kwargs")),
+        sends_subclass=True,
     ),
     SpawnAPI(
         "multiprocess.Process",
@@ -241,6 +245,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         payload=(Arg("target", 1, kind="callable"), Arg("args", 3, kind="args"), Arg("kwargs", 4, kind="kwargs")),
         pickler=DILL,
         context="multiprocess",
+        sends_subclass=True,
     ),
     SpawnAPI(
         "concurrent.futures.ProcessPoolExecutor",
@@ -499,10 +504,12 @@ class Keeper(Value):
 
     __slots__ = ("names", "keywords", "positions", "every", "transparent")
 
-    def __init__(self, names: tuple[str, ...], keywords: tuple[str, ...] = (), positions: tuple[int, ...] = (),
-                 every: bool = False, transparent: bool = False) -> None:
+    def __init__(self, names: tuple[str, ...], keywords: tuple[str, ...] = (),
+                 positions: tuple[tuple[int, str], ...] = (), every: bool = False, transparent: bool = False) -> None:
         self.names = names  # qualified names; one ending in "." covers every callable under that prefix
+        #: the keywords of the arguments it keeps, each stored on the object under that name (``self.transform``)
         self.keywords = keywords
+        #: the positions of the arguments it keeps, with the keyword each is (and the attribute it is stored as)
         self.positions = positions
         self.every = every  # every argument is kept
         #: a transform or a wrapper: what it keeps is said to be stored on the dataset that holds it
@@ -519,10 +526,17 @@ KEEPERS: tuple[Keeper, ...] = (
             "torch.utils.data.StackDataset", "torch.utils.data.random_split", "torch.utils.data.dataset."),
            every=True, transparent=True),
     Keeper(("torchvision.datasets.ImageFolder", "torchvision.datasets.folder.ImageFolder"),
-           keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 2, 3)),
+           keywords=(*_TRANSFORM_KEYWORDS, "loader"),
+           positions=((1, "transform"), (2, "target_transform"), (3, "loader"))),
     Keeper(("torchvision.datasets.DatasetFolder", "torchvision.datasets.folder.DatasetFolder"),
-           keywords=(*_TRANSFORM_KEYWORDS, "loader"), positions=(1, 3, 4)),
+           keywords=(*_TRANSFORM_KEYWORDS, "loader"),
+           positions=((1, "loader"), (3, "transform"), (4, "target_transform"))),
     Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
+    # A vector environment keeps the functions that make its environments (`self.env_fns = env_fns`, gym 0.26 and
+    # gymnasium 1.4): measured, one in a process's state fails "Can't pickle local object" when a factory's local
+    # function is among them.
+    Keeper(("gym.vector.SyncVectorEnv", "gym.vector.sync_vector_env.SyncVectorEnv", "gymnasium.vector.SyncVectorEnv",
+            "gymnasium.vector.sync_vector_env.SyncVectorEnv"), keywords=("env_fns",), positions=((0, "env_fns"),)),
 )
 
 #: Methods that give back the objects they are given, made ready for a device or for processes: a loader among
@@ -882,6 +896,29 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
         "a `multiprocessing.Manager` (its authentication key cannot be pickled)", False),
     "mmap.mmap": Unpicklable("an `mmap.mmap`", False),
     "importlib.import_module": Unpicklable("a module object", True),
+    # (measured, opencv-python-headless 5.1.0: OpenCV's algorithm objects refuse pickle and dill alike)
+    **{f"cv2.{name}": Unpicklable(f"an OpenCV `{made}` object", False)
+       for name, made in (("createCLAHE", "CLAHE"), ("SIFT_create", "SIFT"), ("ORB_create", "ORB"),
+                          ("FastFeatureDetector_create", "FastFeatureDetector"), ("BFMatcher", "BFMatcher"),
+                          ("BFMatcher_create", "BFMatcher"), ("FlannBasedMatcher", "FlannBasedMatcher"),
+                          ("createBackgroundSubtractorMOG2", "BackgroundSubtractorMOG2"),
+                          ("createBackgroundSubtractorKNN", "BackgroundSubtractorKNN"))},
+    # (measured: iterators over a folder are generators, or `os.scandir`'s iterator; pickle and dill refuse them)
+    "os.walk": Unpicklable("a generator (`os.walk`)", False),
+    "glob.iglob": Unpicklable("a generator (`glob.iglob`)", False),
+    "os.scandir": Unpicklable("an `os.scandir` iterator", False),
+}
+#: Methods of library objects whose result cannot be pickled: (the class, the method) -> what it is.
+#: (measured: `Path.iterdir()`, `.glob()` and `.rglob()` return generators; pickle and dill refuse them)
+UNPICKLABLE_METHODS: Mapping[tuple[str, str], Unpicklable] = {
+    ("pathlib.Path", method): Unpicklable(f"a generator (`Path.{method}()`)", False)
+    for method in ("iterdir", "glob", "rglob")
+}
+#: Module attributes that cannot be pickled (measured: pickle refuses the standard streams; dill pickles them as
+#: references to the child's own).
+UNPICKLABLE_GLOBALS: Mapping[str, Unpicklable] = {
+    "sys.stdout": Unpicklable("`sys.stdout`", True),
+    "sys.stderr": Unpicklable("`sys.stderr`", True),
 }
 MODULE_OBJECT = Unpicklable("a module object", True)
 #: Values that pickle with the plain pickler but not through a torch worker: torch's reductions share the
@@ -917,7 +954,7 @@ def known_names() -> frozenset[str]:
     names = {name for api in BUILTIN_APIS for name in api.names}
     names |= {name for entry in KEEPERS for name in entry.names if not name.endswith(".")}
     for table in (CONTEXT_FACTORIES, SET_START_METHOD, FREEZE_SUPPORT, EAGER_HANDLE_CLASSES, UNPICKLABLE_CALLS,
-                  MP_SYNC_PRIMITIVES, CLASS_REPLACING_DECORATORS, HEAVY_CALLS, PIPELINE_ROOTS):
+                  UNPICKLABLE_GLOBALS, MP_SYNC_PRIMITIVES, CLASS_REPLACING_DECORATORS, HEAVY_CALLS, PIPELINE_ROOTS):
         names |= set(table)
     names |= {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "functools.partial"}
     return frozenset(names)

@@ -39,7 +39,7 @@ from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          TORCH_SHARED_STATE,
+                          TORCH_SHARED_STATE, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
@@ -89,6 +89,12 @@ PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
 #: a caller gives
 MCALL = "mcall"
 _SYMBOLS = (PARAM, FIELD, KWGET, NEW, MCALL)
+#: a parameter or, when the caller gives nothing usable, a default: ``fn or (lambda x: x)``, ``fn if fn is not None
+#: else identity`` (parts "given" and "default"; what a caller gives decides which)
+DEFAULTED = "defaulted"
+#: kinds of object that are never None, and never false (no ``__bool__`` or ``__len__`` of their own)
+_NOT_NONE = frozenset({LAMBDA, FUNC, CLASS, INST, EXT, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER})
+_TRUE = frozenset({LAMBDA, FUNC, CLASS, RES, SYNC, PARTIAL, BOUND, WORKER})
 #: the attribute name of a FIELD that stands for an item of its base (``param[k]``): no identifier is spelled so
 ITEM = "[]"
 
@@ -111,7 +117,8 @@ _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 _FOLDED_TESTS = frozenset({"bool", "int", "NoneType", "str"})
 #: the methods that give back what they are given (:data:`PREPARING_METHODS`), whatever the class
 _PREPARING_NAMES = frozenset().union(*PREPARING_METHODS.values())
-_DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS
+_DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHODS | PIPELINE_METHODS | frozenset(
+    method for _, method in UNPICKLABLE_METHODS)
 _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
                                  "builtins.enumerate", "builtins.sorted", "builtins.zip", "builtins.set",
                                  "builtins.sum", "builtins.any", "builtins.all"})
@@ -119,6 +126,8 @@ _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.nex
 _ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
                             "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "itertools.izip", "six.moves.zip",
                             "itertools.islice", "itertools.chain"})
+#: Progress bars that iterate what they wrap when they are iterated.
+_PROGRESS_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "rich.progress.track"})
 _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
@@ -428,6 +437,7 @@ class Engine:
         self._values: dict[int, frozenset] = {}  # by the id of a node, alive while the engine is
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
+        self._iter_calls: dict[int, ast.Call] = {}  # (kept: see _iter_call)
         self._globals: dict[tuple, frozenset] = {}
         self._fields: dict[Obj, list] = {}
         self._fielding: set[Obj] = set()
@@ -447,6 +457,9 @@ class Engine:
         self._stores_by_key: dict[str, tuple[ast.stmt, Optional[str], Optional[ast.stmt]]] = {}
         self._object_methods = frozenset(method for api in registry.apis
                                          for method in (*api.start_methods, *api.method_payload))
+        #: methods that start a subclass's instance and send it whole (``Process.start``)
+        self._sending_methods = frozenset(method for api in registry.apis if api.sends_subclass
+                                          for method in api.start_methods)
         self._object_words = tuple({name.rsplit(".", 1)[-1] for api in registry.apis if api.kind == "object"
                                     for name in api.names})
 
@@ -487,6 +500,16 @@ class Engine:
         node = self._self_names.get(key)
         if node is None:
             node = self._self_names[key] = ast.Name(id=_first_param(method.node), ctx=ast.Load(), lineno=line)
+        return node
+
+    def _iter_call(self, iterable: ast.expr) -> ast.Call:
+        """``iterable.__iter__()``, the call a ``for`` loop makes: one node per iterable, kept (as
+        :meth:`_self_name`'s)."""
+        node = self._iter_calls.get(id(iterable))
+        if node is None:
+            node = self._iter_calls[id(iterable)] = ast.copy_location(ast.Call(
+                func=ast.copy_location(ast.Attribute(value=iterable, attr="__iter__", ctx=ast.Load()), iterable),
+                args=[], keywords=[]), iterable)
         return node
 
     def _tick(self) -> bool:
@@ -558,6 +581,9 @@ class Engine:
         if kind is ast.GeneratorExp:
             return {Obj(RES, unit.path, expr, GENERATOR)}
         if kind is ast.IfExp:
+            defaulted = self._defaulted(expr, unit, scope)
+            if defaulted is not None:
+                return defaulted
             test = self.eval(expr.test, unit, scope)
             if len(test) == 1:  # (`X if DEBUG else None` with `DEBUG = False`: one branch runs)
                 (only,) = test
@@ -565,6 +591,9 @@ class Engine:
                     return self.eval(expr.body if const_value(only) else expr.orelse, unit, scope)
             return self.eval(expr.body, unit, scope) | self.eval(expr.orelse, unit, scope)
         if kind is ast.BoolOp:
+            defaulted = self._defaulted(expr, unit, scope)
+            if defaulted is not None:
+                return defaulted
             out: set = set()
             for value in expr.values:
                 out |= self.eval(value, unit, scope)
@@ -986,14 +1015,25 @@ class Engine:
                 if any(part for _, part in parts):
                     return frozenset({Obj(SEQ, unit.path, call, None, tuple(p for p in parts if p[1]))})
                 return EMPTY
-        return self._items(self.eval(iterable, unit, scope))
+        value = self.eval(iterable, unit, scope)
+        # (an item of what a caller gives, as `_subscript` takes one: `for worker in self.workers: worker.start()`)
+        symbolic = frozenset(Obj(FIELD, o.unit, None, ITEM, (("base", frozenset({o})),)) for o in value
+                             if o.kind in (PARAM, FIELD))
+        return self._items(value) | symbolic
 
     # -- attributes
 
     def _attribute(self, expr: ast.Attribute, unit: Unit, scope: Scope) -> frozenset:
         base = self.eval(expr.value, unit, scope)
+        if base and isinstance(expr.value, ast.Name) and all(o.kind == PARAM for o in base):
+            stored = self._stored_before(expr, expr.value.id, unit, scope)
+            if stored is not None:
+                return stored
         out: set = set()
         for obj in base:
+            if obj.kind in (EXTREF, EXTMOD) and f"{obj.data}.{expr.attr}" in UNPICKLABLE_GLOBALS:
+                out.add(Obj(RES, unit.path, expr, UNPICKLABLE_GLOBALS[f"{obj.data}.{expr.attr}"]))
+                continue
             out |= self.attribute(obj, expr.attr, unit)
         if not out:
             name = unit.resolver.qualname(expr, scope)
@@ -1111,7 +1151,10 @@ class Engine:
         out: set = set()
         known = False
         for obj in receivers:
-            if obj.kind in (EXT, RES) and method in _RETURNS_SELF:
+            if obj.kind == EXT and (obj.data, method) in UNPICKLABLE_METHODS:
+                out.add(Obj(RES, unit.path, call, UNPICKLABLE_METHODS[obj.data, method]))
+                known = True
+            elif obj.kind in (EXT, RES) and method in _RETURNS_SELF:
                 out.add(obj)
                 known = True
             elif obj.kind == EXT and method in _TRANSFORM_SETTERS:
@@ -1240,6 +1283,9 @@ class Engine:
             if api.returns in self.registry.by_key:
                 return frozenset({Obj(WORKER, unit.path, call, api.returns, self._keyword_parts(call, unit, scope))})
             return frozenset({Obj(EXT, unit.path, call, name, ())})  # what a worker API returns (a dataset...)
+        if call.args and (name in _PROGRESS_WRAPPERS or name.endswith(".tqdm")):
+            # `pbar = tqdm(loader)`: iterating the bar iterates the loader (its workers start then, not here)
+            return frozenset(o for o in self.eval(call.args[0], unit, scope) if o.kind in (WORKER, PARAM, FIELD))
         if name in CONTEXT_FACTORIES:
             method = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "method"), None)
             if isinstance(method, ast.Constant) and method.value == "fork":
@@ -1278,7 +1324,7 @@ class Engine:
                     [k.value for k in call.keywords]
             else:
                 arguments = [k.value for k in call.keywords if k.arg in kept.keywords]
-                for position in kept.positions:
+                for position, _ in kept.positions:
                     if position < len(call.args) and not any(isinstance(a, ast.Starred)
                                                              for a in call.args[:position + 1]):
                         arguments.append(call.args[position])
@@ -1409,6 +1455,16 @@ class Engine:
                                              depth)
             elif obj.kind == NEW:
                 out |= self._built(obj, binding, depth)
+            elif obj.kind == DEFAULTED:
+                given = self.substitute(obj.part("given"), binding, depth + 1)
+                default = self.substitute(obj.part("default"), binding, depth + 1)
+                usable = _NOT_NONE if obj.data == "not None" else _TRUE
+                if given and all(o.kind in usable for o in given):
+                    out |= given
+                elif any(o.kind in _SYMBOLS for o in given):
+                    out.add(Obj(DEFAULTED, obj.unit, obj.node, obj.data, (("given", given), ("default", default))))
+                else:
+                    out |= given | default
             elif obj.parts and _symbolic(obj):
                 parts = tuple((name, self.substitute(part, binding, depth + 1)) for name, part in obj.parts)
                 out.add(Obj(obj.kind, obj.unit, obj.node, obj.data, parts))
@@ -1554,6 +1610,8 @@ class Engine:
                     self_value = self.eval(self._self_name(site.scope.function_scope(), call.lineno), unit, scope)
                     bound = Obj(BOUND, owner.path, method, method_name, (("self", self_value),))
                     self._propagate(bound, call, site, unit, summary)
+                elif method_name == "__init__":
+                    self._library_base_stores(call, site, unit, summary)
                 return
             # `.map(..., num_proc=4)` is taken for the library's method by its name, unless the receiver is
             # known to be an object of the project's own (its method is followed below instead)
@@ -1585,11 +1643,16 @@ class Engine:
                                                          scope):
                             summary.sinks.append(SinkUse(obj_api, unit.path, call, site, arg, value, count, True,
                                                          explicit, via=via))
+                for instance in (o for o in receivers if o.kind == INST):
+                    self._sent_instance(instance, method_name, call, site, unit, summary)
                 # a worker object that is a parameter: the start happens where a caller gives one
                 symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD))
                 if symbolic:
                     summary.starts.append(StartUse(_SYMBOLIC_API, unit.path, call, site, EMPTY, iterated=symbolic,
                                                    via=None, method=method_name))
+                    if method_name in self._sending_methods:
+                        summary.sinks.append(SinkUse(_SYMBOLIC_API, unit.path, call, site, _SENT_SELF, symbolic,
+                                                     EMPTY, method=method_name))
         if name in _ITERATING_BUILTINS:
             for arg in call.args:
                 self._iteration(arg, call, site, unit, summary)
@@ -1640,7 +1703,7 @@ class Engine:
         # A summary takes at most MAX_SUMMARY_ITEMS of each kind from its callees: each call copies its callee's
         # into the caller, which on a deep call graph grows without end (torch/_dynamo: gigabytes).
         for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
-            summary.sinks.append(self._bound_sink(sink, binding, hop))
+            summary.sinks += self._bound_sink(sink, binding, hop)
         for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
             summary.starts += self._bound_start(start, binding, hop)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
@@ -1650,10 +1713,25 @@ class Engine:
         if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
             summary.heavy.append(HeavyUse(inner.heavy[0].what, (hop, *inner.heavy[0].hops)))
 
-    def _bound_sink(self, sink: SinkUse, binding: dict, hop: Hop) -> SinkUse:
+    def _bound_sink(self, sink: SinkUse, binding: dict, hop: Optional[Hop]) -> list[SinkUse]:
+        """A callee's sink as the call *hop* makes it (none, when it waited for an object the call does not give)."""
+        hops = (hop, *sink.hops) if hop is not None else sink.hops
+        value = self.substitute(sink.value, binding)
+        if sink.api is _SYMBOLIC_API:  # `worker.start()` on a parameter: sends an instance of a Process subclass
+            out = []
+            for instance in sorted((o for o in value if o.kind == INST), key=_order):
+                api = self._sent_api(instance, sink.method)
+                if api is not None:
+                    out.append(SinkUse(api, sink.unit, sink.call, sink.site, sink.arg, frozenset({instance}), _ONE,
+                                       hops=hops))
+            symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
+            if symbolic and not out:
+                out.append(SinkUse(_SYMBOLIC_API, sink.unit, sink.call, sink.site, sink.arg, symbolic, EMPTY,
+                                   method=sink.method, hops=hops))
+            return out
         via = (self.substitute(sink.via[0], binding), sink.via[1]) if sink.via is not None else None
-        return SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, self.substitute(sink.value, binding),
-                       self.substitute(sink.count, binding), sink.task, sink.method, (hop, *sink.hops), via)
+        return [SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, value,
+                        self.substitute(sink.count, binding), sink.task, sink.method, hops, via)]
 
     def _bound_start(self, start: StartUse, binding: dict, hop: Hop) -> list[StartUse]:
         """The starts of a callee's summary as the call *hop* makes them: one for each worker object the call
@@ -1672,6 +1750,10 @@ class Engine:
                 out.append(StartUse(api, start.unit, start.node, start.site, self._worker_count(api, worker),
                                     self._explicit_method_of(worker), (hop, *start.hops), None,
                                     self._via_of(api, worker), worker))
+        for instance in sorted((o for o in iterated if o.kind == INST), key=_order):
+            api = self._sent_api(instance, wanted) if start.api is _SYMBOLIC_API else None
+            if api is not None:
+                out.append(StartUse(api, start.unit, start.node, start.site, _ONE, None, (hop, *start.hops)))
         if out:
             return out
         symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
@@ -1685,7 +1767,7 @@ class Engine:
         # `enumerate(loader)`, `tqdm(loader)`: the wrapped loader is what gets iterated.
         if isinstance(iterable, ast.Call) and iterable.args:
             wrapper = unit.resolver.qualname(iterable.func, scope) or ""
-            if wrapper in _ITER_WRAPPERS or wrapper.endswith(".tqdm"):
+            if wrapper in _ITER_WRAPPERS or wrapper in _PROGRESS_WRAPPERS or wrapper.endswith(".tqdm"):
                 for arg in iterable.args:
                     self._iteration(arg, report, site, unit, summary)
                 return
@@ -1699,6 +1781,17 @@ class Engine:
         symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
         if symbolic:
             summary.starts.append(StartUse(_ITER_API, unit.path, report, site, EMPTY, iterated=symbolic))
+        # `for batch in Prefetcher(loader):` -- the loaders the class's `__iter__` iterates, where they surely have
+        # workers (a wrapper that rebuilds a loader from another's attributes gives counts nobody can tell)
+        from .values import SOME
+
+        for instance in sorted((o for o in value if o.kind == INST), key=_order):
+            for method in self.attribute(instance, "__iter__"):
+                if method.kind == BOUND:
+                    inner = Summary()
+                    self._propagate(method, self._iter_call(iterable), site, unit, inner)
+                    summary.starts += [start for start in inner.starts if start.iterated is None
+                                       and self.workers(start.api, start.count, start.via) == SOME]
 
     # -- payloads and worker counts
 
@@ -1726,9 +1819,16 @@ class Engine:
         out: set = set()
         for given in call.keywords:
             if given.arg is None:
-                for obj in self.eval(given.value, unit, scope):
+                value = self.eval(given.value, unit, scope)
+                for obj in value:
                     if obj.kind == DICT:
                         out |= obj.part(f"['{keyword}']")
+                if isinstance(given.value, ast.Name) and not any(obj.kind == DICT for obj in value):
+                    # a dict from elsewhere (a parameter, a config) given the key here first:
+                    # `params["worker_init_fn"] = f` ... `DataLoader(ds, **params)`
+                    for stmt, _, stored, index in _scope_item_stores(unit, scope, given.value.id):
+                        if isinstance(index, ast.Constant) and index.value == keyword and stmt.lineno <= call.lineno:
+                            out |= self.eval(stored, unit, scope)
         return frozenset(out)
 
     def _count(self, api: SpawnAPI, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:
@@ -1969,8 +2069,10 @@ class Engine:
         if owner is None or owner.kind != "class":
             return None
         info = unit.index.classes.get(owner.node)
-        if info is None:
-            return None
+        return self._class_api(info, unit) if info is not None else None
+
+    def _class_api(self, info: ClassInfo, unit: Unit) -> Optional[SpawnAPI]:
+        """The worker API a project class derives from (directly, or through project classes)."""
         for current, current_unit in self._class_chain(info, unit):
             for base in current.node.bases:
                 name = current_unit.resolver.qualname(base, current.scope) or ""
@@ -2064,26 +2166,22 @@ class Engine:
         found = self._method(info, owner, "__init__") if info is not None else None
         if found is not None:
             init, init_unit = found
-            summary = self.summary(init, init_unit)
-            self_param = _first_param(init)
-            binding = {name[1:]: value for name, value in obj.parts if name.startswith("@")}
-            binding[self_param] = frozenset({obj})
-            merged: dict[str, tuple[frozenset, Store]] = {}
-            for store in summary.stores:
-                if not any(t.kind == PARAM and t.data == self_param and t.node is init for t in store.target):
-                    continue
+            stores = []
+            for method, method_unit in [found, *self._overriding_hooks(info, owner, init, init_unit)]:
+                self_param = _first_param(method)
+                binding = {name[1:]: value for name, value in obj.parts if name.startswith("@")} \
+                    if method is init else {}
+                binding[self_param] = frozenset({obj})
+                stores += [(store, binding) for store in self.summary(method, method_unit).stores
+                           if any(t.kind == PARAM and t.data == self_param and t.node is method for t in store.target)]
+            # Each store is an entry of its own, so that what it holds is said to be stored where it is: after
+            # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
+            # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
+            for store, binding in stores:
                 value = self._npz(self.substitute(store.value, binding), store, info, owner)
-                previous = merged.get(store.attr)
-                if store.item is not None:  # (`self.loaders[k] = v`: into the containers stored there)
-                    held = previous[0] if previous else EMPTY
-                    value = frozenset({self._with_parts(o, [(store.item, value)]) if o.kind in (SEQ, DICT) else o
-                                       for o in held})
-                    if not any(o.kind in (SEQ, DICT) for o in held):
-                        value |= {Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))}
-                    merged[store.attr] = (value, previous[1] if previous else store)
-                    continue
-                merged[store.attr] = ((previous[0] | value) if previous else value, previous[1] if previous else store)
-            out = [(attr, value, store) for attr, (value, store) in merged.items()]
+                if store.item is not None:
+                    value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
+                out.append((store.attr, value, store))
         later = []
         for name, value in obj.parts:
             if name.startswith("+."):
@@ -2093,6 +2191,27 @@ class Engine:
                     out = [entry for entry in out if entry[0] != attr]
                 later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
         return out + later
+
+    def _overriding_hooks(self, info: ClassInfo, unit: Unit, init: ast.AST, init_unit: Unit
+                          ) -> list[tuple[ast.AST, Unit]]:
+        """The methods an inherited ``__init__`` calls on ``self`` (``self._initialise()``) that the instance's class
+        overrides: the base's summary followed its own, and the instance runs these."""
+        if init in info.methods.values():
+            return []
+        self_name = _first_param(init)
+        scope = init_unit.index.scope_of.get(init)
+        defining = init_unit.index.classes.get(scope.parent.node) if scope is not None and scope.parent else None
+        out: list[tuple[ast.AST, Unit]] = []
+        for call, _ in _calls_of(init_unit, init):
+            func = call.func
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id == self_name):
+                continue
+            mine = self._method(info, unit, func.attr)
+            base = self._method(defining, init_unit, func.attr)
+            if mine is not None and (base is None or mine[0] is not base[0]) and mine not in out:
+                out.append(mine)
+        return out
 
     def _npz(self, value: frozenset, store: Store, info: ClassInfo, unit: Unit) -> frozenset:
         """``self.a = np.load(path)`` in a class that reads ``self.a["key"]``: an NpzFile holding an open zip."""
@@ -2153,11 +2272,108 @@ class Engine:
             if owner is not None and owner.kind == "class" and not _is_static(function):
                 binding[_first_param(function)] = frozenset({Obj(INST, unit.path, owner.node, None, ())})
             for sink in summary.sinks:
-                bound = self._bound_sink(sink, binding, None) if binding else sink
-                if self._waits_for_callers(bound, function, unit):
-                    continue
-                out.append(bound)
+                for bound in self._bound_sink(sink, binding, None) if binding else (sink,):
+                    if not self._waits_for_callers(bound, function, unit):
+                        out.append(bound)
         return out
+
+    def _library_base_stores(self, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
+        """``super().__init__(root, transform=t)`` of a library class: what the library keeps, stored on ``self``
+        the way it stores it (a :data:`KEEPERS` entry's arguments; by convention, a dataset's transforms)."""
+        scope = site.scope
+        base = self._library_base(site, unit)
+        if base is None:
+            return
+        kept = keeper(base)
+        names = dict.fromkeys(DATASET_TRANSFORM_KEYWORDS if _class_like(base) else ())
+        given = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        if kept is not None and not kept.every:
+            names.update(dict.fromkeys(kept.keywords))
+            starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+            given.update((name, call.args[position]) for position, name in kept.positions if position < starred)
+        method = self._self_name(site.scope.function_scope(), call.lineno)
+        stmt = site.stmt if site.stmt is not None else call
+        for name, expr in given.items():
+            if name in names:
+                summary.stores.append(Store(self.eval(method, unit, scope), name, self.eval(expr, unit, scope), stmt,
+                                            unit.path, "__init__"))
+
+    def _library_base(self, site: Site, unit: Unit) -> Optional[str]:
+        """The qualified name of the library class the class of a method derives from directly (None if its
+        first base is the project's, or unknown)."""
+        function = site.scope.function_scope()
+        owner = function.parent if function is not None else None
+        info = unit.index.classes.get(owner.node) if owner is not None and owner.kind == "class" else None
+        if info is None or not info.node.bases:
+            return None
+        base = info.node.bases[0]
+        if any(o.kind == CLASS for o in self.eval(base, unit, info.scope)):
+            return None
+        return unit.resolver.qualname(base, info.scope)
+
+    def _defaulted(self, expr: ast.expr, unit: Unit, scope: Scope) -> Optional[frozenset]:
+        """``fn or default`` and ``fn if fn is not None else default`` of a parameter ``fn``: a DEFAULTED symbol,
+        so that the default counts only where a caller gives nothing usable (None otherwise)."""
+        given = default = None
+        how = _TRUE
+        if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or) and len(expr.values) == 2:
+            given, default = expr.values
+        elif isinstance(expr, ast.IfExp):
+            test = expr.test
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant) \
+                    and test.comparators[0].value is None and isinstance(test.left, ast.Name):
+                name = test.left.id
+                if isinstance(test.ops[0], ast.IsNot):
+                    given, default = expr.body, expr.orelse
+                elif isinstance(test.ops[0], ast.Is):
+                    given, default = expr.orelse, expr.body
+                if not (isinstance(given, ast.Name) and given.id == name):
+                    return None
+                how = _NOT_NONE
+        if not isinstance(given, ast.Name):
+            return None
+        value = self.eval(given, unit, scope)
+        if not value or any(o.kind != PARAM for o in value):
+            return None
+        return frozenset({Obj(DEFAULTED, unit.path, expr, "not None" if how is _NOT_NONE else "true",
+                              (("given", value), ("default", self.eval(default, unit, scope))))})
+
+    def _stored_before(self, expr: ast.Attribute, name: str, unit: Unit, scope: Scope) -> Optional[frozenset]:
+        """``self.x`` read in the method that stored it: ``self.root = Path(root)`` in the method's own body
+        (never skipped), the value a call's, and no other store of ``x`` or into it in between, makes the read that
+        value, not the instance's field (``self.files = self.root.iterdir()``); None when that is not so."""
+        function = scope.function_scope()
+        line = getattr(expr, "lineno", None)
+        if function is None or line is None:
+            return None
+        found = None
+        for stmt, _, attr, value in _scope_stores(unit, function, name):
+            if attr != expr.attr or stmt.lineno >= line:
+                continue
+            found = (stmt, value) if any(stmt is top for top in function.node.body) else None
+        if found is None or not isinstance(found[1], ast.Call):
+            return None  # (a container written out is filled later: `self.loaders = {}`, then items)
+        for stmt, target, _, _ in _stores(unit)[1].get(id(function.node), ()):
+            if isinstance(target, ast.Attribute) and target.attr == expr.attr and \
+                    isinstance(target.value, ast.Name) and target.value.id == name and stmt.lineno < line:
+                return None
+        return self.eval(found[1], unit, function)
+
+    def _sent_instance(self, instance: Obj, method: str, call: ast.Call, site: Site, unit: Unit,
+                       summary: Summary) -> None:
+        """``worker.start()`` on an instance of a project subclass of an API that sends its subclasses' instances
+        whole (``multiprocessing.Process``): a start, and the instance with what it holds is the payload."""
+        api = self._sent_api(instance, method)
+        if api is not None:
+            summary.starts.append(StartUse(api, unit.path, call, site, _ONE))
+            summary.sinks.append(SinkUse(api, unit.path, call, site, _SENT_SELF, frozenset({instance}), _ONE))
+
+    def _sent_api(self, instance: Obj, method: str) -> Optional[SpawnAPI]:
+        """The API that *method* of *instance* starts and sends it whole with, if its class derives from one."""
+        owner = self._unit_for(instance)
+        info = owner.index.classes.get(instance.node) if owner is not None else None
+        api = self._class_api(info, owner) if info is not None else None
+        return api if api is not None and api.sends_subclass and method in api.start_methods else None
 
     def _waits_for_callers(self, sink: SinkUse, function: ast.AST, unit: Unit) -> bool:
         """Whether a sink's worker count is the function's callers' to say: it comes from a parameter, and the
@@ -2327,6 +2543,9 @@ class Engine:
             if kind == BOUND:
                 stack.extend((o, (*path, Step("self", obj.data, obj)), depth + 1)
                              for o in sorted(obj.part("self"), key=_order))
+                continue
+            if kind == DEFAULTED:  # (no caller decided yet: the default may be what is sent)
+                stack.extend((o, path, depth) for o in sorted(obj.part("default"), key=_order))
                 continue
             if kind in (SEQ, DICT, EXT):
                 for name, held in obj.parts:
@@ -2819,6 +3038,11 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
                     attributes.setdefault(owner, []).append((node, target.value, target.attr, value))
                 elif isinstance(target, ast.Subscript) and isinstance(node, ast.Assign):
                     items.setdefault(owner, []).append((node, target.value, value, target.slice))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and node.value.args \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("append", "insert") \
+                and isinstance(node.value.func.value, ast.Attribute) and not node.value.keywords:
+            # `self.datasets.append(ds)`: an item of the list held there (as `self.datasets[i] = ds` is)
+            items.setdefault(owner, []).append((node, node.value.func.value, node.value.args[-1], None))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
                 and node.value.func.id == "setattr" and len(node.value.args) == 3 \
                 and isinstance(node.value.args[1], ast.Constant) and isinstance(node.value.args[1].value, str):
@@ -2839,9 +3063,19 @@ def _paired(targets: list, value: ast.expr) -> Iterator[tuple[ast.expr, ast.expr
     as many values (``self.a, self.b = {}, {}``) gets them one by one; any other unpacking is not followed."""
     for target in targets:
         if isinstance(target, (ast.Tuple, ast.List)):
-            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
-                    and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
-                yield from zip(target.elts, value.elts)
+            if any(isinstance(e, ast.Starred) for e in target.elts):
+                continue
+            if isinstance(value, (ast.Tuple, ast.List)):
+                if len(value.elts) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in value.elts):
+                    yield from zip(target.elts, value.elts)
+                continue
+            # `self.src, self.close_src = self._input(path)`: each gets the item at its position, as `value[i]`
+            # would (a node made here, kept with the module's stores, so the engine's answers by id stay its own)
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Attribute):
+                    yield element, ast.copy_location(
+                        ast.Subscript(value=value, slice=ast.copy_location(ast.Constant(value=index), value),
+                                      ctx=ast.Load()), value)
             continue
         yield target, value
 
@@ -2907,6 +3141,9 @@ def _project_objects(values: frozenset) -> bool:
     return bool(values) and all(o.kind in (CLASS, INST) for o in values)
 
 
+_ONE = frozenset({_const(1)})
+#: The payload of a subclass whose instance is sent whole (:attr:`SpawnAPI.sends_subclass`).
+_SENT_SELF = Arg("self", None)
 _ITER_API = SpawnAPI("<iterated>", (), "<iterated>", kind="object", start_methods=("__iter__",))
 #: A start that waits for a caller: a method call on a parameter that may be a worker object.
 _SYMBOLIC_API = SpawnAPI("<method>", (), "<method>", kind="object")

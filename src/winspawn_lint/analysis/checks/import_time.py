@@ -95,7 +95,13 @@ class Effects:
 
 
 def _call_label(call: ast.Call) -> str:
-    return f"`{dotted(call.func) or 'call'}()`"
+    """How a message names a call: ``loader.start()``, ``Trainer(...).fit()``."""
+    func = call.func
+    name = dotted(func)
+    if name is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        inner = dotted(func.value.func)
+        name = f"{inner}(...).{func.attr}" if inner else None
+    return f"`{name or 'call'}()`"
 
 
 def _chain_text(effect: Effect) -> str:
@@ -256,7 +262,7 @@ def _project_starts(ctx: Context, reported_lines: set) -> None:
         ctx.worker = (start.api, start.method, False)
         chain = " (" + " → ".join([*(f"{h.name}()" for h in start.hops), start.api.label.strip("`")]) + ")" \
             if start.hops else ""
-        what = f"`{dotted(node.func) or 'call'}()`" if isinstance(node, ast.Call) else start.api.label
+        what = _call_label(node) if isinstance(node, ast.Call) else start.api.label
         ctx.emit(rules.WSP101, node, line_only=not isinstance(node, ast.expr), what=what, chain=chain)
     ctx.worker = None
 
