@@ -908,6 +908,11 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "glob.iglob": Unpicklable("a generator (`glob.iglob`)", False),
     "os.scandir": Unpicklable("an `os.scandir` iterator", False),
 }
+#: The thread-side objects of a program that runs with threads or processes as it is told: what one branch makes
+#: where the other makes the multiprocessing one (``queue.Queue()`` / ``multiprocessing.Queue()``).
+THREAD_ONLY = frozenset(UNPICKLABLE_CALLS[name] for name in (
+    "threading.Lock", "threading.RLock", "threading.Condition", "threading.Event", "threading.Semaphore",
+    "queue.Queue", "queue.LifoQueue", "queue.PriorityQueue", "queue.SimpleQueue"))
 #: Methods of library objects whose result cannot be pickled: (the class, the method) -> what it is.
 #: (measured: `Path.iterdir()`, `.glob()` and `.rglob()` return generators; pickle and dill refuse them)
 UNPICKLABLE_METHODS: Mapping[tuple[str, str], Unpicklable] = {

@@ -39,7 +39,7 @@ from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          TORCH_SHARED_STATE, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
+                          THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
@@ -2167,6 +2167,7 @@ class Engine:
         if found is not None:
             init, init_unit = found
             stores = []
+            paths: dict[ast.AST, tuple] = {}
             for method, method_unit in [found, *self._overriding_hooks(info, owner, init, init_unit)]:
                 self_param = _first_param(method)
                 binding = {name[1:]: value for name, value in obj.parts if name.startswith("@")} \
@@ -2174,6 +2175,9 @@ class Engine:
                 binding[self_param] = frozenset({obj})
                 stores += [(store, binding) for store in self.summary(method, method_unit).stores
                            if any(t.kind == PARAM and t.data == self_param and t.node is method for t in store.target)]
+                scope = method_unit.index.scope_of.get(method)
+                if scope is not None:
+                    paths.update(branch_paths(scope))
             # Each store is an entry of its own, so that what it holds is said to be stored where it is: after
             # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
             # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
@@ -2182,6 +2186,7 @@ class Engine:
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
                 out.append((store.attr, value, store))
+            out = _without_thread_mode(out, paths)
         later = []
         for name, value in obj.parts:
             if name.startswith("+."):
@@ -2873,6 +2878,30 @@ def _merge_parts(parts: Iterable[tuple[str, frozenset]]) -> tuple:
     for name, value in parts:
         merged[name] = merged.get(name, EMPTY) | value
     return tuple(sorted(merged.items(), key=lambda p: p[0]))
+
+
+def _without_thread_mode(entries: list[tuple[str, frozenset, "Store"]], paths: dict[ast.AST, tuple]
+                         ) -> list[tuple[str, frozenset, "Store"]]:
+    """The stores of an instance, without the thread-only objects (``queue.Queue``, ``threading.Lock``) that one
+    branch of an ``if`` stores where another branch stores a multiprocessing one in the same attribute: a switch
+    between a thread mode and a process mode (AlphaPose's ``if opt.sp: Queue() else: mp.Queue()``, threads in
+    the first, processes in the second), whose process mode sends only the multiprocessing object."""
+    process_side = [store.stmt for _, value, store in entries if any(
+        o.kind == SYNC or (o.kind == EXT and (o.data or "").startswith(_MP_PREFIXES)) for o in value)]
+    if not process_side:
+        return entries
+    out = []
+    for attr, value, store in entries:
+        mine = paths.get(store.stmt)
+        if mine is not None and any(o.kind == RES and o.data in THREAD_ONLY for o in value) and any(
+                other.attr == attr and other.stmt in paths and exclusive_branches(mine, paths[other.stmt])
+                for _, _, other in entries if other.stmt in process_side):
+            value = frozenset(o for o in value if not (o.kind == RES and o.data in THREAD_ONLY))
+        out.append((attr, value, store))
+    return out
+
+
+_MP_PREFIXES = ("multiprocessing.", "torch.multiprocessing.", "multiprocess.")
 
 
 def _symbolic(obj: Obj, depth: int = 0) -> bool:
