@@ -286,6 +286,21 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         ),
     ),
     SpawnAPI(
+        "monai.data.DataLoader",
+        # MONAI's DataLoader: a torch DataLoader whose second argument is the worker count (`DataLoader(dataset,
+        # num_workers=0, **kwargs)`), the rest passed on by keyword (monai 1.6).
+        ("monai.data.DataLoader", "monai.data.dataloader.DataLoader"),
+        "`monai.data.DataLoader`",
+        kind="object",
+        start_methods=("__iter__",),
+        count=WorkerCount("num_workers", 1, no_workers=(ABSENT, 0)),
+        payload=(
+            Arg("dataset", 0),
+            Arg("collate_fn", None, kind="callable"),
+            Arg("worker_init_fn", None, kind="callable"),
+        ),
+    ),
+    SpawnAPI(
         "datasets.Dataset.map",
         (),
         "`Dataset.map(num_proc=...)`",
@@ -523,8 +538,11 @@ KEEPERS: tuple[Keeper, ...] = (
     # (`albu.Lambda(image=f, mask=g)` keeps `f` and `g` as attributes; `albu.Compose([...])` its transforms)
     Keeper(("albumentations.",), every=True, transparent=True),
     Keeper(("torch.utils.data.ConcatDataset", "torch.utils.data.ChainDataset", "torch.utils.data.Subset",
-            "torch.utils.data.StackDataset", "torch.utils.data.random_split", "torch.utils.data.dataset."),
+            "torch.utils.data.StackDataset", "torch.utils.data.dataset."),
            every=True, transparent=True),
+    # (each split is a `Subset` of the dataset and its indices: the `generator=` that drew them is not kept, measured)
+    Keeper(("torch.utils.data.random_split", "torch.utils.data.dataset.random_split"), keywords=("dataset",),
+           positions=((0, "dataset"),), transparent=True),
     Keeper(("torchvision.datasets.ImageFolder", "torchvision.datasets.folder.ImageFolder"),
            keywords=(*_TRANSFORM_KEYWORDS, "loader"),
            positions=((1, "transform"), (2, "target_transform"), (3, "loader"))),
@@ -532,6 +550,13 @@ KEEPERS: tuple[Keeper, ...] = (
            keywords=(*_TRANSFORM_KEYWORDS, "loader"),
            positions=((1, "loader"), (3, "transform"), (4, "target_transform"))),
     Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
+    # MONAI's transforms keep what they are given (`Lambdad(keys, func=f)` calls `f` in the worker), and its
+    # datasets their `transform`, the second argument (measured, monai 1.6.1: a lambda in `Lambdad` fails to pickle
+    # with the dataset).
+    Keeper(("monai.transforms.",), every=True, transparent=True),
+    Keeper(("monai.data.Dataset", "monai.data.CacheDataset", "monai.data.PersistentDataset",
+            "monai.data.SmartCacheDataset", "monai.data.LMDBDataset", "monai.data.ZipDataset"),
+           keywords=("transform",), positions=((1, "transform"),)),
     # A vector environment keeps the functions that make its environments (`self.env_fns = env_fns`, gym 0.26 and
     # gymnasium 1.4): measured, one in a process's state fails "Can't pickle local object" when a factory's local
     # function is among them.
@@ -896,6 +921,9 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
         "a `multiprocessing.Manager` (its authentication key cannot be pickled)", False),
     "mmap.mmap": Unpicklable("an `mmap.mmap`", False),
     "importlib.import_module": Unpicklable("a module object", True),
+    # (measured, rich 15: its console and progress display hold an RLock; dill refuses them too)
+    "rich.console.Console": Unpicklable("a rich `Console` (it holds a lock)", False),
+    "rich.progress.Progress": Unpicklable("a rich `Progress` display (it holds a lock)", False),
     # (measured, opencv-python-headless 5.1.0: OpenCV's algorithm objects refuse pickle and dill alike)
     **{f"cv2.{name}": Unpicklable(f"an OpenCV `{made}` object", False)
        for name, made in (("createCLAHE", "CLAHE"), ("SIFT_create", "SIFT"), ("ORB_create", "ORB"),
@@ -908,6 +936,8 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "glob.iglob": Unpicklable("a generator (`glob.iglob`)", False),
     "os.scandir": Unpicklable("an `os.scandir` iterator", False),
 }
+#: A tqdm progress bar (measured: it keeps its output stream, which pickle refuses and dill ships).
+PROGRESS_BAR = Unpicklable("a `tqdm` progress bar (it holds its output stream)", True)
 #: The thread-side objects of a program that runs with threads or processes as it is told: what one branch makes
 #: where the other makes the multiprocessing one (``queue.Queue()`` / ``multiprocessing.Queue()``).
 THREAD_ONLY = frozenset(UNPICKLABLE_CALLS[name] for name in (

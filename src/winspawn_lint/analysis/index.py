@@ -351,6 +351,8 @@ class ModuleIndex:
                 function = site.scope.function_scope()
                 if function is not None:
                     self.generator_functions.add(function.node)
+                if kind is ast.YieldFrom and not self._expecting:  # (`yield from loader` iterates it)
+                    self.iterations.append((node.value, node.value, site))
             elif kind is ast.comprehension and not self._expecting:
                 self.iterations.append((node.iter, node.iter, site))
             elif kind is ast.NamedExpr and type(node.target) in _NAME:

@@ -31,6 +31,7 @@ unknown values carry no source, so the checks stay silent rather than guess.
 from __future__ import annotations
 
 import ast
+import math
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
@@ -39,7 +40,7 @@ from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
+                          PROGRESS_BAR, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
@@ -637,7 +638,7 @@ class Engine:
                     and isinstance(index.value, str):
                 out.add(obj)  # a split of a `DatasetDict` (`ds["train"]`): the same kind of dataset
                 continue
-            if obj.kind in (PARAM, FIELD):  # an item of what a caller gives (`self.loaders[split]`)
+            if obj.kind in _SYMBOLS:  # an item of what a caller gives (`self.loaders[split]`, `make()[0]`)
                 out.add(Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),)))
                 continue
             if obj.kind not in (SEQ, DICT):
@@ -675,6 +676,9 @@ class Engine:
         changes = self._mutations(expr, binding, unit) if any(obj.kind in (INST, EXT) for obj in out) else []
         if changes:
             out = {self._mutated(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
+        if any(obj.kind == INST for obj in out) and _all_receiver_calls(unit, binding.scope, expr.id):
+            out = {self._mutated(obj, self._method_stores(obj, expr, binding, unit)) if obj.kind == INST else obj
+                   for obj in out}
         if not any(obj.kind in (SEQ, DICT) for obj in out):
             return frozenset(out)
         items, stores = self._item_mutations(expr, binding, unit)
@@ -776,6 +780,41 @@ class Engine:
     def _with_parts(self, obj: Obj, parts: list[tuple[str, frozenset]]) -> Obj:
         return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts([*obj.parts, *parts]))
 
+    def _method_stores(self, obj: Obj, expr: ast.Name, binding: Binding, unit: Unit) -> list[tuple[str, frozenset]]:
+        """What the methods called on the name's instance before this use store on it: ``trainer.setup()``, whose
+        ``self.network = Net()`` is then on the trainer (parts to add, each said to be stored where the method
+        stores it)."""
+        line = getattr(expr, "lineno", None)
+        if line is None:
+            return []
+        out = []
+        for call, site in _all_receiver_calls(unit, binding.scope, expr.id):
+            if not binding.line <= call.lineno < line:
+                continue
+            for method in self.attribute(obj, call.func.attr, unit):
+                owner = self._unit_for(method) if method.kind == BOUND else None
+                if owner is None:
+                    continue
+                summary = self.summary(method.node, owner)
+                self_param = _first_param(method.node)
+                # (the method's own stores: what the methods it calls store, it may undo -- SOFA's
+                # `get_wav_lengths()` opens its h5py file through one helper and closes it through another -- and
+                # of its top-level stores of an attribute, the last)
+                mine = [store for store in summary.stores if store.item is None and store.unit == owner.path
+                        and store.method == method.node.name and any(
+                            t.kind == PARAM and t.data == self_param and t.node is method.node for t in store.target)]
+                top = [store for store in mine if any(store.stmt is stmt for stmt in method.node.body)]
+                last = {store.attr: store for store in top}
+                mine = [store for store in mine if not any(store is t for t in top) or last[store.attr] is store]
+                if not mine:
+                    continue
+                arguments = self._bind_method(method, owner, call, unit, site.scope)
+                for store in mine:
+                    key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
+                    self._stores_by_key[key] = (store.stmt, store.unit, None)
+                    out.append((f"+.{store.attr}#{key}", self.substitute(store.value, arguments)))
+        return out
+
     def _mutated(self, obj: Obj, changes: list[tuple[str, frozenset]]) -> Obj:
         """*obj* after the stores *changes* (in statement order): a store that always runs replaces what earlier
         stores after construction put in that attribute (``config.num_workers = 0`` after the factory's
@@ -838,9 +877,25 @@ class Engine:
             return self._class_value(binding, unit)
         if kind == "import":
             return self._imported(binding, unit)
+        if kind == "other" and isinstance(binding.node, ast.AugAssign):
+            return self._augmented(binding, unit)
         if kind == "other" or kind == "for":
             return self._unpacked(binding, unit)
         return EMPTY
+
+    def _augmented(self, binding: Binding, unit: Unit) -> frozenset:
+        """``xs += [x]``: the list the name held before, holding the items added (a number or anything else that
+        ``+=`` makes anew is unknown)."""
+        node = binding.node
+        if not isinstance(node.op, ast.Add) or not isinstance(node.target, ast.Name) or not self._tick():
+            return EMPTY
+        bindings = binding.scope.bindings.get(binding.name, [])
+        position = next((i for i, b in enumerate(bindings) if b is binding), 0)
+        before = self._binding(bindings[position - 1], unit) if position > 0 else EMPTY
+        if not any(obj.kind == SEQ for obj in before):
+            return EMPTY
+        added = self._items(self.eval(node.value, unit, binding.scope))
+        return frozenset(self._with_parts(obj, [("[]", added)]) for obj in before if obj.kind == SEQ)
 
     def _definition(self, binding: Binding, unit: Unit) -> Obj:
         return Obj(FUNC, unit.path, binding.node)
@@ -914,7 +969,9 @@ class Engine:
                 sub = search.module_file(unit.path, f"{node.module}.{alias.name}" if node.module else alias.name,
                                          node.level)
                 owner = self.unit(path)
-                if owner is not None and alias.name in owner.index.module_scope.bindings:
+                # (a package's `__init__` importing its own submodule, `from pkg import wrappers`, binds the name
+                # by this very statement: the submodule is what it gets)
+                if owner is not None and owner is not unit and alias.name in owner.index.module_scope.bindings:
                     return owner, alias.name
                 if sub is not None:
                     target = self.unit(sub)
@@ -1222,6 +1279,9 @@ class Engine:
             summary = self.summary(callee.node, owner)
             return self.substitute(summary.returns, self.bind(callee.node, owner, call, unit, scope))
         if kind == CLASS:
+            api = self._api_subclass(callee)
+            if api is not None:  # (`class Loader(DataLoader): pass`: built as the library's own)
+                return frozenset({Obj(WORKER, unit.path, call, api.key, self._keyword_parts(call, unit, scope))})
             return self._instance(callee, call, unit, scope)
         if kind == BOUND:
             owner = self._unit_for(callee)
@@ -1283,9 +1343,12 @@ class Engine:
             if api.returns in self.registry.by_key:
                 return frozenset({Obj(WORKER, unit.path, call, api.returns, self._keyword_parts(call, unit, scope))})
             return frozenset({Obj(EXT, unit.path, call, name, ())})  # what a worker API returns (a dataset...)
-        if call.args and (name in _PROGRESS_WRAPPERS or name.endswith(".tqdm")):
-            # `pbar = tqdm(loader)`: iterating the bar iterates the loader (its workers start then, not here)
-            return frozenset(o for o in self.eval(call.args[0], unit, scope) if o.kind in (WORKER, PARAM, FIELD))
+        if name in _PROGRESS_WRAPPERS or name.endswith(".tqdm"):
+            # `pbar = tqdm(loader)`: iterating the bar iterates the loader (its workers start then, not here); a
+            # tqdm bar itself holds its output stream (measured: pickle refuses it, dill ships it)
+            bar = frozenset({Obj(RES, unit.path, call, PROGRESS_BAR)}) if name.endswith("tqdm") else EMPTY
+            return bar | frozenset(o for o in (self.eval(call.args[0], unit, scope) if call.args else EMPTY)
+                                   if o.kind in (WORKER, PARAM, FIELD))
         if name in CONTEXT_FACTORIES:
             method = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "method"), None)
             if isinstance(method, ast.Constant) and method.value == "fork":
@@ -1337,6 +1400,15 @@ class Engine:
         if name in ("builtins.list", "builtins.tuple") and len(call.args) == 1 and not call.keywords:
             return frozenset({Obj(SEQ, unit.path, call, None, (("[]", self._items(self.eval(
                 call.args[0], unit, scope))),))})
+        if name == "builtins.int" and len(call.args) == 1 and not call.keywords:
+            # `num_workers=int(opt.num_threads)`: the number a constant or a caller gives
+            out: set = set()
+            for obj in self.eval(call.args[0], unit, scope):
+                if obj.kind in _SYMBOLS:
+                    out.add(obj)
+                elif obj.kind == CONST and _number(const_value(obj)) and math.isfinite(const_value(obj)):
+                    out.add(_const(int(const_value(obj))))
+            return frozenset(out)
         if name.startswith("builtins."):
             return EMPTY
         # A library object: by convention a dataset keeps its transforms; what else it keeps is unknown.
@@ -1488,14 +1560,26 @@ class Engine:
                 cls = _class_of(cls)  # (a classmethod called on an instance gets its class; so does type(x))
             elif new.data == _TYPE_OF:
                 continue  # (the type of a class is its metaclass)
-            if cls.kind != CLASS:
+            if cls.kind not in (CLASS, FUNC, LAMBDA):
                 continue
             if scope is None:
-                out.add(Obj(INST, cls.unit, cls.node, cls.data))
+                if cls.kind == CLASS:
+                    out.add(Obj(INST, cls.unit, cls.node, cls.data))
                 continue
             keys = dict(arguments)
             given = {id(expr): keys.get(key, EMPTY) for key, expr in _argument_keys(new.node)}
-            out |= self._instance(cls, new.node, owner, scope, given)
+            if cls.kind == CLASS:
+                out |= self._instance(cls, new.node, owner, scope, given)
+                continue
+            # a function a caller gives, called here (`self.loaders = make_loaders()` of a parameter)
+            callee = self._unit_for(cls)
+            if callee is None or new.data is not None:
+                continue
+            if cls.node in callee.index.generator_functions:
+                out.add(Obj(RES, new.unit, new.node, GENERATOR))
+                continue
+            out |= self.substitute(self.summary(cls.node, callee).returns,
+                                   self.bind(cls.node, callee, new.node, owner, scope, given=given), depth + 1)
         return frozenset(out)
 
     def _deferred_method(self, obj: Obj, bases: frozenset, binding: dict, depth: int) -> frozenset:
@@ -1658,6 +1742,12 @@ class Engine:
                 self._iteration(arg, call, site, unit, summary)
         # A call into the project: its callee's sinks and starts, with this call's arguments.
         callees = self.eval(func, unit, scope) if not (name or "").startswith("builtins.") else EMPTY
+        subclassed = {api.key: api for api in (self._api_subclass(c) for c in callees if c.kind == CLASS) if api}
+        for api in subclassed.values():
+            if not _never_used(call, site):
+                count = self._count(api, call, unit, scope)
+                for arg, value in self._payloads(api, api.payload, call, unit, scope):
+                    summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count))
         for callee in callees:
             self._propagate(callee, call, site, unit, summary)
 
@@ -1754,6 +1844,11 @@ class Engine:
             api = self._sent_api(instance, wanted) if start.api is _SYMBOLIC_API else None
             if api is not None:
                 out.append(StartUse(api, start.unit, start.node, start.site, _ONE, None, (hop, *start.hops)))
+            unit = self.unit(start.unit) if start.api is _ITER_API else None
+            if unit is not None:  # (`for batch in self.loader:` given a wrapper of a loader)
+                for found in self._instance_starts(instance, start.node, start.node, start.site, unit):
+                    out.append(StartUse(found.api, found.unit, found.node, found.site, found.count, found.method,
+                                        (hop, *start.hops, *found.hops), None, found.via, found.worker))
         if out:
             return out
         symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
@@ -1781,17 +1876,8 @@ class Engine:
         symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
         if symbolic:
             summary.starts.append(StartUse(_ITER_API, unit.path, report, site, EMPTY, iterated=symbolic))
-        # `for batch in Prefetcher(loader):` -- the loaders the class's `__iter__` iterates, where they surely have
-        # workers (a wrapper that rebuilds a loader from another's attributes gives counts nobody can tell)
-        from .values import SOME
-
         for instance in sorted((o for o in value if o.kind == INST), key=_order):
-            for method in self.attribute(instance, "__iter__"):
-                if method.kind == BOUND:
-                    inner = Summary()
-                    self._propagate(method, self._iter_call(iterable), site, unit, inner)
-                    summary.starts += [start for start in inner.starts if start.iterated is None
-                                       and self.workers(start.api, start.count, start.via) == SOME]
+            summary.starts += self._instance_starts(instance, iterable, report, site, unit)
 
     # -- payloads and worker counts
 
@@ -2071,6 +2157,45 @@ class Engine:
         info = unit.index.classes.get(owner.node)
         return self._class_api(info, unit) if info is not None else None
 
+    def _instance_starts(self, instance: Obj, iterable: ast.expr, report: ast.AST, site: Site,
+                         unit: Unit) -> list[StartUse]:
+        """The starts of iterating an instance of a project class: what its ``__iter__`` iterates (``for batch in
+        Prefetcher(loader)``), where the loaders surely have workers (a wrapper that rebuilds a loader from another's
+        attributes gives counts nobody can tell); or, for a subclass of a loader (``class Loader(DataLoader)``
+        whose ``__init__`` calls ``super().__init__(..., num_workers=n)``), the loader's own start, with the count
+        its ``__init__`` gave."""
+        from .values import SOME
+
+        methods = [m for m in self.attribute(instance, "__iter__") if m.kind == BOUND]
+        if methods:
+            inner = Summary()
+            for method in methods:
+                self._propagate(method, self._iter_call(iterable), site, unit, inner)
+            return [start for start in inner.starts
+                    if start.iterated is None and self.workers(start.api, start.count, start.via) == SOME]
+        owner = self._unit_for(instance)
+        info = owner.index.classes.get(instance.node) if owner is not None else None
+        api = self._class_api(info, owner) if info is not None else None
+        found = self._method(info, owner, "__init__") if info is not None else None
+        if api is None or found is None or "__iter__" not in api.start_methods:
+            return []
+        init, init_unit = found
+        binding = {name[1:]: value for name, value in instance.parts if name.startswith("@")}
+        binding[_first_param(init)] = frozenset({instance})
+        counts = [self.substitute(sink.count, binding) for sink in self.summary(init, init_unit).sinks
+                  if sink.api is api]
+        return [StartUse(api, unit.path, report, site, counts[0])] if counts else []
+
+    def _api_subclass(self, cls: Obj) -> Optional[SpawnAPI]:
+        """The worker API (an object one) a project class derives from without an ``__init__`` of the project's
+        own: building it is building the library's object."""
+        owner = self._unit_for(cls)
+        info = owner.index.classes.get(cls.node) if owner is not None else None
+        if info is None or self._method(info, owner, "__init__") is not None:
+            return None
+        api = self._class_api(info, owner)
+        return api if api is not None and api.kind == "object" and not api.sends_subclass else None
+
     def _class_api(self, info: ClassInfo, unit: Unit) -> Optional[SpawnAPI]:
         """The worker API a project class derives from (directly, or through project classes)."""
         for current, current_unit in self._class_chain(info, unit):
@@ -2173,7 +2298,7 @@ class Engine:
                 binding = {name[1:]: value for name, value in obj.parts if name.startswith("@")} \
                     if method is init else {}
                 binding[self_param] = frozenset({obj})
-                stores += [(store, binding) for store in self.summary(method, method_unit).stores
+                stores += [(store, binding, method) for store in self.summary(method, method_unit).stores
                            if any(t.kind == PARAM and t.data == self_param and t.node is method for t in store.target)]
                 scope = method_unit.index.scope_of.get(method)
                 if scope is not None:
@@ -2181,7 +2306,16 @@ class Engine:
             # Each store is an entry of its own, so that what it holds is said to be stored where it is: after
             # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
             # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
-            for store, binding in stores:
+            # (a store the method's own body makes again later, both on its top level, is gone: `self.data =
+            # Mapped(base, f)`, then `self.data = self.materialize()`)
+            top = sorted(((store, method) for store, _, method in stores
+                          if store.item is None and any(store.stmt is stmt for stmt in method.body)),
+                         key=lambda entry: entry[0].stmt.lineno)
+            last = {(store.attr, id(method)): store for store, method in top}
+            gone = {id(store) for store, method in top if last[store.attr, id(method)] is not store}
+            for store, binding, method in stores:
+                if id(store) in gone:
+                    continue
                 value = self._npz(self.substitute(store.value, binding), store, info, owner)
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
@@ -2230,9 +2364,13 @@ class Engine:
             return value
         for method in info.methods.values():
             for node in ast.walk(method):
+                # an archive's members are read by name (`self.a["x"]`, `self.a["arr_" + str(i)]`,
+                # `self.a[f"arr_{i}"]`) or listed (`self.a.keys()`, `self.a.files`): an array has neither
                 if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-                        and node.value.attr == store.attr and isinstance(node.slice, ast.Constant)
-                        and isinstance(node.slice.value, str)):
+                        and node.value.attr == store.attr and _names_a_member(node.slice)) or (
+                        isinstance(node, ast.Attribute) and node.attr in ("keys", "files")
+                        and isinstance(node.value, ast.Attribute) and node.value.attr == store.attr
+                        and isinstance(node.value.value, ast.Name)):
                     return value | {Obj(RES, owner.path, call, Unpicklable(
                         "an open `.npz` archive (`np.load` of an `.npz` keeps the zip file open)", False))}
         return value
@@ -2924,6 +3062,15 @@ def _class_like(name: str) -> bool:
     return any(part[:1].isupper() for part in name.split(".")[1:])
 
 
+def _names_a_member(index: ast.expr) -> bool:
+    """Whether a subscript's index is text: a string, one built from a string, or an f-string."""
+    if isinstance(index, ast.Constant):
+        return isinstance(index.value, str)
+    if isinstance(index, ast.BinOp) and isinstance(index.op, ast.Add):
+        return _names_a_member(index.left) or _names_a_member(index.right)
+    return isinstance(index, ast.JoinedStr)
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -3133,6 +3280,23 @@ def _stores_by_name(unit: Unit) -> tuple[dict, dict]:
                         grouped.setdefault((owner, target.id), []).append(row)
         unit.module.derived["stores by name"] = found
     return found
+
+
+def _all_receiver_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:
+    """The method calls ``name.anything(...)`` made in *scope*'s own code, in the module's order (grouped once per
+    module by scope and receiver)."""
+    grouped = unit.module.derived.get("receiver calls")
+    if grouped is None:
+        grouped = {}
+        for calls in unit.index.method_calls.values():
+            for call, site in calls:
+                receiver = call.func.value
+                if isinstance(receiver, ast.Name):
+                    grouped.setdefault((id(site.scope), receiver.id), []).append((call, site))
+        for calls in grouped.values():
+            calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
+        unit.module.derived["receiver calls"] = grouped
+    return grouped.get((id(scope), name), [])
 
 
 def _receiver_calls(unit: Unit, method: str, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:

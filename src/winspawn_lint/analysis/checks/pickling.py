@@ -29,6 +29,7 @@ from ..positions import span
 from ..taint import CLASS, FUNC, INST, LAMBDA, RES, SYNC, Flow, Obj, Step, Unit
 
 _DATALOADER = "torch.utils.data.DataLoader"
+_TORCH_LOADERS = frozenset({_DATALOADER, "monai.data.DataLoader"})  # (MONAI's is a torch DataLoader)
 #: How a finding names the consumer of a library Dataset class that the project never hands to a loader.
 _ANY_LOADER = " by any `DataLoader` with `num_workers>0`"
 _STORED = ("attr", "held", "kept", "self")  # steps by which an object holds what it keeps (not a container's)
@@ -184,7 +185,7 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
         return
     if kind == RES:
         what: Unpicklable = source.data
-        if what.what in _TORCH_ONLY and sink.api.key != _DATALOADER:
+        if what.what in _TORCH_ONLY and sink.api.key not in _TORCH_LOADERS:
             return  # torch's shared state fails only in a DataLoader worker
         # The attribute of the object that travels: where the resource is kept, however deep (a dataset keeping a
         # logger that keeps a queue is reported at the dataset's `self._logger = ...`).
