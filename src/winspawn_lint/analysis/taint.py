@@ -127,6 +127,8 @@ _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.nex
 _ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
                             "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "itertools.izip", "six.moves.zip",
                             "itertools.islice", "itertools.chain"})
+#: The attribute names of :data:`UNPICKLABLE_GLOBALS` (a first test, before the dotted name is built).
+_GLOBAL_ATTRS = frozenset(name.rsplit(".", 1)[1] for name in UNPICKLABLE_GLOBALS)
 #: Progress bars that iterate what they wrap when they are iterated.
 _PROGRESS_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "rich.progress.track"})
 _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
@@ -439,6 +441,8 @@ class Engine:
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
         self._iter_calls: dict[int, ast.Call] = {}  # (kept: see _iter_call)
+        self._api_subclasses: dict[int, Optional[SpawnAPI]] = {}  # by the id of a class node
+        self._tops: dict[int, frozenset[int]] = {}  # by the id of a function node: see _top_level
         self._globals: dict[tuple, frozenset] = {}
         self._fields: dict[Obj, list] = {}
         self._fielding: set[Obj] = set()
@@ -803,9 +807,9 @@ class Engine:
                 mine = [store for store in summary.stores if store.item is None and store.unit == owner.path
                         and store.method == method.node.name and any(
                             t.kind == PARAM and t.data == self_param and t.node is method.node for t in store.target)]
-                top = [store for store in mine if any(store.stmt is stmt for stmt in method.node.body)]
-                last = {store.attr: store for store in top}
-                mine = [store for store in mine if not any(store is t for t in top) or last[store.attr] is store]
+                body = self._top_level(method.node)
+                last = {store.attr: store for store in mine if id(store.stmt) in body}
+                mine = [store for store in mine if id(store.stmt) not in body or last[store.attr] is store]
                 if not mine:
                     continue
                 arguments = self._bind_method(method, owner, call, unit, site.scope)
@@ -1088,7 +1092,8 @@ class Engine:
                 return stored
         out: set = set()
         for obj in base:
-            if obj.kind in (EXTREF, EXTMOD) and f"{obj.data}.{expr.attr}" in UNPICKLABLE_GLOBALS:
+            if expr.attr in _GLOBAL_ATTRS and obj.kind in (EXTREF, EXTMOD) and \
+                    f"{obj.data}.{expr.attr}" in UNPICKLABLE_GLOBALS:
                 out.add(Obj(RES, unit.path, expr, UNPICKLABLE_GLOBALS[f"{obj.data}.{expr.attr}"]))
                 continue
             out |= self.attribute(obj, expr.attr, unit)
@@ -1742,7 +1747,8 @@ class Engine:
                 self._iteration(arg, call, site, unit, summary)
         # A call into the project: its callee's sinks and starts, with this call's arguments.
         callees = self.eval(func, unit, scope) if not (name or "").startswith("builtins.") else EMPTY
-        subclassed = {api.key: api for api in (self._api_subclass(c) for c in callees if c.kind == CLASS) if api}
+        subclassed = {api.key: api for api in (self._api_subclass(c) for c in callees if c.kind == CLASS) if api} \
+            if any(c.kind == CLASS for c in callees) else {}
         for api in subclassed.values():
             if not _never_used(call, site):
                 count = self._count(api, call, unit, scope)
@@ -2189,12 +2195,17 @@ class Engine:
     def _api_subclass(self, cls: Obj) -> Optional[SpawnAPI]:
         """The worker API (an object one) a project class derives from without an ``__init__`` of the project's
         own: building it is building the library's object."""
+        key = id(cls.node)
+        if key in self._api_subclasses:
+            return self._api_subclasses[key]
         owner = self._unit_for(cls)
         info = owner.index.classes.get(cls.node) if owner is not None else None
-        if info is None or self._method(info, owner, "__init__") is not None:
-            return None
-        api = self._class_api(info, owner)
-        return api if api is not None and api.kind == "object" and not api.sends_subclass else None
+        api = self._class_api(info, owner) if info is not None and self._method(info, owner, "__init__") is None \
+            else None
+        found = api if api is not None and api.kind == "object" and not api.sends_subclass else None
+        if self.steps <= BUDGET:  # (past the budget a base may have been left out)
+            self._api_subclasses[key] = found
+        return found
 
     def _class_api(self, info: ClassInfo, unit: Unit) -> Optional[SpawnAPI]:
         """The worker API a project class derives from (directly, or through project classes)."""
@@ -2309,7 +2320,7 @@ class Engine:
             # (a store the method's own body makes again later, both on its top level, is gone: `self.data =
             # Mapped(base, f)`, then `self.data = self.materialize()`)
             top = sorted(((store, method) for store, _, method in stores
-                          if store.item is None and any(store.stmt is stmt for stmt in method.body)),
+                          if store.item is None and id(store.stmt) in self._top_level(method)),
                          key=lambda entry: entry[0].stmt.lineno)
             last = {(store.attr, id(method)): store for store, method in top}
             gone = {id(store) for store, method in top if last[store.attr, id(method)] is not store}
@@ -2481,6 +2492,13 @@ class Engine:
         return frozenset({Obj(DEFAULTED, unit.path, expr, "not None" if how is _NOT_NONE else "true",
                               (("given", value), ("default", self.eval(default, unit, scope))))})
 
+    def _top_level(self, function: ast.AST) -> frozenset[int]:
+        """The ids of a function's top-level statements (found once per engine, which keeps the tree alive)."""
+        found = self._tops.get(id(function))
+        if found is None:
+            found = self._tops[id(function)] = frozenset(id(stmt) for stmt in getattr(function, "body", ()))
+        return found
+
     def _stored_before(self, expr: ast.Attribute, name: str, unit: Unit, scope: Scope) -> Optional[frozenset]:
         """``self.x`` read in the method that stored it: ``self.root = Path(root)`` in the method's own body
         (never skipped), the value a call's, and no other store of ``x`` or into it in between, makes the read that
@@ -2493,7 +2511,7 @@ class Engine:
         for stmt, _, attr, value in _scope_stores(unit, function, name):
             if attr != expr.attr or stmt.lineno >= line:
                 continue
-            found = (stmt, value) if any(stmt is top for top in function.node.body) else None
+            found = (stmt, value) if id(stmt) in self._top_level(function.node) else None
         if found is None or not isinstance(found[1], ast.Call):
             return None  # (a container written out is filled later: `self.loaders = {}`, then items)
         for stmt, target, _, _ in _stores(unit)[1].get(id(function.node), ()):
