@@ -96,6 +96,33 @@ def test_a_bad_notebook_is_one_error_line_and_exit_2(tmp_path, content, reason):
     assert "good.ipynb:cell 3:1:1: WSP206" in proc.stdout  # the other files are still checked
 
 
+def _notebook(*cells: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                  "source": source} for source in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def test_a_cell_that_does_not_parse_is_the_error_and_the_other_cells_are_still_checked(tmp_path):
+    """A course notebook keeps an exercise's placeholder (`X = ....`); the kernel runs the other cells, and a
+    notebook function given to the DataLoader's workers still fails there (CIS-522, repro under a kernel: "Can't
+    get attribute 'seed_worker' on <module '__main__'>").  The cell is the file's error (exit 2); the findings of
+    the other cells are reported, not fixable, and `--fix` leaves the notebook as it is."""
+    text = _notebook(
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n\n\ndef seed_worker(worker_id):\n"
+        "    torch.manual_seed(worker_id)\n",
+        "X = ....  # your code here\n",
+        "loader = DataLoader(TensorDataset(torch.arange(4)), num_workers=2, worker_init_fn=seed_worker)\n"
+        "print([b for b in loader])\n")
+    (tmp_path / "course.ipynb").write_text(text, encoding="utf-8")
+    for arguments in ([], ["--fix", "--unsafe-fixes"], ["-j", "2"]):
+        proc = run(*arguments, "course.ipynb", cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.splitlines()[-1] == "course.ipynb: error: syntax error at cell 2, line 1: invalid syntax"
+        assert proc.stdout.startswith("course.ipynb:cell 1:5:1: WSP206 function `seed_worker`")
+        assert "[*]" not in proc.stdout and "fixable" not in proc.stdout
+        assert (tmp_path / "course.ipynb").read_text(encoding="utf-8") == text
+
+
 def test_a_notebook_is_never_checked_as_python(tmp_path):
     # Notebook JSON is a valid Python expression; read as Python it would hide every hazard.
     shutil.copy(NOTEBOOKS_DIR / "wsp206_pool_function.ipynb", tmp_path / "nb.ipynb")

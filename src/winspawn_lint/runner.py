@@ -421,9 +421,16 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
         if job.report_unparsable:  # as for a .py file: a syntax error is reported for a named notebook only
             notebook.check_cells(book)
         return _Checked(job.report_unparsable, [])
-    notebook.check_cells(book)
+    book, broken = notebook.without_broken_cells(book)
     name = filename or (path if notebook.is_notebook(path) else "notebook.ipynb")
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
+    if broken is not None:
+        # The cell that does not parse is the file's error (and keeps it out of the cache); what the other cells
+        # hold is reported beside it, and nothing is fixed: a fix would write the notebook back around that cell.
+        result.findings = notebook.to_cells(book, [f.replace(fix_safety=FixSafety.NONE) for f in findings])
+        if job.keep_lines:
+            result.lines = book.cell_lines()
+        raise broken
     planned = None
     if job.plan_fixes and \
             any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):
