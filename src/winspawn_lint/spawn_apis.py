@@ -301,6 +301,19 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         ),
     ),
     SpawnAPI(
+        "torch_geometric.loader.DataLoader",
+        # PyTorch Geometric's DataLoader: a torch DataLoader that drops a `collate_fn` it is given (its own
+        # collater batches graphs) and passes the rest on by keyword (torch_geometric 2.8.1, measured: a local
+        # dataset class fails to pickle for its workers, and iterating it unguarded re-enters the bootstrapping).
+        ("torch_geometric.loader.DataLoader", "torch_geometric.loader.dataloader.DataLoader",
+         "torch_geometric.data.DataLoader"),
+        "`torch_geometric.loader.DataLoader`",
+        kind="object",
+        start_methods=("__iter__",),
+        count=WorkerCount("num_workers", None, no_workers=(ABSENT, 0)),
+        payload=(Arg("dataset", 0), Arg("worker_init_fn", None, kind="callable")),
+    ),
+    SpawnAPI(
         "datasets.Dataset.map",
         (),
         "`Dataset.map(num_proc=...)`",

@@ -441,6 +441,7 @@ class Engine:
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
         self._iter_calls: dict[int, ast.Call] = {}  # (kept: see _iter_call)
+        self._partial_calls: dict[tuple[int, int], ast.Call] = {}  # (kept: see _partial_call)
         self._api_subclasses: dict[int, Optional[SpawnAPI]] = {}  # by the id of a class node
         self._tops: dict[int, frozenset[int]] = {}  # by the id of a function node: see _top_level
         self._globals: dict[tuple, frozenset] = {}
@@ -1130,6 +1131,9 @@ class Engine:
                 return EMPTY
             for current, current_unit in self._class_chain(info, owner):
                 method = current.methods.get(attr)
+                if method is not None and kind == CLASS and not _decorated(method, "classmethod"):
+                    # (a function read from the class: `Base.__init__(self, fn)` passes `self` itself)
+                    return frozenset({Obj(FUNC, current_unit.path, method)})
                 if method is not None:
                     return frozenset({Obj(BOUND, current_unit.path, method, attr, (("self", frozenset({obj})),))})
             if kind == INST:
@@ -1296,7 +1300,31 @@ class Engine:
             return self.substitute(self.summary(callee.node, owner).returns, binding)
         if kind == EXTREF:
             return self._library_call(callee.data, call, unit, scope)
+        if kind == PARTIAL:
+            made = self._partial_call(callee, call, unit, scope)
+            if made is None:
+                return EMPTY
+            return frozenset().union(EMPTY, *(self.apply(f, made, unit, scope)
+                                              for f in self.eval(made.func, unit, scope) if f.kind != PARTIAL))
         return EMPTY
+
+    def _partial_call(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> Optional[ast.Call]:
+        """``make = partial(F, *a, **k)`` called as ``make(*b, **j)`` in the scope that made it: the call
+        ``F(*a, *b, **k, **j)`` it makes (``partial(DataLoader, num_workers=4)(ds)``, ``partial(Dataset,
+        transform=t)(rows)``), a node made here and kept by the engine; None when the partial was made elsewhere
+        (its arguments are read in their own scope only)."""
+        made = callee.node
+        if callee.unit != unit.path or not isinstance(made, ast.Call) or not made.args or \
+                isinstance(made.args[0], ast.Starred) or self._scope_of_call(made, unit) is not scope:
+            return None
+        key = (id(made), id(call))
+        node = self._partial_calls.get(key)
+        if node is None:
+            given = {k.arg for k in call.keywords}
+            node = self._partial_calls[key] = ast.copy_location(ast.Call(
+                func=made.args[0], args=[*made.args[1:], *call.args],
+                keywords=[*call.keywords, *(k for k in made.keywords if k.arg is None or k.arg not in given)]), call)
+        return node
 
     def _instance(self, cls: Obj, call: ast.Call, unit: Unit, scope: Scope,
                   given: Optional[dict[int, frozenset]] = None) -> frozenset:
@@ -1686,14 +1714,15 @@ class Engine:
         if isinstance(func, ast.Attribute):
             method_name = func.attr
             if _is_super(func.value):
-                api = self._base_api(site, unit) if method_name == "__init__" else None
+                # `super().__init__(...)` of a project base class: what it stores on `self`, and its sinks (the
+                # worker API's own arguments only where the API itself is what `super()` finds)
+                found = self._super_method(site, unit, method_name)
+                api = self._base_api(site, unit) if method_name == "__init__" and found is None else None
                 if api is not None and api.kind == "object":
                     count = self._count(api, call, unit, scope)
                     for arg, value in self._payloads(api, api.payload, call, unit, scope):
                         summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count))
                     return
-                # `super().__init__(...)` of a project base class: what it stores on `self`, and its sinks
-                found = self._super_method(site, unit, method_name)
                 if found is not None:
                     method, owner = found
                     self_value = self.eval(self._self_name(site.scope.function_scope(), call.lineno), unit, scope)
@@ -1747,6 +1776,10 @@ class Engine:
                 self._iteration(arg, call, site, unit, summary)
         # A call into the project: its callee's sinks and starts, with this call's arguments.
         callees = self.eval(func, unit, scope) if not (name or "").startswith("builtins.") else EMPTY
+        for callee in (c for c in callees if c.kind == PARTIAL):  # (what the call the partial makes does)
+            made = self._partial_call(callee, call, unit, scope)
+            if made is not None and self._tick():
+                self._effects_of_call(made, site, unit, summary)
         subclassed = {api.key: api for api in (self._api_subclass(c) for c in callees if c.kind == CLASS) if api} \
             if any(c.kind == CLASS for c in callees) else {}
         for api in subclassed.values():
@@ -1896,9 +1929,7 @@ class Engine:
                         yield Arg(None, position, kind=arg.kind, rest=True), self.eval(value, unit, scope)
                 continue
             expr = _argument(call, arg)
-            if expr is _UNKNOWN_ARG:
-                continue
-            if expr is None:
+            if expr is None or expr is _UNKNOWN_ARG:  # (`f(*args, **kwargs)`: given by keyword, if at all)
                 spread = self._spread_keyword(call, arg.keyword, unit, scope)
                 if spread:
                     yield arg, spread
@@ -1921,6 +1952,10 @@ class Engine:
                     for stmt, _, stored, index in _scope_item_stores(unit, scope, given.value.id):
                         if isinstance(index, ast.Constant) and index.value == keyword and stmt.lineno <= call.lineno:
                             out |= self.eval(stored, unit, scope)
+                # a `**kwargs` parameter passed on (`super().__init__(*args, **kwargs)`): what the callers give it
+                params = frozenset(obj for obj in value if obj.kind == PARAM)
+                if params:
+                    out |= {obj for obj in self._kwget(params, keyword, None) if obj is not ABSENT_OBJ}
         return frozenset(out)
 
     def _count(self, api: SpawnAPI, call: ast.Call, unit: Unit, scope: Scope) -> frozenset:

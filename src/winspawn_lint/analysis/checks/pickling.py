@@ -29,7 +29,8 @@ from ..positions import span
 from ..taint import CLASS, FUNC, INST, LAMBDA, RES, SYNC, Flow, Obj, Step, Unit
 
 _DATALOADER = "torch.utils.data.DataLoader"
-_TORCH_LOADERS = frozenset({_DATALOADER, "monai.data.DataLoader"})  # (MONAI's is a torch DataLoader)
+#: (MONAI's and PyTorch Geometric's are torch DataLoaders)
+_TORCH_LOADERS = frozenset({_DATALOADER, "monai.data.DataLoader", "torch_geometric.loader.DataLoader"})
 #: How a finding names the consumer of a library Dataset class that the project never hands to a loader.
 _ANY_LOADER = " by any `DataLoader` with `num_workers>0`"
 _STORED = ("attr", "held", "kept", "self")  # steps by which an object holds what it keeps (not a container's)
