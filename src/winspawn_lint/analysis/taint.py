@@ -800,17 +800,10 @@ class Engine:
                 owner = self._unit_for(method) if method.kind == BOUND else None
                 if owner is None:
                     continue
-                summary = self.summary(method.node, owner)
-                self_param = _first_param(method.node)
                 # (the method's own stores: what the methods it calls store, it may undo -- SOFA's
-                # `get_wav_lengths()` opens its h5py file through one helper and closes it through another -- and
-                # of its top-level stores of an attribute, the last)
-                mine = [store for store in summary.stores if store.item is None and store.unit == owner.path
-                        and store.method == method.node.name and any(
-                            t.kind == PARAM and t.data == self_param and t.node is method.node for t in store.target)]
-                body = self._top_level(method.node)
-                last = {store.attr: store for store in mine if id(store.stmt) in body}
-                mine = [store for store in mine if id(store.stmt) not in body or last[store.attr] is store]
+                # `get_wav_lengths()` opens its h5py file through one helper and closes it through another)
+                mine = [store for store in self._self_stores(method.node, owner) if store.item is None
+                        and store.unit == owner.path and store.method == method.node.name]
                 if not mine:
                     continue
                 arguments = self._bind_method(method, owner, call, unit, site.scope)
@@ -1304,8 +1297,8 @@ class Engine:
             made = self._partial_call(callee, call, unit, scope)
             if made is None:
                 return EMPTY
-            return frozenset().union(EMPTY, *(self.apply(f, made, unit, scope)
-                                              for f in self.eval(made.func, unit, scope) if f.kind != PARTIAL))
+            return frozenset().union(*(self.apply(f, made, unit, scope)
+                                       for f in self.eval(made.func, unit, scope) if f.kind != PARTIAL))
         return EMPTY
 
     def _partial_call(self, callee: Obj, call: ast.Call, unit: Unit, scope: Scope) -> Optional[ast.Call]:
@@ -1719,9 +1712,7 @@ class Engine:
                 found = self._super_method(site, unit, method_name)
                 api = self._base_api(site, unit) if method_name == "__init__" and found is None else None
                 if api is not None and api.kind == "object":
-                    count = self._count(api, call, unit, scope)
-                    for arg, value in self._payloads(api, api.payload, call, unit, scope):
-                        summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count))
+                    self._api_sinks(api, call, site, unit, summary)
                     return
                 if found is not None:
                     method, owner = found
@@ -1780,13 +1771,10 @@ class Engine:
             made = self._partial_call(callee, call, unit, scope)
             if made is not None and self._tick():
                 self._effects_of_call(made, site, unit, summary)
-        subclassed = {api.key: api for api in (self._api_subclass(c) for c in callees if c.kind == CLASS) if api} \
-            if any(c.kind == CLASS for c in callees) else {}
-        for api in subclassed.values():
-            if not _never_used(call, site):
-                count = self._count(api, call, unit, scope)
-                for arg, value in self._payloads(api, api.payload, call, unit, scope):
-                    summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count))
+        if any(c.kind == CLASS for c in callees) and not _never_used(call, site):
+            subclassed = (self._api_subclass(c) for c in callees if c.kind == CLASS)
+            for api in {api.key: api for api in subclassed if api is not None}.values():
+                self._api_sinks(api, call, site, unit, summary)
         for callee in callees:
             self._propagate(callee, call, site, unit, summary)
 
@@ -2221,7 +2209,7 @@ class Engine:
         if api is None or found is None or "__iter__" not in api.start_methods:
             return []
         init, init_unit = found
-        binding = {name[1:]: value for name, value in instance.parts if name.startswith("@")}
+        binding = _arguments_of(instance)
         binding[_first_param(init)] = frozenset({instance})
         counts = [self.substitute(sink.count, binding) for sink in self.summary(init, init_unit).sinks
                   if sink.api is api]
@@ -2340,28 +2328,16 @@ class Engine:
             stores = []
             paths: dict[ast.AST, tuple] = {}
             for method, method_unit in [found, *self._overriding_hooks(info, owner, init, init_unit)]:
-                self_param = _first_param(method)
-                binding = {name[1:]: value for name, value in obj.parts if name.startswith("@")} \
-                    if method is init else {}
-                binding[self_param] = frozenset({obj})
-                stores += [(store, binding, method) for store in self.summary(method, method_unit).stores
-                           if any(t.kind == PARAM and t.data == self_param and t.node is method for t in store.target)]
+                binding = _arguments_of(obj) if method is init else {}
+                binding[_first_param(method)] = frozenset({obj})
+                stores += [(store, binding) for store in self._self_stores(method, method_unit)]
                 scope = method_unit.index.scope_of.get(method)
                 if scope is not None:
                     paths.update(branch_paths(scope))
             # Each store is an entry of its own, so that what it holds is said to be stored where it is: after
             # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
             # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
-            # (a store the method's own body makes again later, both on its top level, is gone: `self.data =
-            # Mapped(base, f)`, then `self.data = self.materialize()`)
-            top = sorted(((store, method) for store, _, method in stores
-                          if store.item is None and id(store.stmt) in self._top_level(method)),
-                         key=lambda entry: entry[0].stmt.lineno)
-            last = {(store.attr, id(method)): store for store, method in top}
-            gone = {id(store) for store, method in top if last[store.attr, id(method)] is not store}
-            for store, binding, method in stores:
-                if id(store) in gone:
-                    continue
+            for store, binding in stores:
                 value = self._npz(self.substitute(store.value, binding), store, info, owner)
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
@@ -2376,6 +2352,20 @@ class Engine:
                     out = [entry for entry in out if entry[0] != attr]
                 later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
         return out + later
+
+    def _self_stores(self, method: ast.AST, unit: Unit) -> list[Store]:
+        """What *method* (of a project class) stores on its ``self``, in its summary's order, without the top-level
+        stores that a later top-level store of the same attribute replaces (``self.data = Mapped(base, f)``, then
+        ``self.data = self.materialize()``)."""
+        self_param = _first_param(method)
+        stores = [store for store in self.summary(method, unit).stores
+                  if any(t.kind == PARAM and t.data == self_param and t.node is method for t in store.target)]
+        body = self._top_level(method)
+        top = sorted((store for store in stores if store.item is None and id(store.stmt) in body),
+                     key=lambda store: store.stmt.lineno)
+        last = {store.attr: store for store in top}
+        replaced = {id(store) for store in top if last[store.attr] is not store}
+        return [store for store in stores if id(store) not in replaced]
 
     def _overriding_hooks(self, info: ClassInfo, unit: Unit, init: ast.AST, init_unit: Unit
                           ) -> list[tuple[ast.AST, Unit]]:
@@ -2465,6 +2455,13 @@ class Engine:
                     if not self._waits_for_callers(bound, function, unit):
                         out.append(bound)
         return out
+
+    def _api_sinks(self, api: SpawnAPI, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
+        """The sinks of a call of an object worker API itself (or of a subclass built as it): its payload
+        arguments, with the worker count the call gives."""
+        count = self._count(api, call, unit, site.scope)
+        for arg, value in self._payloads(api, api.payload, call, unit, site.scope):
+            summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count))
 
     def _library_base_stores(self, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
         """``super().__init__(root, transform=t)`` of a library class: what the library keeps, stored on ``self``
@@ -3113,6 +3110,11 @@ def depends_on_parameters(value: frozenset) -> bool:
 def _class_like(name: str) -> bool:
     """A library name that makes an object of a class (``datasets.Dataset``, ``datasets.Dataset.from_dict``)."""
     return any(part[:1].isupper() for part in name.split(".")[1:])
+
+
+def _arguments_of(instance: Obj) -> dict[str, frozenset]:
+    """What an instance's constructor was given, by ``__init__``'s parameter names."""
+    return {name[1:]: value for name, value in instance.parts if name.startswith("@")}
 
 
 def _names_a_member(index: ast.expr) -> bool:
