@@ -31,7 +31,7 @@ import io
 import json
 import re
 import tokenize
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ..finding import NOTEBOOK_LINE, Finding
 from ..records import Record
@@ -139,7 +139,7 @@ def loads(raw: str, check_syntax: bool = True) -> Notebook:
 
 def check_cells(notebook: Notebook) -> None:
     """Each cell runs on its own in the kernel, so each must parse on its own: say which one does not."""
-    for _, _, _, error in _broken_cells(notebook):
+    for _, _, error in _broken_cells(notebook):
         raise error
 
 
@@ -147,23 +147,22 @@ def without_broken_cells(notebook: Notebook) -> tuple[Notebook, Optional[SourceE
     """The notebook with the cells that do not parse left empty, and the error of the first of them (None: every
     cell parses).  The kernel runs the other cells when one fails (an exercise's placeholder, a Python 2 print):
     what they hold is still checked."""
-    broken = _broken_cells(notebook)
+    broken = list(_broken_cells(notebook))
     if not broken:
         return notebook, None
     lines = notebook.module.split("\n")
-    for _, start, end, _ in broken:
+    for start, end, _ in broken:
         lines[start:end] = [""] * (end - start)
     kept = Notebook(notebook.data, notebook.raw, "\n".join(lines), notebook.line_map, notebook.masked,
                     notebook.code_cells)
-    return kept, broken[0][3]
+    return kept, broken[0][2]
 
 
-def _broken_cells(notebook: Notebook) -> list[tuple[int, int, int, SourceError]]:
-    """(cell number, first and past-the-last index of its lines in the module's lines, the error) of each cell
-    that does not parse on its own."""
+def _broken_cells(notebook: Notebook) -> Iterator[tuple[int, int, SourceError]]:
+    """(first and past-the-last index of its lines in the module's lines, the error) of each cell that does not
+    parse on its own, in order (a caller that wants the first stops there)."""
     import ast
 
-    out = []
     start = 1
     lines = notebook.module.split("\n")
     for number, _ in notebook.code_cells:
@@ -176,11 +175,10 @@ def _broken_cells(notebook: Notebook) -> list[tuple[int, int, int, SourceError]]
         except SyntaxError as error:
             where = f"cell {number}" + (f", line {error.lineno}" if error.lineno else "")
             at = (number, error.lineno, error.offset or 1) if error.lineno else None
-            out.append((number, start, end - 1, SourceError(f"syntax error at {where}: {error.msg}", at)))
+            yield start, end - 1, SourceError(f"syntax error at {where}: {error.msg}", at)
         except (ValueError, MemoryError, RecursionError) as error:
-            out.append((number, start, end - 1, SourceError(f"cannot parse cell {number}: {type(error).__name__}")))
+            yield start, end - 1, SourceError(f"cannot parse cell {number}: {type(error).__name__}")
         start = end
-    return out
 
 
 # -- masking IPython syntax ----------------------------------------------------------------------------
