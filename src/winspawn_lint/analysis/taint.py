@@ -1170,6 +1170,11 @@ class Engine:
         info = owner.index.classes.get(cls.node)
         return (info, owner) if info is not None else None
 
+    def _class_info(self, obj: Obj) -> tuple[Optional[ClassInfo], Optional[Unit]]:
+        """The project class a class or instance object is of (None if the engine does not read it), and its unit."""
+        owner = self._unit_for(obj)
+        return (owner.index.classes.get(obj.node) if owner is not None else None), owner
+
     def _unit_for(self, obj: Obj) -> Optional[Unit]:
         return self.unit(obj.unit) if obj.unit is not None else (self.main if self.main.path is None else None)
 
@@ -1791,8 +1796,7 @@ class Engine:
             binding = self.bind(callee.node, owner, call, unit, scope) if waits else {}
             name = getattr(callee.node, "name", "<lambda>")
         elif callee.kind == CLASS:
-            owner = self._unit_for(callee)
-            info = owner.index.classes.get(callee.node) if owner is not None else None
+            info, owner = self._class_info(callee)
             found = self._method(info, owner, "__init__") if info is not None else None
             if found is None:
                 return
@@ -2202,8 +2206,7 @@ class Engine:
                 self._propagate(method, self._iter_call(iterable), site, unit, inner)
             return [start for start in inner.starts
                     if start.iterated is None and self.workers(start.api, start.count, start.via) == SOME]
-        owner = self._unit_for(instance)
-        info = owner.index.classes.get(instance.node) if owner is not None else None
+        info, owner = self._class_info(instance)
         api = self._class_api(info, owner) if info is not None else None
         found = self._method(info, owner, "__init__") if info is not None else None
         if api is None or found is None or "__iter__" not in api.start_methods:
@@ -2221,8 +2224,7 @@ class Engine:
         key = id(cls.node)
         if key in self._api_subclasses:
             return self._api_subclasses[key]
-        owner = self._unit_for(cls)
-        info = owner.index.classes.get(cls.node) if owner is not None else None
+        info, owner = self._class_info(cls)
         api = self._class_api(info, owner) if info is not None and self._method(info, owner, "__init__") is None \
             else None
         found = api if api is not None and api.kind == "object" and not api.sends_subclass else None
@@ -2277,8 +2279,7 @@ class Engine:
         return chain
 
     def has_state_hook(self, obj: Obj) -> bool:
-        owner = self._unit_for(obj)
-        info = owner.index.classes.get(obj.node) if owner is not None else None
+        info, owner = self._class_info(obj)
         return info is not None and any(_STATE_HOOKS & set(c.methods) for c, _ in self._class_chain(info, owner))
 
     def is_torch_dataset(self, info: ClassInfo, unit: Unit) -> bool:
@@ -2320,8 +2321,7 @@ class Engine:
 
     def _field_stores(self, obj: Obj) -> list[tuple[str, frozenset, Store]]:
         out = []
-        owner = self._unit_for(obj)
-        info = owner.index.classes.get(obj.node) if owner is not None else None
+        info, owner = self._class_info(obj)
         found = self._method(info, owner, "__init__") if info is not None else None
         if found is not None:
             init, init_unit = found
@@ -2563,8 +2563,7 @@ class Engine:
 
     def _sent_api(self, instance: Obj, method: str) -> Optional[SpawnAPI]:
         """The API that *method* of *instance* starts and sends it whole with, if its class derives from one."""
-        owner = self._unit_for(instance)
-        info = owner.index.classes.get(instance.node) if owner is not None else None
+        info, owner = self._class_info(instance)
         api = self._class_api(info, owner) if info is not None else None
         return api if api is not None and api.sends_subclass and method in api.start_methods else None
 
@@ -2589,8 +2588,7 @@ class Engine:
                     for callee in self.eval(call.func, current, site.scope):
                         target = callee.node
                         if callee.kind == CLASS:
-                            owner = self._unit_for(callee)
-                            info = owner.index.classes.get(callee.node) if owner is not None else None
+                            info, owner = self._class_info(callee)
                             found = self._method(info, owner, "__init__") if info is not None else None
                             target = found[0] if found else None
                         elif callee.kind not in (FUNC, BOUND):
