@@ -95,6 +95,9 @@ def test_a_noqa_inside_a_string_cannot_be_beaten_and_is_reported(tmp_path, capsy
 def test_every_fixture_script_and_notebook_is_silenced_and_stays_valid(tmp_path, capsys):
     tree = tmp_path / "fixtures"
     shutil.copytree(FIXTURES, tree)
+    for path in tree.rglob("*.ipynb"):  # (an nbformat-3 notebook is never rewritten: test_notebooks.py)
+        if json.loads(path.read_text(encoding="utf-8")).get("nbformat") == 3:
+            path.unlink()
     before = {path: path.read_bytes() for path in tree.rglob("*") if path.is_file()}
     assert cli.main(["--isolated", "--no-cache", "--select", "WSP", "-q", str(tree)]) == 1
     capsys.readouterr()

@@ -82,7 +82,8 @@ def test_top_level_workers_in_a_notebook_are_not_import_time_hazards():
 @pytest.mark.parametrize("content, reason", [
     ("{not json", "not a valid notebook: invalid JSON at line 1 column 2"),
     ('{"a": 1}', "not a valid notebook: no `cells` list"),
-    ('{"cells": [], "nbformat": 3}', "nbformat 3 is not supported"),
+    ('{"cells": [], "nbformat": 2}', "nbformat 2 is not supported"),
+    ('{"cells": [], "nbformat": 3}', "nbformat 3 without a `worksheets` list"),
     ('{"cells": [{"cell_type": "code", "source": 5}], "nbformat": 4}', "cell 1 has a `source` that is not text"),
     ('{"cells": [{"cell_type": "code", "source": ["import os\\n"]}, {"cell_type": "code", "source": "def f(:"}],'
      ' "nbformat": 4}', "syntax error at cell 2, line 1"),
@@ -121,6 +122,21 @@ def test_a_cell_that_does_not_parse_is_the_error_and_the_other_cells_are_still_c
         assert proc.stdout.startswith("course.ipynb:cell 1:5:1: WSP206 function `seed_worker`")
         assert "[*]" not in proc.stdout and "fixable" not in proc.stdout
         assert (tmp_path / "course.ipynb").read_text(encoding="utf-8") == text
+
+
+def test_an_nbformat_3_notebook_is_checked_and_never_rewritten(tmp_path):
+    """Its cells are numbered across its worksheets as Jupyter numbers them after upgrading it; a fix, or a noqa
+    comment, would have to write the old format back: neither is offered, and the file stays as it is."""
+    shutil.copy(NOTEBOOKS_DIR / "wsp206_nbformat3_pool_function.ipynb", tmp_path / "old.ipynb")
+    text = (tmp_path / "old.ipynb").read_text(encoding="utf-8")
+    for arguments in ([], ["--fix", "--unsafe-fixes"], ["-j", "2"]):
+        proc = run(*arguments, "old.ipynb", cwd=tmp_path)
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stdout.startswith("old.ipynb:cell 3:1:1: WSP206 function `square`")
+        assert "[*]" not in proc.stdout and "fixable" not in proc.stdout
+    proc = run("--add-noqa", "old.ipynb", cwd=tmp_path)
+    assert proc.returncode == 1 and "old.ipynb: note: no noqa comments added: an nbformat-3 notebook" in proc.stderr
+    assert (tmp_path / "old.ipynb").read_text(encoding="utf-8") == text
 
 
 def test_a_notebook_is_never_checked_as_python(tmp_path):

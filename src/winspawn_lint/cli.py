@@ -671,8 +671,8 @@ def _report_noqa(added: int, missed: int, status: int, notes) -> int:
     if notes:
         notes.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
         if missed:
-            notes.write(f"{missed} finding{'s' if missed != 1 else ''} could not be silenced: the line's first "
-                        "`# noqa` is text inside a string, which flake8 would read first\n")
+            notes.write(f"{missed} finding{'s' if missed != 1 else ''} could not be silenced (the notes above say "
+                        "why)\n")
     if status == EXIT_ERROR:
         return EXIT_ERROR
     return EXIT_FINDINGS if missed else EXIT_CLEAN

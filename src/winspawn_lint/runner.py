@@ -388,6 +388,9 @@ def _plan_noqa(src: "Source", result: FileResult, findings: list[Finding], from_
     from .report.noqa import noqa_edits
 
     edits, result.noqa_missed = noqa_edits(src.text, findings)
+    if result.noqa_missed:
+        result.fix_note = f"{result.noqa_missed} not silenced: the line's first `# noqa` is text inside a string, " \
+            "which flake8 would read first"
     if edits and not from_stdin:  # stdin is not rewritten
         _planned(src, result, replace_lines(src.text, edits), len(edits))
 
@@ -431,6 +434,8 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
         if job.keep_lines:
             result.lines = book.cell_lines()
         raise broken
+    if not book.writable:
+        findings = [f.replace(fix_safety=FixSafety.NONE) for f in findings]
     planned = None
     if job.plan_fixes and \
             any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):

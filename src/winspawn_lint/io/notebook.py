@@ -1,6 +1,6 @@
 """Jupyter notebooks (``.ipynb``): read them as one Python module, map findings back to cells, put fixed cells back.
 
-A notebook is JSON (nbformat 4), parsed here with the stdlib ``json``
+A notebook is JSON (nbformat 4, or 3: checked, not rewritten), parsed here with the stdlib ``json``
 module (nbformat is never imported while checking).  Its code cells are
 joined into one module, in order, each preceded by a marker line (``...``);
 a line map takes every line of that module back to (cell number, line in
@@ -66,13 +66,13 @@ def is_notebook(path: Optional[str]) -> bool:
 class Notebook(Record):
     """A parsed notebook and the module built from its code cells."""
 
-    __slots__ = ("data", "raw", "module", "line_map", "masked", "code_cells")
+    __slots__ = ("data", "raw", "module", "line_map", "masked", "code_cells", "writable")
 
     def __init__(self, data: dict, raw: str, module: str,
                  line_map: Optional[dict[int, Optional[tuple[int, int]]]] = None,
                  masked: Optional[dict[int, list[str]]] = None,
-                 code_cells: Optional[list[tuple[int, int]]] = None) -> None:
-        self.data = data  # the JSON document, key order as in the file
+                 code_cells: Optional[list[tuple[int, int]]] = None, writable: bool = True) -> None:
+        self.data = data  # the JSON document, key order as in the file (an nbformat-3 one: its cells, as nbformat 4)
         self.raw = raw  # the file's text
         self.module = module  # the code cells joined into one Python module (magics masked)
         #: module line (1-based) -> (cell number, line in the cell), both 1-based; marker lines map to None
@@ -81,6 +81,8 @@ class Notebook(Record):
         self.masked = masked if masked is not None else {}
         #: (cell number, position in data["cells"]) of each code cell, in order
         self.code_cells = code_cells if code_cells is not None else []
+        #: whether fixed cells can be written back (nbformat 4; an nbformat-3 notebook is checked, not rewritten)
+        self.writable = writable
 
     def position(self, line: int) -> Optional[tuple[int, int]]:
         return self.line_map.get(line)
@@ -105,12 +107,14 @@ def loads(raw: str, check_syntax: bool = True) -> Notebook:
                           f"{error.msg}") from None
     except RecursionError:
         raise SourceError("not a valid notebook: JSON nested too deeply") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+    major = data.get("nbformat") if isinstance(data, dict) else None
+    if major == 3:
+        data = _v3_cells(data)
+    elif not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise SourceError("not a valid notebook: no `cells` list (is it a Jupyter notebook?)")
-    major = data.get("nbformat")
-    if major != 4:
-        raise SourceError(f"not a valid notebook: nbformat {major!r} is not supported (only nbformat 4)")
-    notebook = Notebook(data, raw, "")
+    elif major != 4:
+        raise SourceError(f"not a valid notebook: nbformat {major!r} is not supported (only nbformats 3 and 4)")
+    notebook = Notebook(data, raw, "", writable=major == 4)
     parts: list[str] = []
     line = 0
     for index, cell in enumerate(data["cells"]):
@@ -137,6 +141,27 @@ def loads(raw: str, check_syntax: bool = True) -> Notebook:
     return notebook
 
 
+def _v3_cells(data: dict) -> dict:
+    """An nbformat-3 notebook (cells in ``worksheets``, a code cell's text in ``input``) as the nbformat-4 view the
+    checks read: its cells in order, numbered across the worksheets, each code cell's ``input`` as its ``source``
+    (Jupyter upgrades such a notebook when it opens it, and runs the same cells)."""
+    worksheets = data.get("worksheets")
+    if not isinstance(worksheets, list) or not all(isinstance(w, dict) for w in worksheets):
+        raise SourceError("not a valid notebook: nbformat 3 without a `worksheets` list")
+    cells: list = []
+    for worksheet in worksheets:
+        found = worksheet.get("cells", [])
+        if not isinstance(found, list):
+            raise SourceError("not a valid notebook: a worksheet's `cells` is not a list")
+        for cell in found:
+            if isinstance(cell, dict) and cell.get("cell_type") == "code":
+                cell = {"cell_type": "code", "source": cell.get("input", "")}
+            elif isinstance(cell, dict):
+                cell = {"cell_type": cell.get("cell_type")}
+            cells.append(cell)
+    return {"cells": cells, "nbformat": 3}
+
+
 def check_cells(notebook: Notebook) -> None:
     """Each cell runs on its own in the kernel, so each must parse on its own: say which one does not."""
     for _, _, error in _broken_cells(notebook):
@@ -154,7 +179,7 @@ def without_broken_cells(notebook: Notebook) -> tuple[Notebook, Optional[SourceE
     for start, end, _ in broken:
         lines[start:end] = [""] * (end - start)
     kept = Notebook(notebook.data, notebook.raw, "\n".join(lines), notebook.line_map, notebook.masked,
-                    notebook.code_cells)
+                    notebook.code_cells, notebook.writable)
     return kept, broken[0][2]
 
 
@@ -435,6 +460,9 @@ def _style(raw: str) -> Optional[tuple[Any, bool, str]]:
 
 def rewrite(notebook: Notebook, changed: dict[int, str]) -> str:
     """The notebook's text with the ``source`` of the changed cells replaced, everything else as it was."""
+    if not notebook.writable:
+        raise NotebookFixError("an nbformat-3 notebook is not rewritten (`jupyter nbconvert --to notebook "
+                               "--nbformat 4` upgrades it)")
     data = json.loads(notebook.raw)  # a fresh copy: notebook.data stays the original
     for number, text in changed.items():
         cell = data["cells"][number - 1]
