@@ -289,7 +289,8 @@ def _parse_run(folder: Path, entry: str, line: int, command: str) -> tuple[str, 
             raise _fail(folder / entry, line, "a notebook runs in its own folder: 'cd DIR && jupyter execute NB.ipynb'")
     elif match["module"]:
         argv = ("-m", match["module"])
-        runs = Path(cwd, *match["module"].split(".")).with_suffix(".py")
+        runs = Path(cwd, *match["module"].split("."))
+        runs = runs / "__main__.py" if (folder / runs).is_dir() else runs.with_suffix(".py")  # (a package runs it)
     else:
         argv = (match["script"],)
         runs = Path(cwd, match["script"])

@@ -653,19 +653,25 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
 HEAVY_METHODS = frozenset({"from_pretrained"})
+#: A keyword's value in :data:`HEAVY_WITH_KEYWORD` that matches anything but the constant None.
+GIVEN = Ellipsis
 #: Calls that are heavy only with a keyword set to a constant: (qualified name or prefix ending in ".", keyword,
 #: value).  ``torchvision.datasets.MNIST(root, download=True)`` checks or fetches the files on every import;
 #: ``h5py.File(path, driver="core")`` reads the whole file into memory.
 HEAVY_WITH_KEYWORD: tuple[tuple[str, str, object], ...] = (
     ("torchvision.datasets.", "download", True),
     ("h5py.File", "driver", "core"),
+    # a model-zoo builder given its pretrained weights reads (the first time downloads) them: tens to hundreds of MB
+    ("torchvision.models.", "pretrained", True),
+    ("torchvision.models.", "weights", GIVEN),
 )
 
 
 def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
     """Why a call of *name* is heavy (a suffix for the message, possibly empty), or None.
 
-    *keywords*: (keyword, constant value or None) of the call, for the keyword-gated entries.
+    *keywords*: (keyword, constant value, or :data:`GIVEN` for a value that is not a constant) of the call, for
+    the keyword-gated entries.
     """
     if not name:
         return None
@@ -675,6 +681,8 @@ def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()
         return ""
     for pattern, keyword, value in HEAVY_WITH_KEYWORD:
         if name == pattern or (pattern.endswith(".") and name.startswith(pattern)):
+            if value is GIVEN and any(k == keyword and v is not None for k, v in keywords):
+                return f" (with `{keyword}=`)"
             if any(k == keyword and type(v) is type(value) and v == value for k, v in keywords):
                 return f" (with `{keyword}={value!r}`)"
     return None
@@ -961,6 +969,18 @@ THREAD_ONLY = frozenset(UNPICKLABLE_CALLS[name] for name in (
 UNPICKLABLE_METHODS: Mapping[tuple[str, str], Unpicklable] = {
     ("pathlib.Path", method): Unpicklable(f"a generator (`Path.{method}()`)", False)
     for method in ("iterdir", "glob", "rglob")
+}
+#: What a resource hands out that holds it open: (the resource, the methods that give it, whether a key gives it
+#: too) -> what it is.  ``hf = h5py.File(p); self.data = hf["data"]`` keeps the file (measured, h5py 3, pickle and
+#: dill: "h5py objects cannot be pickled" for a dataset, a group and `.get()`'s; a slice, `hf["data"][:]`, is an
+#: array and pickles); an lmdb transaction ("cannot pickle 'Transaction' object") and an sqlite3 cursor likewise.
+DERIVED_RESOURCES: Mapping[Unpicklable, tuple[frozenset, bool, Unpicklable]] = {
+    UNPICKLABLE_CALLS["h5py.File"]: (
+        frozenset({"get", "require_dataset", "create_dataset", "require_group", "create_group"}), True,
+        Unpicklable("an h5py dataset or group (it keeps its file open)", False)),
+    UNPICKLABLE_CALLS["lmdb.open"]: (frozenset({"begin"}), False, Unpicklable("an lmdb transaction", False)),
+    UNPICKLABLE_CALLS["sqlite3.connect"]: (frozenset({"cursor", "execute"}), False,
+                                           Unpicklable("an sqlite3 cursor", False)),
 }
 #: Module attributes that cannot be pickled (measured: pickle refuses the standard streams; dill pickles them as
 #: references to the child's own).

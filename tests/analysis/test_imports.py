@@ -61,6 +61,33 @@ def test_a_literal_sys_path_append_adds_its_folder(tmp_path):
     assert resolve(root, "train.py", "loaders") == "third_party/lib/loaders.py"
 
 
+def test_a_sys_path_append_of_the_authors_absolute_folder_finds_the_projects_folder_of_that_name(tmp_path):
+    # (jigsaw-toxic's notebook: `sys.path.append('/home/<author>/.../bin')` then `from utils import *`)
+    root = make_project(tmp_path, {
+        "notebooks/train.py": """
+            import sys
+            sys.path.append("/home/someone/projects/toxic/bin")
+            sys.path.append("C:\\\\Users\\\\someone\\\\toxic\\\\lib")
+            import utils
+            import helpers
+        """,
+        "bin/utils.py": "",
+        "lib/helpers.py": "",
+    })
+    assert resolve(root, "notebooks/train.py", "utils") == "bin/utils.py"
+    assert resolve(root, "notebooks/train.py", "helpers") == "lib/helpers.py"
+
+
+def test_modules_of_a_folder_that_is_no_package_find_their_siblings_from_the_scripts_folder(tmp_path):
+    # (USBNet: `proj/train.py` imports `utils.engine`, whose `import utils.misc` Python finds from `proj/`)
+    root = make_project(tmp_path, {
+        "proj/train.py": "import utils.engine\n",
+        "proj/utils/engine.py": "import utils.misc\n",
+        "proj/utils/misc.py": "",
+    })
+    assert resolve(root, "proj/utils/engine.py", "utils.misc") == "proj/utils/misc.py"
+
+
 def test_a_sys_path_insert_of_the_parent_of_the_scripts_folder_adds_it(tmp_path):
     root = make_project(tmp_path, {
         "scripts/train.py": """

@@ -8,6 +8,7 @@ indexing walk, name resolution, the worker model, then the check families.
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING, Optional
 
 from ..finding import Finding
@@ -31,8 +32,6 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
          enabled: Optional[frozenset[str]], on_disk: bool) -> list[Finding]:
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
-    import os
-
     from .checks import import_time, pickling, reimport
     from .context import Context
     from .flow import Flow
@@ -72,7 +71,10 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
                   enabled if enabled is not None else settings.enabled_for(filename), flow, notebook=notebook,
                   project=project, engine=engine)
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
-    checks = (pickling,) if notebook else (import_time, pickling, reimport)
+    # Nor do they re-run a `__main__.py` (`python -m pkg`, a directory, a zipapp): `multiprocessing.spawn` skips a
+    # main module of that name (`_fixup_main_from_name`), so what its top level does runs once.
+    checks = (pickling,) if notebook else (pickling, reimport) if _is_dunder_main(filename) else \
+        (import_time, pickling, reimport)
     with project.checking(path, module, on_disk=shared):
         engine.module_facts(engine.main)  # (first, while the engine is new: see Engine.module_facts)
         for check in (module.check for module in checks):
@@ -81,3 +83,7 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     # A finding that cannot break where the code runs is not one (as ruff's target-version drops syntax rules).
     kept = [f for f in ctx.findings.values() if f.platforms is None or targets.intersection(f.platforms)]
     return sorted(kept, key=Finding.sort_key)
+
+
+def _is_dunder_main(filename: Optional[str]) -> bool:
+    return filename is not None and os.path.basename(filename) == "__main__.py"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..spawn_apis import HEAVY_METHODS, heavy_call
+from ..spawn_apis import GIVEN, HEAVY_METHODS, heavy_call
 from .index import Scope
 from .names import Resolver
 
@@ -57,7 +57,7 @@ def dotted(expr: ast.AST) -> Optional[str]:
 
 
 def _constant_keywords(call: ast.Call) -> list[tuple[Optional[str], object]]:
-    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else None) for k in call.keywords]
+    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else GIVEN) for k in call.keywords]
 
 
 def _mentions_cuda(expr: ast.AST) -> bool:

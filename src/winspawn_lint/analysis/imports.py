@@ -10,13 +10,16 @@ project, the folders its imports are searched in, in Python's order, and which f
    a main guard (a package's other modules see their siblings only through relative imports);
 2. the folders that the module's own top-level ``sys.path`` edits add (evaluated statically: string constants,
    ``__file__``, ``os.path.join/dirname/abspath/realpath/normpath/expanduser``, ``pathlib.Path(...).parent``,
-   ``.parents[n]``, ``.resolve()`` and ``/``; a relative path counts from the script's folder), and those of the
+   ``.parents[n]``, ``.resolve()`` and ``/``; a relative path counts from the script's folder; a folder of the
+   author's machine that does not exist here is the project's folder of the same last names), and those of the
    project modules it imports at top level that edit ``sys.path`` (the ``_init_paths.py`` idiom);
-3. the folder that holds the module's top package (``python -m pkg.mod`` from there; an installed package);
+3. the folder that holds the module's top package (``python -m pkg.mod`` from there; an installed package); for a
+   module outside any package, the folders above its own up to the root (a script of one of them imports it);
 4. the project root and its ``src/`` folder.
 
 The first folder that holds ``name.py`` or ``name/__init__.py`` wins, so a local ``datasets.py`` beside the script
-shadows the installed Hugging Face ``datasets``, as it does when the script runs.  A name found in no folder of
+shadows the installed Hugging Face ``datasets``, as it does when the script runs (``name/sub.py`` in a folder
+without ``__init__.py`` is found as Python finds it in a namespace package).  A name found in no folder of
 the project is a library's, and so is one found in a folder where libraries are installed (the standard library,
 ``site-packages``).  Nothing is imported or executed: files are parsed through the project reader, which
 records what it looked at.
@@ -67,8 +70,8 @@ class ImportSearch:
         facts = self.project.import_facts(key)
         # A script's folder is first on the path; a module of a package (its folder has an __init__.py) is
         # imported through the package, and its folder is on the path only when it is run as a script itself.
-        script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
-            facts is not None and facts.main_guard)
+        packaged = self.project.is_file(os.path.join(here, "__init__.py"))
+        script = not packaged or (facts is not None and facts.main_guard)
         found = [here] if script else []
         if facts is not None:
             module = self.project.module(key) if facts.may_edit_path else None
@@ -78,6 +81,8 @@ class ImportSearch:
                 found += self._own_edits(helper)
         found.append(self._package_parent(here))
         root = self.project.root(key)
+        if not packaged:
+            found += _folders_up_to(here, root)
         found += [root, os.path.join(root, "src")]
         return tuple(dict.fromkeys(os.path.normpath(f) for f in found if not in_library_folder(f)))
 
@@ -126,7 +131,8 @@ class ImportSearch:
                 continue
             edited = _path_edit(call)
             if edited is not None:
-                edits += [p for p in (paths.folder(value) for value in edited) if p is not None]
+                folders = (paths.folder(value) for value in edited)
+                edits += [self._here(folder, module.path) for folder in folders if folder is not None]
                 continue
             if isinstance(call.func, ast.Name) and call.func.id in helpers:
                 position, name = helpers[call.func.id]
@@ -136,6 +142,20 @@ class ImportSearch:
                 if folder is not None:
                     edits.append(folder)
         return tuple(edits)
+
+    def _here(self, folder: str, path: str) -> str:
+        """*folder* as a ``sys.path`` edit names it, or, when no such folder exists, the project's folder with the
+        same last one to three names: an absolute path of the author's machine (``/home/me/toxic/bin``,
+        ``C:\\Users\\me\\toxic\\bin``) meant the ``bin`` folder of this checkout."""
+        if self.project.exists(folder):
+            return folder
+        names = [name for name in re.split(r"[\\/]", folder) if name and name not in (".", "..")]
+        root = self.project.root(path)
+        for count in range(min(3, len(names) - 1), 0, -1):
+            candidate = os.path.join(root, *names[-count:])
+            if self.project.exists(candidate) and not self.project.is_file(candidate):
+                return candidate
+        return folder
 
     # ---------------------------------------------------------------- resolving
 
@@ -240,6 +260,27 @@ def _first_imports(body: list[ast.stmt]) -> tuple[str, ...]:
             continue
         out += [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
     return tuple(name for name in out if name)
+
+
+def _folders_up_to(folder: str, root: str) -> list[str]:
+    """The folders above *folder* below *root*, nearest first (at most 8): a module in a folder that is not a
+    package (``tools/utils/engine.py`` beside ``tools/train.py``) is imported by a script of one of them, whose
+    folder is then on the path (``import utils.misc`` there finds ``tools/utils/misc.py``)."""
+    out = []
+    current = folder
+    for _ in range(8):
+        parent = os.path.dirname(current)
+        if parent == current or not _below(parent, root):
+            break
+        out.append(parent)
+        current = parent
+    return out
+
+
+def _below(folder: str, root: str) -> bool:
+    """Whether *folder* is inside *root* (not *root* itself)."""
+    folder, root = os.path.normpath(folder), os.path.normpath(root)
+    return folder != root and folder.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def in_library_folder(folder: str) -> bool:

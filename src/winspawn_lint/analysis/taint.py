@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 from ..io.compact_tree import node_class
 from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
-                          DATASET_TRANSFORM_KEYWORDS, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
-                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          PROGRESS_BAR, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
+                          DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
+                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS, PROGRESS_BAR,
+                          THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
                           Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
@@ -90,8 +90,17 @@ PARAM, FIELD, KWGET, NEW, MODULE = "param", "field", "kwget", "new", "module"
 #: a caller gives
 MCALL = "mcall"
 _SYMBOLS = (PARAM, FIELD, KWGET, NEW, MCALL)
+#: the bindings of a name that another branch of an ``if`` may make instead (``if mode == "LR": from .lr import
+#: LRDataset as D`` / ``else: from .hr import HRDataset as D``; ``def f(): ...`` / ``else: f = self.g``)
+_BRANCH_BINDINGS = frozenset({"assign", "other", "import", "def", "class"})
+#: the library names of :data:`THREAD_ONLY`'s objects, and the modules whose like-named classes are the process side
+_THREAD_ONLY_NAMES = frozenset(name for name, made in UNPICKLABLE_CALLS.items() if made in THREAD_ONLY)
+_PROCESS_MODULES = ("multiprocessing.", "torch.multiprocessing.", "multiprocess.")
+#: the kinds of object a statement can store an attribute on (a parameter: on what its caller gives)
+_MUTABLE = (INST, EXT, PARAM)
 #: a parameter or, when the caller gives nothing usable, a default: ``fn or (lambda x: x)``, ``fn if fn is not None
-#: else identity`` (parts "given" and "default"; what a caller gives decides which)
+#: else identity`` (parts "given" and "default"; what a caller gives decides which; data "given": a parameter a
+#: `**kwargs` passed on may hold, whose default applies where the callers' dict lacks the key)
 DEFAULTED = "defaulted"
 #: kinds of object that are never None, and never false (no ``__bool__`` or ``__len__`` of their own)
 _NOT_NONE = frozenset({LAMBDA, FUNC, CLASS, INST, EXT, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER})
@@ -305,11 +314,12 @@ class SinkUse(Record):
 class StartUse(Record):
     """A place that starts worker processes (in a summary: possibly only when a parameter is a worker object)."""
 
-    __slots__ = ("api", "unit", "node", "site", "count", "method", "hops", "iterated", "via", "worker")
+    __slots__ = ("api", "unit", "node", "site", "count", "method", "hops", "iterated", "via", "worker", "guards")
 
     def __init__(self, api: SpawnAPI, unit: Optional[str], node: ast.AST, site: Site, count: frozenset,
                  method: Optional[str] = None, hops: tuple = (), iterated: Optional[frozenset] = None,
-                 via: Optional[tuple[frozenset, str]] = None, worker: Optional[Obj] = None) -> None:
+                 via: Optional[tuple[frozenset, str]] = None, worker: Optional[Obj] = None,
+                 guards: tuple = ()) -> None:
         self.api = api
         self.unit = unit
         self.node = node
@@ -323,6 +333,9 @@ class StartUse(Record):
         #: the worker object started, when the start is a method or an iteration of one (a ``DataLoader`` made
         #: at its constructor call, ``worker.node``)
         self.worker = worker
+        #: the tests of the ``if`` statements around it that compare what a caller gives with a constant, as
+        #: (value, operator, constant, whether it holds there): ``if max_workers > 1:`` (:meth:`Engine._guards_of`)
+        self.guards = guards
 
 
 class Store(Record):
@@ -344,15 +357,19 @@ class Store(Record):
 
 
 class Summary(Record):
-    __slots__ = ("returns", "sinks", "starts", "stores", "heavy", "_waits")
+    __slots__ = ("returns", "sinks", "starts", "stores", "heavy", "off", "_waits")
 
     def __init__(self, returns: frozenset = EMPTY, sinks: Optional[list] = None, starts: Optional[list] = None,
-                 stores: Optional[list] = None, heavy: Optional[list] = None, _waits: Optional[bool] = None) -> None:
+                 stores: Optional[list] = None, heavy: Optional[list] = None, off: Optional[list] = None,
+                 _waits: Optional[bool] = None) -> None:
         self.returns = returns
         self.sinks = sinks if sinks is not None else []
         self.starts = starts if starts is not None else []
         self.stores = stores if stores is not None else []
         self.heavy = heavy if heavy is not None else []  # HeavyUses: each call of the body that loads something heavy
+        #: the calls of the body whose callee starts workers only behind a test that their arguments make false
+        #: (``process_map(f, xs, max_workers=1)`` of a helper that starts a pool ``if max_workers > 1``)
+        self.off = off if off is not None else []
         self._waits = _waits
 
     def waits_for_arguments(self) -> bool:
@@ -361,7 +378,8 @@ class Summary(Record):
         if self._waits is None:
             values = [v for sink in self.sinks for v in (sink.value, sink.count, sink.via[0] if sink.via else EMPTY)]
             values += [v for start in self.starts
-                       for v in (start.count, start.iterated or EMPTY, start.via[0] if start.via else EMPTY)]
+                       for v in (start.count, start.iterated or EMPTY, start.via[0] if start.via else EMPTY,
+                                 *(guard[0] for guard in start.guards))]
             values += [v for store in self.stores for v in (store.target, store.value)]
             self._waits = any(depends_on_parameters(value) for value in values)
         return self._waits
@@ -405,14 +423,17 @@ class Flow(Record):
 class ModuleFacts(Record):
     """What an analysis of one module on its own finds (:meth:`Engine.module_facts`)."""
 
-    __slots__ = ("flows", "starts", "heavy")
+    __slots__ = ("flows", "starts", "heavy", "off")
 
-    def __init__(self, flows: list[Flow], starts: list[StartUse], heavy: list[HeavyUse]) -> None:
+    def __init__(self, flows: list[Flow], starts: list[StartUse], heavy: list[HeavyUse], off: tuple = ()) -> None:
         self.flows = flows
         #: the worker starts running the module's body leads to (:meth:`Engine.import_time_starts`)
         self.starts = starts
         #: the heavy calls its body makes at import time (:meth:`Engine.import_time_heavy_calls`)
         self.heavy = heavy
+        #: the calls of its body that start no worker as their arguments make the callee's tests come out
+        #: (:attr:`Summary.off`)
+        self.off = off
 
 
 # ============================================================================ the engine
@@ -615,6 +636,8 @@ class Engine:
             return {_const(-const_value(o)) for o in values if _number(const_value(o))}
         if kind is ast.BinOp and type(expr.op) in _BINOPS:
             left, right = self.eval(expr.left, unit, scope), self.eval(expr.right, unit, scope)
+            if isinstance(expr.op, ast.Add) and any(o.kind == SEQ for o in left | right):
+                return {self._concatenated(expr, left | right, unit)}
             out = set()
             for a in left:
                 for b in right:
@@ -625,6 +648,19 @@ class Engine:
                             pass
             return out
         return EMPTY
+
+    def _concatenated(self, expr: ast.BinOp, operands: frozenset, unit: Unit) -> Obj:
+        """``[torch.from_numpy] + list(transforms)``: a list holding the items of both sides (a parameter's
+        items while a caller has not given it)."""
+        return Obj(SEQ, unit.path, expr, None, (("[]", self._elements(operands)),))
+
+    def _elements(self, value: frozenset) -> frozenset:
+        """What iterating *value* gives: the items of a container, and of a parameter the symbol of its items."""
+        out = set(self._items(value))
+        for obj in value:
+            if obj.kind in _SYMBOLS:
+                out |= self.attribute(obj, ITEM)
+        return frozenset(out)
 
     def _items(self, value: frozenset) -> frozenset:
         out: set = set()
@@ -638,7 +674,13 @@ class Engine:
         base = self.eval(expr.value, unit, scope)
         index = expr.slice
         out: set = set()
+        # (of a resource kept in an attribute, `self.h5["images"]`, the resource itself is what is reported)
+        kept = isinstance(expr.value, ast.Attribute)
         for obj in base:
+            derived = DERIVED_RESOURCES.get(obj.data) if obj.kind == RES and not kept else None
+            if derived is not None and derived[1] and _names_a_key(index):
+                out.add(Obj(RES, unit.path, expr, derived[2]))  # (`hf["images"]`: a dataset of the open file)
+                continue
             if obj.kind == EXT and _is_hf_dataset(obj) and isinstance(index, ast.Constant) \
                     and isinstance(index.value, str):
                 out.add(obj)  # a split of a `DatasetDict` (`ds["train"]`): the same kind of dataset
@@ -673,14 +715,20 @@ class Engine:
             name = resolver.qualname(expr, scope)  # a builtin
             return frozenset({Obj(EXTREF, None, None, name)}) if name else EMPTY
         out = set(self._binding(binding, unit))
-        for other in self._alternatives(binding, expr, unit):
+        alternatives = self._alternatives(binding, expr, unit)
+        for other in alternatives:
             out |= self._binding(other, unit)
+        if alternatives and any(o.kind == EXTREF and o.data in _THREAD_ONLY_NAMES for o in out):
+            out = _without_thread_alternative(out)
         # (what the scope stores on the name's object, or adds to its container, is looked for only when the value
         # holds an object it would change: `self` in a method is a parameter, and its every use once looked at
         # every `self.x = ...` of the method)
-        changes = self._mutations(expr, binding, unit) if any(obj.kind in (INST, EXT) for obj in out) else []
+        # (a parameter too, but not a method's `self`: a caller's object gets what the function stores on it --
+        # `env.render = lambda: ...` before `Process(args=(env,))`, or a helper's `patch(env)`)
+        changes = self._mutations(expr, binding, unit) \
+            if any(obj.kind in (INST, EXT) for obj in out) or _plain_parameter(binding) else []
         if changes:
-            out = {self._mutated(obj, changes) if obj.kind in (INST, EXT) else obj for obj in out}
+            out = {self._mutated(obj, changes) if obj.kind in _MUTABLE else obj for obj in out}
         if any(obj.kind == INST for obj in out) and _all_receiver_calls(unit, binding.scope, expr.id):
             out = {self._mutated(obj, self._method_stores(obj, expr, binding, unit)) if obj.kind == INST else obj
                    for obj in out}
@@ -780,6 +828,32 @@ class Engine:
         for call, _ in _receiver_calls(unit, "set_transform", scope, expr.id):
             if binding.line <= call.lineno < line and call.args:
                 out.append((".transform()", self.eval(call.args[0], unit, scope)))
+        for call, site in _argument_calls(unit, scope, expr.id):
+            if binding.line <= call.lineno < line:
+                out += self._helper_stores(call, expr.id, site, unit)
+        return out
+
+    def _helper_stores(self, call: ast.Call, name: str, site: Site, unit: Unit) -> list[tuple[str, frozenset]]:
+        """What a project function given the name's object stores on it (``patch_render(env)``, whose
+        ``env.render = render`` is then on the object), as :meth:`_mutations`' parts, each said to be stored where
+        the function stores it (a possibility: it may store in a branch)."""
+        out = []
+        for callee in self.eval(call.func, unit, site.scope):
+            owner = self._unit_for(callee) if callee.kind in (FUNC, BOUND) else None
+            if owner is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            method = callee.kind == BOUND and not _decorated(callee.node, "staticmethod")
+            params = _parameters_given(callee.node, call, name, skip_self=method)
+            stores = [store for store in self.summary(callee.node, owner).stores if store.item is None and any(
+                t.kind == PARAM and t.node is callee.node and t.data in params for t in store.target)] if params else []
+            if not stores:
+                continue
+            arguments = self._bind_method(callee, owner, call, unit, site.scope) if method else \
+                self.bind(callee.node, owner, call, unit, site.scope)
+            for store in stores:
+                key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
+                self._stores_by_key[key] = (store.stmt, store.unit, None)
+                out.append((f"+.{store.attr}#{key}", self.substitute(store.value, arguments)))
         return out
 
     def _with_parts(self, obj: Obj, parts: list[tuple[str, frozenset]]) -> Obj:
@@ -798,19 +872,29 @@ class Engine:
                 continue
             for method in self.attribute(obj, call.func.attr, unit):
                 owner = self._unit_for(method) if method.kind == BOUND else None
-                if owner is None:
-                    continue
-                # (the method's own stores: what the methods it calls store, it may undo -- SOFA's
-                # `get_wav_lengths()` opens its h5py file through one helper and closes it through another)
-                mine = [store for store in self._self_stores(method.node, owner) if store.item is None
-                        and store.unit == owner.path and store.method == method.node.name]
-                if not mine:
-                    continue
-                arguments = self._bind_method(method, owner, call, unit, site.scope)
-                for store in mine:
-                    key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
-                    self._stores_by_key[key] = (store.stmt, store.unit, None)
-                    out.append((f"+.{store.attr}#{key}", self.substitute(store.value, arguments)))
+                if owner is not None:
+                    out += self._stores_of_call(method, owner, call, unit, site.scope)
+        return out
+
+    def _stores_of_call(self, method: Obj, owner: Unit, call: ast.Call, unit: Unit, scope: Scope
+                        ) -> list[tuple[str, frozenset]]:
+        """What a call of the project method *method* (a BOUND) stores on its receiver, as parts to add to it
+        (each said to be stored where the method stores it): ``trainer.setup()``, ``Pipe().map(f)`` whose
+        ``self.stages.append(f)`` puts *f* in a list of its own.  The method's own stores and those of the
+        ``super()`` methods of its name: what the other methods it calls store, they may undo (SOFA's
+        ``get_wav_lengths()`` opens its h5py file through one helper and closes it through another)."""
+        mine = [store for store in self._self_stores(method.node, owner) if store.method == method.node.name]
+        if not mine:
+            return []
+        arguments = self._bind_method(method, owner, call, unit, scope)
+        out = []
+        for store in mine:
+            key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
+            self._stores_by_key[key] = (store.stmt, store.unit, None)
+            value = self.substitute(store.value, arguments)
+            if store.item is not None:
+                value = frozenset({Obj(DICT, store.unit, store.stmt, None, ((store.item, value),))})
+            out.append((f"+.{store.attr}#{key}", value))
         return out
 
     def _mutated(self, obj: Obj, changes: list[tuple[str, frozenset]]) -> Obj:
@@ -837,12 +921,12 @@ class Engine:
         """Bindings made in other branches of an ``if`` than *chosen* (``ds = A()`` / ``else: ds = B()``), and the
         one before an ``if`` that may not run *chosen* (``def __init__(self, transform): if self.train: ... else:
         transform = None``: the parameter still reaches a use after the ``if`` when the other branch runs)."""
-        if chosen.kind not in ("assign", "other"):
+        if chosen.kind not in _BRANCH_BINDINGS:
             return []
         line = getattr(expr, "lineno", None)
         bindings = chosen.scope.bindings.get(chosen.name, ())
-        others = [b for b in bindings if b is not chosen and b.kind == "assign"
-                  and b.value is not None and (line is None or b.line <= line)]
+        others = [b for b in bindings if b is not chosen and b.kind in _BRANCH_BINDINGS and b.kind != "other"
+                  and (b.value is not None or b.kind != "assign") and (line is None or b.line <= line)]
         parameter = any(b.kind == "param" for b in bindings)
         if not others and not parameter:
             return []  # (most names: the scope's branch paths, kept on it once found, are not needed)
@@ -892,7 +976,9 @@ class Engine:
         before = self._binding(bindings[position - 1], unit) if position > 0 else EMPTY
         if not any(obj.kind == SEQ for obj in before):
             return EMPTY
-        added = self._items(self.eval(node.value, unit, binding.scope))
+        # (with what was appended to it in between: `ts = []; ts.append(Lambda(...)); ts += [ToTensor()]`)
+        appended, _ = self._item_mutations(node.target, bindings[position - 1], unit)
+        added = self._items(self.eval(node.value, unit, binding.scope)) | appended
         return frozenset(self._with_parts(obj, [("[]", added)]) for obj in before if obj.kind == SEQ)
 
     def _definition(self, binding: Binding, unit: Unit) -> Obj:
@@ -1142,6 +1228,11 @@ class Engine:
                 node, owner = method
                 return frozenset({Obj(BOUND, owner.path, node, attr, (("self", frozenset({obj})),))})
             return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))})
+        if kind == WORKER:  # (`DataLoader(loader.dataset, num_workers=loader.num_workers)`: what it was given)
+            api = self.registry.by_key.get(obj.data)
+            if api is not None and api.count is not None and attr == api.count.keyword:
+                return self._worker_count(api, obj)  # (its default, when the call gives none)
+            return obj.part(f"kw:{attr}")
         if kind == EXT:
             out = set(obj.part(f".{attr}"))
             for name, value in obj.parts:
@@ -1214,8 +1305,13 @@ class Engine:
         """Methods of library objects the analysis knows (None: an ordinary call of the attribute)."""
         out: set = set()
         known = False
+        kept = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Attribute)
         for obj in receivers:
-            if obj.kind == EXT and (obj.data, method) in UNPICKLABLE_METHODS:
+            derived = DERIVED_RESOURCES.get(obj.data) if obj.kind == RES and not kept else None
+            if derived is not None and method in derived[0]:
+                out.add(Obj(RES, unit.path, call, derived[2]))  # (`env.begin()`, `hf.get("images")`)
+                known = True
+            elif obj.kind == EXT and (obj.data, method) in UNPICKLABLE_METHODS:
                 out.add(Obj(RES, unit.path, call, UNPICKLABLE_METHODS[obj.data, method]))
                 known = True
             elif obj.kind in (EXT, RES) and method in _RETURNS_SELF:
@@ -1295,7 +1391,17 @@ class Engine:
             if owner is None:
                 return EMPTY
             binding = self._bind_method(callee, owner, call, unit, scope)
-            return self.substitute(self.summary(callee.node, owner).returns, binding)
+            returns = self.summary(callee.node, owner).returns
+            returned = self.substitute(returns, binding)
+            receivers = callee.part("self")
+            if any(o.kind == PARAM and o.node is callee.node and o.data == _first_param(callee.node) for o in returns) \
+                    and any(o.kind == INST for o in receivers & returned):
+                # a method that returns its receiver (`Pipe().map(f).batch(4)`): what it stored on it comes along
+                changes = self._stores_of_call(callee, owner, call, unit, scope)
+                if changes:
+                    returned = frozenset(self._mutated(o, changes) if o.kind == INST and o in receivers else o
+                                         for o in returned)
+            return returned
         if kind == EXTREF:
             return self._library_call(callee.data, call, unit, scope)
         if kind == PARTIAL:
@@ -1429,7 +1535,7 @@ class Engine:
             items = [(f"['{k.arg}']", self.eval(k.value, unit, scope)) for k in call.keywords]
             return frozenset({Obj(DICT, unit.path, call, None, _merge_parts(items))})
         if name in ("builtins.list", "builtins.tuple") and len(call.args) == 1 and not call.keywords:
-            return frozenset({Obj(SEQ, unit.path, call, None, (("[]", self._items(self.eval(
+            return frozenset({Obj(SEQ, unit.path, call, None, (("[]", self._elements(self.eval(
                 call.args[0], unit, scope))),))})
         if name == "builtins.int" and len(call.args) == 1 and not call.keywords:
             # `num_workers=int(opt.num_threads)`: the number a constant or a caller gives
@@ -1490,10 +1596,12 @@ class Engine:
         names = set(positional) | {a.arg for a in args.kwonlyargs}
         extra: list[tuple[str, frozenset]] = []
         complete = not starred
+        forwarded: set = set()  # (`f(**kwargs)` of a `**kwargs` parameter: what the callers give it)
         for keyword in call.keywords:
             if keyword.arg is None:
                 spread = value_of(keyword.value)
                 dicts = [o for o in spread if o.kind == DICT]
+                forwarded |= {o for o in spread if o.kind in _SYMBOLS}
                 if not dicts or len(dicts) != len(spread):
                     complete = False
                 for obj in dicts:
@@ -1506,12 +1614,28 @@ class Engine:
                                 extra.append((key, value))
                         else:
                             complete = False
+                            if key == "**":  # (what it forwards from its own callers, passed on again)
+                                forwarded |= {o for o in value if o.kind in _SYMBOLS}
                 continue
             value = value_of(keyword.value)
             if keyword.arg in names:
                 binding[keyword.arg] = value
             else:
                 extra.append((f"['{keyword.arg}']", value))
+        if forwarded and not starred:
+            # `super().__init__(**kwargs)`: a parameter the call does not name is what the callers' `**kwargs` hold
+            # under its name, or its default when they hold none (fbrs' `image_rescale=scale_func`)
+            defaults_of = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults)) \
+                if args.defaults else {}
+            defaults_of.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+            for name in [n for n in [*positional, *(a.arg for a in args.kwonlyargs)] if n not in binding]:
+                given_value = frozenset(Obj(KWGET, o.unit, o.node, name, (("dict", frozenset({o})),))
+                                        for o in forwarded)
+                default = defaults_of.get(name)
+                binding[name] = given_value if default is None else frozenset({Obj(
+                    DEFAULTED, owner.path, default, "given",
+                    (("given", given_value), ("default", self.eval(default, owner, self._defining_scope(
+                        function, owner)))))})
         # Defaults, evaluated where the function is defined.
         defaults = list(args.defaults)
         for name, default in zip(positional[len(positional) - len(defaults):] if defaults else [], defaults):
@@ -1524,7 +1648,7 @@ class Engine:
             binding[args.vararg.arg] = frozenset({Obj(SEQ, unit.path, call, None, (("[]", frozenset().union(
                 *extra_positional)) if extra_positional else ("[]", EMPTY),))})
         if args.kwarg is not None:
-            parts = list(extra) if complete else [*extra, ("**", EMPTY)]
+            parts = list(extra) if complete else [*extra, ("**", frozenset(forwarded))]
             binding[args.kwarg.arg] = frozenset({Obj(DICT, unit.path, call, "complete" if complete else None,
                                                      _merge_parts(parts))})
         elif not complete:
@@ -1544,7 +1668,11 @@ class Engine:
         for obj in value:
             if obj.kind == PARAM:
                 if obj.data in binding:
-                    out |= binding[obj.data]
+                    given = binding[obj.data]
+                    if obj.parts:  # (what the function stored on it: on the object the caller gives)
+                        given = frozenset(self._mutated(o, list(obj.parts)) if o.kind in _MUTABLE else o
+                                          for o in given)
+                    out |= given
                 else:
                     out.add(obj)
             elif obj.kind == FIELD:
@@ -1562,7 +1690,12 @@ class Engine:
                 given = self.substitute(obj.part("given"), binding, depth + 1)
                 default = self.substitute(obj.part("default"), binding, depth + 1)
                 usable = _NOT_NONE if obj.data == "not None" else _TRUE
-                if given and all(o.kind in usable for o in given):
+                if obj.data == "given" and given and ABSENT_OBJ not in given and not any(
+                        o.kind in _SYMBOLS for o in given):
+                    out |= given  # (the callers' `**kwargs` hold the key: the default is not used)
+                elif obj.data == "given" and ABSENT_OBJ in given and not any(o.kind in _SYMBOLS for o in given):
+                    out |= (given - {ABSENT_OBJ}) | default
+                elif given and all(o.kind in usable for o in given):
                     out |= given
                 elif any(o.kind in _SYMBOLS for o in given):
                     out.add(Obj(DEFAULTED, obj.unit, obj.node, obj.data, (("given", given), ("default", default))))
@@ -1825,8 +1958,17 @@ class Engine:
         # into the caller, which on a deep call graph grows without end (torch/_dynamo: gigabytes).
         for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
             summary.sinks += self._bound_sink(sink, binding, hop)
+        turned_off = started = False
         for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
-            summary.starts += self._bound_start(start, binding, hop)
+            guards = self._bound_guards(start, binding)
+            if guards is None:  # (`if max_workers > 1:` of a caller's `max_workers=1`: no worker starts there)
+                turned_off = True
+                continue
+            bound = self._bound_start(start, binding, hop, guards)
+            started = started or bool(bound)
+            summary.starts += bound
+        if turned_off and not started:
+            summary.off.append(call)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
             summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
                                         self.substitute(store.value, binding), store.stmt, store.unit, store.method,
@@ -1854,14 +1996,23 @@ class Engine:
         return [SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, value,
                         self.substitute(sink.count, binding), sink.task, sink.method, hops, via)]
 
-    def _bound_start(self, start: StartUse, binding: dict, hop: Hop) -> list[StartUse]:
+    def _bound_guards(self, start: StartUse, binding: dict) -> Optional[tuple]:
+        """The guards of a callee's start (:meth:`_guards_of`) as the call's *binding* gives their values: None when
+        one of them cannot hold, else those still waiting for arguments."""
+        guards = tuple((self.substitute(value, binding), op, constant, holds)
+                       for value, op, constant, holds in (start.guards if start.hops else self._guards_of(start)))
+        if any(_never_holds(guard) for guard in guards):
+            return None
+        return tuple(guard for guard in guards if depends_on_parameters(guard[0]))
+
+    def _bound_start(self, start: StartUse, binding: dict, hop: Hop, guards: tuple = ()) -> list[StartUse]:
         """The starts of a callee's summary as the call *hop* makes them: one for each worker object the call
         gives an iterated parameter (in a fixed order: the first of two loaders a branch may return was
         whichever a set gave first, so a finding came and went with the hash seed), else one still waiting."""
         via = (self.substitute(start.via[0], binding), start.via[1]) if start.via is not None else None
         if start.iterated is None:
             return [StartUse(start.api, start.unit, start.node, start.site, self.substitute(start.count, binding),
-                             start.method, (hop, *start.hops), None, via, start.worker)]
+                             start.method, (hop, *start.hops), None, via, start.worker, guards)]
         iterated = self.substitute(start.iterated, binding)
         wanted = "__iter__" if start.api is _ITER_API else start.method
         out = []
@@ -1870,23 +2021,46 @@ class Engine:
             if api is not None and wanted in api.start_methods:
                 out.append(StartUse(api, start.unit, start.node, start.site, self._worker_count(api, worker),
                                     self._explicit_method_of(worker), (hop, *start.hops), None,
-                                    self._via_of(api, worker), worker))
+                                    self._via_of(api, worker), worker, guards))
         for instance in sorted((o for o in iterated if o.kind == INST), key=_order):
             api = self._sent_api(instance, wanted) if start.api is _SYMBOLIC_API else None
             if api is not None:
-                out.append(StartUse(api, start.unit, start.node, start.site, _ONE, None, (hop, *start.hops)))
+                out.append(StartUse(api, start.unit, start.node, start.site, _ONE, None, (hop, *start.hops),
+                                    guards=guards))
             unit = self.unit(start.unit) if start.api is _ITER_API else None
             if unit is not None:  # (`for batch in self.loader:` given a wrapper of a loader)
                 for found in self._instance_starts(instance, start.node, start.node, start.site, unit):
                     out.append(StartUse(found.api, found.unit, found.node, found.site, found.count, found.method,
-                                        (hop, *start.hops, *found.hops), None, found.via, found.worker))
+                                        (hop, *start.hops, *found.hops), None, found.via, found.worker, guards))
         if out:
             return out
         symbolic = frozenset(o for o in iterated if o.kind in (PARAM, FIELD))
         if symbolic:
             return [StartUse(start.api, start.unit, start.node, start.site, EMPTY, start.method, (hop, *start.hops),
-                             symbolic)]
+                             symbolic, guards=guards)]
         return []
+
+    def _guards_of(self, start: StartUse) -> tuple:
+        """The tests of the ``if`` statements of its function around a start (made there, not in a callee) that
+        compare a parameter (or what one holds) with a number, or test it alone: (its symbolic value, the
+        operator, the number, whether the start is in the branch where the test holds)."""
+        unit = self.unit(start.unit)
+        scope = start.site.scope.function_scope() if start.site is not None else None
+        if unit is None or scope is None or start.site.stmt is None or not isinstance(
+                scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return ()  # (a lambda has no statements)
+        out = []
+        for node, field in branch_paths(scope).get(start.site.stmt, ()):
+            if not isinstance(node, ast.If) or field not in ("body", "orelse"):
+                continue
+            # (in the body of `if a > 1 and b:` both hold; in its `else`, either may not)
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) \
+                and field == "body" else [node.test]
+            for test in filter(None, map(_numeric_test, tests)):
+                value = self.eval(test[0], unit, scope)
+                if value and all(o.kind in _SYMBOLS for o in value):
+                    out.append((value, test[1], test[2], field == "body"))
+        return tuple(out)
 
     def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, unit: Unit, summary: Summary) -> None:
         scope = site.scope
@@ -1996,6 +2170,11 @@ class Engine:
                     unknown = unknown or not part
                 elif obj.data == "complete" or (isinstance(obj.node, ast.Dict) and not obj.has_part("**")):
                     out.add(ABSENT_OBJ)
+                elif obj.part("**") and all(o.kind in _SYMBOLS or o.kind == DICT for o in obj.part("**")):
+                    # a `**kwargs` passed on from a caller's `**kwargs`: the key in what that caller is given
+                    found = self._kwget(obj.part("**"), key, None)
+                    out |= found
+                    unknown = unknown or not found
                 else:
                     unknown = True
             elif obj.kind in _SYMBOLS:
@@ -2193,19 +2372,19 @@ class Engine:
     def _instance_starts(self, instance: Obj, iterable: ast.expr, report: ast.AST, site: Site,
                          unit: Unit) -> list[StartUse]:
         """The starts of iterating an instance of a project class: what its ``__iter__`` iterates (``for batch in
-        Prefetcher(loader)``), where the loaders surely have workers (a wrapper that rebuilds a loader from another's
-        attributes gives counts nobody can tell); or, for a subclass of a loader (``class Loader(DataLoader)``
-        whose ``__init__`` calls ``super().__init__(..., num_workers=n)``), the loader's own start, with the count
-        its ``__init__`` gave."""
-        from .values import SOME
-
+        Prefetcher(loader)``), where the loaders may have workers as a loader iterated directly may (a wrapper that
+        rebuilds a loader from another's attributes has the other's count), unless the count still waits for
+        arguments nobody gave; or, for a subclass of a loader
+        (``class Loader(DataLoader)`` whose ``__init__`` calls ``super().__init__(..., num_workers=n)``), the
+        loader's own start, with the count its ``__init__`` gave."""
         methods = [m for m in self.attribute(instance, "__iter__") if m.kind == BOUND]
         if methods:
             inner = Summary()
             for method in methods:
                 self._propagate(method, self._iter_call(iterable), site, unit, inner)
-            return [start for start in inner.starts
-                    if start.iterated is None and self.workers(start.api, start.count, start.via) == SOME]
+            # (a count still waiting for arguments nobody gave, a `**kwargs` of a class built elsewhere: silent)
+            return [start for start in inner.starts if start.iterated is None and not depends_on_parameters(
+                start.count) and self.active(start.api, start.count, start.via)]
         info, owner = self._class_info(instance)
         api = self._class_api(info, owner) if info is not None else None
         found = self._method(info, owner, "__init__") if info is not None else None
@@ -2658,7 +2837,8 @@ class Engine:
             main = engine.main
             # (the body's summary comes first, as a check of the module asks for it first)
             starts, heavy = engine.import_time_starts(main), engine.import_time_heavy_calls(main)
-            facts = ModuleFacts(engine.flows(main), starts, heavy)
+            facts = ModuleFacts(engine.flows(main), starts, heavy,
+                                tuple(engine.summary(main.index.tree, main).off))
             named = _units_named(facts)
             return facts, tuple(read.module for path, read in engine.units.items() if path in named)
 
@@ -2687,7 +2867,9 @@ class Engine:
             obj, path, depth = stack.pop(0)
             if depth > MAX_NESTING or (id(obj), obj.kind, obj.data if obj.kind != INST else None) in seen:
                 continue
-            if obj.kind not in (SEQ, DICT):
+            if obj.kind not in (SEQ, DICT, RES, SYNC):
+                # (a resource is a leaf, found through each attribute that keeps it: `self.HR_env` and
+                # `self.LR_env` both hold what one helper's `lmdb.open` made, and each is a place to fix)
                 seen.add((id(obj), obj.kind, obj.data if obj.kind != INST else None))
             kind = obj.kind
             if kind == LAMBDA:
@@ -3105,6 +3287,59 @@ def depends_on_parameters(value: frozenset) -> bool:
     return any(obj.kind in _SYMBOLS or (obj.parts and _symbolic(obj)) for obj in value)
 
 
+_COMPARISONS = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b, ast.Lt: lambda a, b: a < b,
+                ast.LtE: lambda a, b: a <= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+_MIRRORED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def _numeric_test(test: ast.expr) -> Optional[tuple[ast.expr, Any, Any]]:
+    """``x > 1`` (or ``1 < x``) as (x, the comparison, 1); ``x`` alone as (x, None, None) (its truth)."""
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return test, None, None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARISONS):
+        return None
+    left, right, op = test.left, test.comparators[0], type(test.ops[0])
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        left, right, op = right, left, _MIRRORED[op]
+    if isinstance(right, ast.Constant) and _number(right.value) and isinstance(left, (ast.Name, ast.Attribute)):
+        return left, _COMPARISONS[op], right.value
+    return None
+
+
+def _never_holds(guard: tuple) -> bool:
+    """Whether a guard's test is false (or true, for a start in its ``else``) for every constant its value may be."""
+    value, op, constant, holds = guard
+    if not value or not all(o.kind == CONST and o.data[0] == "const" for o in value):
+        return False
+    results = set()
+    for obj in value:
+        number = const_value(obj)
+        if op is None:
+            results.add(bool(number))
+        elif _number(number):
+            results.add(bool(op(number, constant)))
+        else:
+            return False
+    return holds not in results
+
+
+def _without_thread_alternative(values: set) -> set:
+    """``if use_threads: from threading import Event`` / ``else: from multiprocessing import Event``: a mode switch,
+    whose thread-side class never reaches a process (lerobot's `ProcessSignalHandler`)."""
+    if not any(o.kind == EXTREF and o.data.startswith(_PROCESS_MODULES) for o in values):
+        return values
+    return {o for o in values if not (o.kind == EXTREF and o.data in _THREAD_ONLY_NAMES)}
+
+
+def _plain_parameter(binding: Binding) -> bool:
+    """Whether *binding* is a function's parameter other than a method's first (its ``self`` or ``cls``)."""
+    if binding.kind != "param":
+        return False
+    scope = binding.scope
+    return not (scope.parent is not None and scope.parent.kind == "class"
+                and binding.name == _first_param(scope.node))
+
+
 def _class_like(name: str) -> bool:
     """A library name that makes an object of a class (``datasets.Dataset``, ``datasets.Dataset.from_dict``)."""
     return any(part[:1].isupper() for part in name.split(".")[1:])
@@ -3113,6 +3348,13 @@ def _class_like(name: str) -> bool:
 def _arguments_of(instance: Obj) -> dict[str, frozenset]:
     """What an instance's constructor was given, by ``__init__``'s parameter names."""
     return {name[1:]: value for name, value in instance.parts if name.startswith("@")}
+
+
+def _names_a_key(index: ast.expr) -> bool:
+    """Whether a subscript's index is a key (``f["images"]``, ``f[name]``), not a slice or a position."""
+    if isinstance(index, ast.Constant):
+        return isinstance(index.value, str)
+    return isinstance(index, (ast.Name, ast.Attribute, ast.JoinedStr, ast.BinOp))
 
 
 def _names_a_member(index: ast.expr) -> bool:
@@ -3350,6 +3592,40 @@ def _all_receiver_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.C
             calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
         unit.module.derived["receiver calls"] = grouped
     return grouped.get((id(scope), name), [])
+
+
+def _argument_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:
+    """The calls made in *scope*'s own code that give the name itself as an argument (``patch(env)``,
+    ``patch(obj=env)``), in the module's order (grouped once per module by scope and name)."""
+    grouped = unit.module.derived.get("argument calls")
+    if grouped is None:
+        grouped = {}
+        for call, site in unit.index.calls:
+            for value in [*call.args, *(keyword.value for keyword in call.keywords if keyword.arg)]:
+                if isinstance(value, ast.Name):
+                    calls = grouped.setdefault((id(site.scope), value.id), [])
+                    if not calls or calls[-1][0] is not call:
+                        calls.append((call, site))
+        for calls in grouped.values():
+            calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
+        unit.module.derived["argument calls"] = grouped
+    return grouped.get((id(scope), name), [])
+
+
+def _parameters_given(function: ast.AST, call: ast.Call, name: str, skip_self: bool) -> set[str]:
+    """The parameters of *function* that *call* gives the name *name* itself (by position before any ``*args``,
+    or by keyword)."""
+    args = function.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]][1 if skip_self else 0:]
+    out = set()
+    for index, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            break
+        if isinstance(value, ast.Name) and value.id == name and index < len(positional):
+            out.add(positional[index])
+    names = set(positional) | {a.arg for a in args.kwonlyargs}
+    out |= {k.arg for k in call.keywords if k.arg in names and isinstance(k.value, ast.Name) and k.value.id == name}
+    return out
 
 
 def _receiver_calls(unit: Unit, method: str, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:

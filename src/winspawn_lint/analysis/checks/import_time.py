@@ -116,6 +116,8 @@ def _plain(what: str) -> str:
 
 _OWN_STARTS = "in a module that starts worker processes"
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
+#: module-level statements whose body runs after what starts workers in their header or earlier in the body
+_BLOCKS = (ast.With, ast.AsyncWith, *_LOOPS)
 
 
 def check(ctx: Context) -> None:
@@ -142,7 +144,20 @@ def check(ctx: Context) -> None:
                    and event.api.reimports_main and isinstance(event.site.top_stmt, _LOOPS)}
     in_loops: dict[int, list[tuple[ast.AST, bool, dict[str, str]]]] = {}
 
+    # Where a spawned worker's import stops: at the first start it reaches (WSP101), which fails there; heavy work
+    # after it in the same module-level loop or `with` never runs in a worker (`for batch in loader: model.cuda()`),
+    # and WSP101's fix moves it with the start.  (A later statement is WSP103 still: it stays at import time once
+    # the start is guarded.)
+    stops: list[tuple[int, ast.stmt]] = []
+
+    def never_reached(node: ast.AST, site: Site) -> bool:
+        line = getattr(node, "lineno", 0)
+        return any(line > start_line and top is site.top_stmt and isinstance(top, _BLOCKS)
+                   for start_line, top in stops)
+
     def heavy(node: ast.AST, site: Site, line_only: bool = False, **args: str) -> None:
+        if never_reached(node, site):
+            return
         if id(site.top_stmt) in start_loops:
             in_loops.setdefault(id(site.top_stmt), []).append((node, line_only, args))
         else:
@@ -155,6 +170,8 @@ def check(ctx: Context) -> None:
         line = getattr(event.node, "lineno", 0)
         if event.site.import_time and event.api.reimports_main and line not in reported_lines:
             reported_lines.add(line)  # `next(iter(loader))` is one start, not two
+            if event.site.top_stmt is not None:
+                stops.append((line, event.site.top_stmt))
             ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
             if event.api.training:
@@ -163,6 +180,9 @@ def check(ctx: Context) -> None:
     _project_starts(ctx, reported_lines)
 
     heavy_calls: set[int] = set()  # (ids of the calls reported WSP103)
+    # (calls whose arguments turn the callee's starts off, `process_map(f, xs, max_workers=1)`: the taint engine
+    # binds them, where the module's own effects know the callee's body only)
+    off = {id(call) for call in engine.module_facts(engine.main).off}
     for call, site in index.calls:
         if not site.import_time:
             continue
@@ -171,6 +191,8 @@ def check(ctx: Context) -> None:
             for kind, rule in (("start", rules.WSP101), ("heavy", rules.WSP103), ("set_start", rules.WSP104)):
                 if rule is rules.WSP103 and (not starts or id(call) in heavy_calls or call.lineno in reported_lines):
                     continue  # (a call that starts workers at import time: WSP101 says what to move)
+                if rule is rules.WSP101 and id(call) in off:
+                    continue
                 effect = effects.of(callee, kind)
                 if effect is not None and rule is rules.WSP103:
                     heavy(call, site, what=_call_label(call), chain=_chain_text(effect))

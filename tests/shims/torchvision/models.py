@@ -1,0 +1,9 @@
+"""Model-zoo builders that take torchvision's `pretrained=` / `weights=`: given weights, they say "LOADING" where the
+real ones read (the first time download) the weights file; the model is a tiny linear layer."""
+import torch
+
+
+def resnet18(pretrained=False, weights=None, **kwargs):
+    if pretrained or weights is not None:
+        print("LOADING")
+    return torch.nn.Linear(4, 2)
