@@ -357,11 +357,11 @@ class Store(Record):
 
 
 class Summary(Record):
-    __slots__ = ("returns", "sinks", "starts", "stores", "heavy", "off", "_waits")
+    __slots__ = ("returns", "sinks", "starts", "stores", "heavy", "off", "deferred", "_waits")
 
     def __init__(self, returns: frozenset = EMPTY, sinks: Optional[list] = None, starts: Optional[list] = None,
                  stores: Optional[list] = None, heavy: Optional[list] = None, off: Optional[list] = None,
-                 _waits: Optional[bool] = None) -> None:
+                 deferred: Optional[list] = None, _waits: Optional[bool] = None) -> None:
         self.returns = returns
         self.sinks = sinks if sinks is not None else []
         self.starts = starts if starts is not None else []
@@ -370,6 +370,9 @@ class Summary(Record):
         #: the calls of the body whose callee starts workers only behind a test that their arguments make false
         #: (``process_map(f, xs, max_workers=1)`` of a helper that starts a pool ``if max_workers > 1``)
         self.off = off if off is not None else []
+        #: the calls of a function a parameter holds (``get_loader_fn(cfg)`` of a factory a caller gives), as
+        #: (the parameter's symbol, the call, its site, the unit's path): what the function does is the callers'
+        self.deferred = deferred if deferred is not None else []
         self._waits = _waits
 
     def waits_for_arguments(self) -> bool:
@@ -381,7 +384,7 @@ class Summary(Record):
                        for v in (start.count, start.iterated or EMPTY, start.via[0] if start.via else EMPTY,
                                  *(guard[0] for guard in start.guards))]
             values += [v for store in self.stores for v in (store.target, store.value)]
-            self._waits = any(depends_on_parameters(value) for value in values)
+            self._waits = bool(self.deferred) or any(depends_on_parameters(value) for value in values)
         return self._waits
 
 
@@ -1914,6 +1917,8 @@ class Engine:
             for api in {api.key: api for api in subclassed if api is not None}.values():
                 self._api_sinks(api, call, site, unit, summary)
         for callee in callees:
+            if callee.kind == PARAM and callee.parts == () and len(summary.deferred) < MAX_SUMMARY_ITEMS:
+                summary.deferred.append((callee, call, site, unit.path))
             self._propagate(callee, call, site, unit, summary)
 
     def _propagate(self, callee: Obj, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
@@ -1925,7 +1930,7 @@ class Engine:
             inner = self.summary(callee.node, owner)
             # (the arguments are evaluated only for what waits for them: a call of timm's generate_default_cfgs
             # gives it a dict of a hundred configurations, and what it stores is in none of them)
-            waits = (inner.sinks or inner.starts or inner.stores) and inner.waits_for_arguments()
+            waits = (inner.sinks or inner.starts or inner.stores or inner.deferred) and inner.waits_for_arguments()
             binding = self.bind(callee.node, owner, call, unit, scope) if waits else {}
             name = getattr(callee.node, "name", "<lambda>")
         elif callee.kind == CLASS:
@@ -1935,7 +1940,7 @@ class Engine:
                 return
             init, owner = found
             inner = self.summary(init, owner)
-            if not (inner.sinks or inner.starts or inner.heavy):
+            if not (inner.sinks or inner.starts or inner.heavy or inner.deferred):
                 return
             binding = {}
             if inner.waits_for_arguments():
@@ -1947,7 +1952,7 @@ class Engine:
             if owner is None:
                 return
             inner = self.summary(callee.node, owner)
-            if not (inner.sinks or inner.starts or inner.stores or inner.heavy):
+            if not (inner.sinks or inner.starts or inner.stores or inner.heavy or inner.deferred):
                 return
             binding = self._bind_method(callee, owner, call, unit, scope) if inner.waits_for_arguments() else {}
             name = callee.data
@@ -1969,6 +1974,8 @@ class Engine:
             summary.starts += bound
         if turned_off and not started:
             summary.off.append(call)
+        for symbol, inner_call, inner_site, path in inner.deferred:
+            self._deferred_call(symbol, inner_call, inner_site, path, binding, hop, summary)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
             summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
                                         self.substitute(store.value, binding), store.stmt, store.unit, store.method,
@@ -1995,6 +2002,26 @@ class Engine:
         via = (self.substitute(sink.via[0], binding), sink.via[1]) if sink.via is not None else None
         return [SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, value,
                         self.substitute(sink.count, binding), sink.task, sink.method, hops, via)]
+
+    def _deferred_call(self, symbol: Obj, call: ast.Call, site: Site, path: Optional[str], binding: dict, hop: Hop,
+                       summary: Summary) -> None:
+        """A callee's call of the function its caller gives it (``make_loaders(cfg, get_csc_loader)`` calling
+        ``get_loader_fn(...)``): that function's sinks and starts, bound as the callee's call gives them, then as
+        the caller's call *hop* (with *binding*) gives the callee its arguments (one level: a function passed on
+        again is not followed)."""
+        unit = self.unit(path)
+        given = binding.get(symbol.data, EMPTY) if symbol.data in binding else EMPTY
+        if unit is None:
+            return
+        for function in sorted((o for o in given if o.kind in (FUNC, LAMBDA, BOUND)), key=_order):
+            inner = Summary()
+            self._propagate(function, call, site, unit, inner)
+            for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
+                summary.sinks += self._bound_sink(sink, binding, hop)
+            for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
+                guards = self._bound_guards(start, binding)
+                if guards is not None:
+                    summary.starts += self._bound_start(start, binding, hop, guards)
 
     def _bound_guards(self, start: StartUse, binding: dict) -> Optional[tuple]:
         """The guards of a callee's start (:meth:`_guards_of`) as the call's *binding* gives their values: None when
