@@ -879,6 +879,24 @@ class Engine:
                     out += self._stores_of_call(method, owner, call, unit, site.scope)
         return out
 
+    def _set_up_after(self, stored: frozenset, stmt: ast.stmt, name: str, attr: str, function: ast.AST, unit: Unit
+                      ) -> frozenset:
+        """An instance stored as ``name.attr`` with what the methods the function then calls on it store on it:
+        ``self.service = Service(path); self.service.connect()``, whose ``self.conn = sqlite3.connect(...)`` is
+        then on the service (ARElight's `SQLite3Service`)."""
+        changes = []
+        for call, site in _attribute_receiver_calls(unit, function, name, attr):
+            if call.lineno <= stmt.lineno:
+                continue
+            for obj in stored:
+                for method in (self.attribute(obj, call.func.attr, unit) if obj.kind == INST else ()):
+                    owner = self._unit_for(method) if method.kind == BOUND else None
+                    if owner is not None:
+                        changes += self._stores_of_call(method, owner, call, unit, site.scope)
+        if not changes:
+            return stored
+        return frozenset(self._mutated(o, changes) if o.kind == INST else o for o in stored)
+
     def _stores_of_call(self, method: Obj, owner: Unit, call: ast.Call, unit: Unit, scope: Scope
                         ) -> list[tuple[str, frozenset]]:
         """What a call of the project method *method* (a BOUND) stores on its receiver, as parts to add to it
@@ -1808,8 +1826,10 @@ class Engine:
             self._iteration(iterable, report, site, unit, summary)
         name = getattr(function, "name", "<module>")
         for stmt, target, attr, value in _attribute_stores(unit, function):
-            summary.stores.append(Store(self.eval(target, unit, scope), attr, self.eval(value, unit, scope), stmt,
-                                        unit.path, name))
+            stored = self.eval(value, unit, scope)
+            if isinstance(target, ast.Name) and any(o.kind == INST for o in stored):
+                stored = self._set_up_after(stored, stmt, target.id, attr, function, unit)
+            summary.stores.append(Store(self.eval(target, unit, scope), attr, stored, stmt, unit.path, name))
         for stmt, target, key, value in _attribute_item_stores(unit, function):
             summary.stores.append(Store(self.eval(target.value, unit, scope), target.attr,
                                         self.eval(value, unit, scope), stmt, unit.path, name, key))
@@ -3619,6 +3639,25 @@ def _all_receiver_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.C
             calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
         unit.module.derived["receiver calls"] = grouped
     return grouped.get((id(scope), name), [])
+
+
+def _attribute_receiver_calls(unit: Unit, function: ast.AST, name: str, attr: str) -> list[tuple[ast.Call, Site]]:
+    """The method calls ``name.attr.anything(...)`` that *function*'s own code makes (a module's body for its tree),
+    in the module's order (grouped once per module)."""
+    grouped = unit.module.derived.get("attribute receiver calls")
+    if grouped is None:
+        grouped = {}
+        for calls in unit.index.method_calls.values():
+            for call, site in calls:
+                receiver = call.func.value
+                if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
+                    owner = site.scope.function_scope()
+                    key = id(owner.node) if owner is not None else id(unit.index.tree)
+                    grouped.setdefault((key, receiver.value.id, receiver.attr), []).append((call, site))
+        for calls in grouped.values():
+            calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
+        unit.module.derived["attribute receiver calls"] = grouped
+    return grouped.get((id(function), name, attr), [])
 
 
 def _argument_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:
