@@ -2914,9 +2914,17 @@ class Engine:
             obj, path, depth = stack.pop(0)
             if depth > MAX_NESTING or (id(obj), obj.kind, obj.data if obj.kind != INST else None) in seen:
                 continue
-            if obj.kind not in (SEQ, DICT, RES, SYNC):
-                # (a resource is a leaf, found through each attribute that keeps it: `self.HR_env` and
-                # `self.LR_env` both hold what one helper's `lmdb.open` made, and each is a place to fix)
+            if obj.kind in (RES, SYNC):
+                # (a resource is found through each attribute that keeps it directly: `self.HR_env` and
+                # `self.LR_env` both hold what one helper's `lmdb.open` made, and each is a place to fix; the same
+                # holder reached twice, a reader kept by the dataset and by its transform, is one)
+                last = path[-1] if path else None
+                key = (id(obj), obj.kind, last.name if last else None,
+                       id(last.owner.node) if last is not None and last.owner is not None else None)
+                if key in seen:
+                    continue
+                seen.add(key)
+            elif obj.kind not in (SEQ, DICT):
                 seen.add((id(obj), obj.kind, obj.data if obj.kind != INST else None))
             kind = obj.kind
             if kind == LAMBDA:
