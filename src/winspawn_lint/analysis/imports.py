@@ -14,7 +14,8 @@ project, the folders its imports are searched in, in Python's order, and which f
    author's machine that does not exist here is the project's folder of the same last names), and those of the
    project modules it imports at top level that edit ``sys.path`` (the ``_init_paths.py`` idiom);
 3. the folder that holds the module's top package (``python -m pkg.mod`` from there; an installed package); for a
-   module outside any package, the folders above its own up to the root (a script of one of them imports it);
+   module outside any package, importing a name whose first part is one of its own folders (``import utils.misc``
+   in ``proj/utils/engine.py``), the folder above that one (a script there imports the module);
 4. the project root and its ``src/`` folder.
 
 The first folder that holds ``name.py`` or ``name/__init__.py`` wins, so a local ``datasets.py`` beside the script
@@ -70,8 +71,8 @@ class ImportSearch:
         facts = self.project.import_facts(key)
         # A script's folder is first on the path; a module of a package (its folder has an __init__.py) is
         # imported through the package, and its folder is on the path only when it is run as a script itself.
-        packaged = self.project.is_file(os.path.join(here, "__init__.py"))
-        script = not packaged or (facts is not None and facts.main_guard)
+        script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
+            facts is not None and facts.main_guard)
         found = [here] if script else []
         if facts is not None:
             module = self.project.module(key) if facts.may_edit_path else None
@@ -81,8 +82,6 @@ class ImportSearch:
                 found += self._own_edits(helper)
         found.append(self._package_parent(here))
         root = self.project.root(key)
-        if not packaged:
-            found += _folders_up_to(here, root)
         found += [root, os.path.join(root, "src")]
         return tuple(dict.fromkeys(os.path.normpath(f) for f in found if not in_library_folder(f)))
 
@@ -173,7 +172,29 @@ class ImportSearch:
         folders = self.folders(importer)
         # The modules of a folder share their search path: each name is looked for once per run (the files it
         # probed are the answer's dependencies, as the project keeps them).
-        return self.project.memo(("module file", folders, tuple(parts)), lambda: self._search(folders, parts))
+        found = self.project.memo(("module file", folders, tuple(parts)), lambda: self._search(folders, parts))
+        return found if found is not None else self._from_a_folder_above(importer, parts)
+
+    def _from_a_folder_above(self, importer: str, parts: list[str]) -> Optional[str]:
+        """``import utils.misc`` in ``proj/utils/engine.py``, a folder that is no package: the script of ``proj/``
+        that imports it has ``proj/`` on its path, where Python finds ``utils/misc.py``.  Looked for only in the
+        folder above one of the importer's own folders of the name's first part (at most 8 up, not past the
+        root)."""
+        here = os.path.dirname(os.path.abspath(importer))
+        if self.project.is_file(os.path.join(here, "__init__.py")):
+            return None
+        root = os.path.normpath(self.project.root(importer))
+        current = here
+        for _ in range(8):
+            if os.path.basename(current) == parts[0]:
+                found = _module_file(self.project, os.path.dirname(current), parts)
+                if found is not None:
+                    return found
+            parent = os.path.dirname(current)
+            if parent == current or os.path.normpath(current) == root:
+                return None
+            current = parent
+        return None
 
     def _search(self, folders: tuple[str, ...], parts: list[str]) -> Optional[str]:
         for folder in folders:
@@ -260,27 +281,6 @@ def _first_imports(body: list[ast.stmt]) -> tuple[str, ...]:
             continue
         out += [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
     return tuple(name for name in out if name)
-
-
-def _folders_up_to(folder: str, root: str) -> list[str]:
-    """The folders above *folder* below *root*, nearest first (at most 8): a module in a folder that is not a
-    package (``tools/utils/engine.py`` beside ``tools/train.py``) is imported by a script of one of them, whose
-    folder is then on the path (``import utils.misc`` there finds ``tools/utils/misc.py``)."""
-    out = []
-    current = folder
-    for _ in range(8):
-        parent = os.path.dirname(current)
-        if parent == current or not _below(parent, root):
-            break
-        out.append(parent)
-        current = parent
-    return out
-
-
-def _below(folder: str, root: str) -> bool:
-    """Whether *folder* is inside *root* (not *root* itself)."""
-    folder, root = os.path.normpath(folder), os.path.normpath(root)
-    return folder != root and folder.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def in_library_folder(folder: str) -> bool:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import math
 import os
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from ..io.compact_tree import node_class
 from ..records import Record
@@ -360,8 +360,8 @@ class Summary(Record):
     __slots__ = ("returns", "sinks", "starts", "stores", "heavy", "off", "deferred", "_waits")
 
     def __init__(self, returns: frozenset = EMPTY, sinks: Optional[list] = None, starts: Optional[list] = None,
-                 stores: Optional[list] = None, heavy: Optional[list] = None, off: Optional[list] = None,
-                 deferred: Optional[list] = None, _waits: Optional[bool] = None) -> None:
+                 stores: Optional[list] = None, heavy: Optional[list] = None, off: Optional[Sequence] = None,
+                 deferred: Optional[Sequence] = None, _waits: Optional[bool] = None) -> None:
         self.returns = returns
         self.sinks = sinks if sinks is not None else []
         self.starts = starts if starts is not None else []
@@ -369,10 +369,10 @@ class Summary(Record):
         self.heavy = heavy if heavy is not None else []  # HeavyUses: each call of the body that loads something heavy
         #: the calls of the body whose callee starts workers only behind a test that their arguments make false
         #: (``process_map(f, xs, max_workers=1)`` of a helper that starts a pool ``if max_workers > 1``)
-        self.off = off if off is not None else []
+        self.off = off if off is not None else ()  # (most summaries have none: a list is made for the first)
         #: the calls of a function a parameter holds (``get_loader_fn(cfg)`` of a factory a caller gives), as
         #: (the parameter's symbol, the call, its site, the unit's path): what the function does is the callers'
-        self.deferred = deferred if deferred is not None else []
+        self.deferred = deferred if deferred is not None else ()
         self._waits = _waits
 
     def waits_for_arguments(self) -> bool:
@@ -461,6 +461,10 @@ class Engine:
         self.steps = 0
         self._depth = 0
         self._call_depth = 0
+        #: the calls of a scope that give a name as an argument, and those of a function made on `name.attr`
+        #: (:meth:`_argument_calls`, :meth:`_attribute_receiver_calls`), by the scope's (function's) node id
+        self._calls_by_argument: dict[int, dict] = {}
+        self._calls_by_receiver: dict[int, dict] = {}
         self._values: dict[int, frozenset] = {}  # by the id of a node, alive while the engine is
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
@@ -831,10 +835,40 @@ class Engine:
         for call, _ in _receiver_calls(unit, "set_transform", scope, expr.id):
             if binding.line <= call.lineno < line and call.args:
                 out.append((".transform()", self.eval(call.args[0], unit, scope)))
-        for call, site in _argument_calls(unit, scope, expr.id):
+        for call, site in self._argument_calls(unit, scope, expr.id):
             if binding.line <= call.lineno < line:
                 out += self._helper_stores(call, expr.id, site, unit)
         return out
+
+    def _argument_calls(self, unit: Unit, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:
+        """The calls made in *scope*'s own code that give the name itself as an argument (``patch(env)``,
+        ``patch(obj=env)``), in the module's order (grouped once per scope asked, by this engine: a module-wide
+        index kept with the module held megabytes over a run of diffusers)."""
+        grouped = self._calls_by_argument.get(id(scope.node))
+        if grouped is None:
+            grouped = self._calls_by_argument[id(scope.node)] = {}
+            for call, site in _calls_of(unit, scope.node if scope.is_function else unit.index.tree):
+                if site.scope is not scope:
+                    continue
+                for value in [*call.args, *(keyword.value for keyword in call.keywords if keyword.arg)]:
+                    if isinstance(value, ast.Name):
+                        calls = grouped.setdefault(value.id, [])
+                        if not calls or calls[-1][0] is not call:
+                            calls.append((call, site))
+        return grouped.get(name, [])
+
+    def _attribute_receiver_calls(self, unit: Unit, function: ast.AST, name: str, attr: str
+                                  ) -> list[tuple[ast.Call, Site]]:
+        """The method calls ``name.attr.anything(...)`` that *function*'s own code makes (a module's body for its
+        tree), in the module's order (grouped once per function asked, by this engine)."""
+        grouped = self._calls_by_receiver.get(id(function))
+        if grouped is None:
+            grouped = self._calls_by_receiver[id(function)] = {}
+            for call, site in _calls_of(unit, function):
+                receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+                if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
+                    grouped.setdefault((receiver.value.id, receiver.attr), []).append((call, site))
+        return grouped.get((name, attr), [])
 
     def _helper_stores(self, call: ast.Call, name: str, site: Site, unit: Unit) -> list[tuple[str, frozenset]]:
         """What a project function given the name's object stores on it (``patch_render(env)``, whose
@@ -885,7 +919,7 @@ class Engine:
         ``self.service = Service(path); self.service.connect()``, whose ``self.conn = sqlite3.connect(...)`` is
         then on the service (ARElight's `SQLite3Service`)."""
         changes = []
-        for call, site in _attribute_receiver_calls(unit, function, name, attr):
+        for call, site in self._attribute_receiver_calls(unit, function, name, attr):
             if call.lineno <= stmt.lineno:
                 continue
             for obj in stored:
@@ -1938,7 +1972,7 @@ class Engine:
                 self._api_sinks(api, call, site, unit, summary)
         for callee in callees:
             if callee.kind == PARAM and callee.parts == () and len(summary.deferred) < MAX_SUMMARY_ITEMS:
-                summary.deferred.append((callee, call, site, unit.path))
+                summary.deferred = [*summary.deferred, (callee, call, site, unit.path)]
             self._propagate(callee, call, site, unit, summary)
 
     def _propagate(self, callee: Obj, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
@@ -1993,7 +2027,7 @@ class Engine:
             started = started or bool(bound)
             summary.starts += bound
         if turned_off and not started:
-            summary.off.append(call)
+            summary.off = [*summary.off, call]
         for symbol, inner_call, inner_site, path in inner.deferred:
             self._deferred_call(symbol, inner_call, inner_site, path, binding, hop, summary)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
@@ -3646,43 +3680,6 @@ def _all_receiver_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.C
         for calls in grouped.values():
             calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
         unit.module.derived["receiver calls"] = grouped
-    return grouped.get((id(scope), name), [])
-
-
-def _attribute_receiver_calls(unit: Unit, function: ast.AST, name: str, attr: str) -> list[tuple[ast.Call, Site]]:
-    """The method calls ``name.attr.anything(...)`` that *function*'s own code makes (a module's body for its tree),
-    in the module's order (grouped once per module)."""
-    grouped = unit.module.derived.get("attribute receiver calls")
-    if grouped is None:
-        grouped = {}
-        for calls in unit.index.method_calls.values():
-            for call, site in calls:
-                receiver = call.func.value
-                if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
-                    owner = site.scope.function_scope()
-                    key = id(owner.node) if owner is not None else id(unit.index.tree)
-                    grouped.setdefault((key, receiver.value.id, receiver.attr), []).append((call, site))
-        for calls in grouped.values():
-            calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
-        unit.module.derived["attribute receiver calls"] = grouped
-    return grouped.get((id(function), name, attr), [])
-
-
-def _argument_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:
-    """The calls made in *scope*'s own code that give the name itself as an argument (``patch(env)``,
-    ``patch(obj=env)``), in the module's order (grouped once per module by scope and name)."""
-    grouped = unit.module.derived.get("argument calls")
-    if grouped is None:
-        grouped = {}
-        for call, site in unit.index.calls:
-            for value in [*call.args, *(keyword.value for keyword in call.keywords if keyword.arg)]:
-                if isinstance(value, ast.Name):
-                    calls = grouped.setdefault((id(site.scope), value.id), [])
-                    if not calls or calls[-1][0] is not call:
-                        calls.append((call, site))
-        for calls in grouped.values():
-            calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
-        unit.module.derived["argument calls"] = grouped
     return grouped.get((id(scope), name), [])
 
 
