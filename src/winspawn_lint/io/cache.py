@@ -377,8 +377,10 @@ _UNSEEN = object()
 
 
 def _strength(raw: Any) -> int:
-    """What a record of a path (as read, and found to hold) proves: :data:`_STRENGTH`."""
-    return _STRENGTH.get(_stamp(raw), 2)
+    """What a record of a path (as read, and found to hold) proves: :data:`_STRENGTH`.  *raw*: as the cache file
+    has it (parsed here), or as this run found it (a stamp already, a content digest's ``(size, "hex")`` among
+    them, which :func:`_stamp` refuses in the list form of an entry's own stamp)."""
+    return _STRENGTH.get(raw if isinstance(raw, tuple) else _stamp(raw), 2)
 
 
 #: what a record of a path proves, least first: it is there, it is a file, its content (a stamp)
