@@ -427,15 +427,16 @@ def _check_notebook(path: str, filename: Optional[str], src: "Source", job: Job,
     book, broken = notebook.without_broken_cells(book)
     name = filename or (path if notebook.is_notebook(path) else "notebook.ipynb")
     findings = check(book.module, name, settings, project=project, prefilter=False).findings
+    if broken is not None or not book.writable:
+        # Nothing is fixed: a fix would write the notebook back around a cell that does not parse, or in nbformat 3.
+        findings = [f.replace(fix_safety=FixSafety.NONE) for f in findings]
     if broken is not None:
         # The cell that does not parse is the file's error (and keeps it out of the cache); what the other cells
-        # hold is reported beside it, and nothing is fixed: a fix would write the notebook back around that cell.
-        result.findings = notebook.to_cells(book, [f.replace(fix_safety=FixSafety.NONE) for f in findings])
+        # hold is reported beside it.
+        result.findings = notebook.to_cells(book, findings)
         if job.keep_lines:
             result.lines = book.cell_lines()
         raise broken
-    if not book.writable:
-        findings = [f.replace(fix_safety=FixSafety.NONE) for f in findings]
     planned = None
     if job.plan_fixes and \
             any(f.rule.fix_safety is not FixSafety.NONE and f.fix_safety is not FixSafety.NONE for f in findings):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
@@ -887,10 +888,7 @@ class Engine:
                 continue
             arguments = self._bind_method(callee, owner, call, unit, site.scope) if method else \
                 self.bind(callee.node, owner, call, unit, site.scope)
-            for store in stores:
-                key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
-                self._stores_by_key[key] = (store.stmt, store.unit, None)
-                out.append((f"+.{store.attr}#{key}", self.substitute(store.value, arguments)))
+            out += [self._store_part(store, call, unit, self.substitute(store.value, arguments)) for store in stores]
         return out
 
     def _with_parts(self, obj: Obj, parts: list[tuple[str, frozenset]]) -> Obj:
@@ -905,12 +903,17 @@ class Engine:
             return []
         out = []
         for call, site in _all_receiver_calls(unit, binding.scope, expr.id):
-            if not binding.line <= call.lineno < line:
-                continue
-            for method in self.attribute(obj, call.func.attr, unit):
-                owner = self._unit_for(method) if method.kind == BOUND else None
-                if owner is not None:
-                    out += self._stores_of_call(method, owner, call, unit, site.scope)
+            if binding.line <= call.lineno < line:
+                out += self._receiver_stores(obj, call, unit, site.scope)
+        return out
+
+    def _receiver_stores(self, obj: Obj, call: ast.Call, unit: Unit, scope: Scope) -> list[tuple[str, frozenset]]:
+        """What ``x.method(...)`` stores on *obj*, the instance ``x`` holds, when the method is the project's."""
+        out = []
+        for method in self.attribute(obj, call.func.attr, unit):
+            owner = self._unit_for(method) if method.kind == BOUND else None
+            if owner is not None:
+                out += self._stores_of_call(method, owner, call, unit, scope)
         return out
 
     def _set_up_after(self, stored: frozenset, stmt: ast.stmt, name: str, attr: str, function: ast.AST, unit: Unit
@@ -920,13 +923,9 @@ class Engine:
         then on the service (ARElight's `SQLite3Service`)."""
         changes = []
         for call, site in self._attribute_receiver_calls(unit, function, name, attr):
-            if call.lineno <= stmt.lineno:
-                continue
-            for obj in stored:
-                for method in (self.attribute(obj, call.func.attr, unit) if obj.kind == INST else ()):
-                    owner = self._unit_for(method) if method.kind == BOUND else None
-                    if owner is not None:
-                        changes += self._stores_of_call(method, owner, call, unit, site.scope)
+            if call.lineno > stmt.lineno:
+                for obj in (o for o in stored if o.kind == INST):
+                    changes += self._receiver_stores(obj, call, unit, site.scope)
         if not changes:
             return stored
         return frozenset(self._mutated(o, changes) if o.kind == INST else o for o in stored)
@@ -944,13 +943,18 @@ class Engine:
         arguments = self._bind_method(method, owner, call, unit, scope)
         out = []
         for store in mine:
-            key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
-            self._stores_by_key[key] = (store.stmt, store.unit, None)
             value = self.substitute(store.value, arguments)
             if store.item is not None:
                 value = frozenset({Obj(DICT, store.unit, store.stmt, None, ((store.item, value),))})
-            out.append((f"+.{store.attr}#{key}", value))
+            out.append(self._store_part(store, call, unit, value))
         return out
+
+    def _store_part(self, store: Store, call: ast.Call, unit: Unit, value: frozenset) -> tuple[str, frozenset]:
+        """A store a function or method that *call* runs makes on an object, as a part to add to it (a
+        possibility: the callee may store in a branch), said to be stored where the callee stores it."""
+        key = f"{unit.path}:{call.lineno}:{call.col_offset}>{store.unit}:{store.stmt.lineno}"
+        self._stores_by_key[key] = (store.stmt, store.unit, None)
+        return f"+.{store.attr}#{key}", value
 
     def _mutated(self, obj: Obj, changes: list[tuple[str, frozenset]]) -> Obj:
         """*obj* after the stores *changes* (in statement order): a store that always runs replaces what earlier
@@ -1677,28 +1681,25 @@ class Engine:
                 binding[keyword.arg] = value
             else:
                 extra.append((f"['{keyword.arg}']", value))
+        # Defaults by parameter name, evaluated where the function is defined (a positional one only where no
+        # `*args` of the call may have given it)
+        defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults)) \
+            if args.defaults and not starred else {}
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
         if forwarded and not starred:
             # `super().__init__(**kwargs)`: a parameter the call does not name is what the callers' `**kwargs` hold
             # under its name, or its default when they hold none (fbrs' `image_rescale=scale_func`)
-            defaults_of = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults)) \
-                if args.defaults else {}
-            defaults_of.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
             for name in [n for n in [*positional, *(a.arg for a in args.kwonlyargs)] if n not in binding]:
                 given_value = frozenset(Obj(KWGET, o.unit, o.node, name, (("dict", frozenset({o})),))
                                         for o in forwarded)
-                default = defaults_of.get(name)
+                default = defaults.get(name)
                 binding[name] = given_value if default is None else frozenset({Obj(
                     DEFAULTED, owner.path, default, "given",
                     (("given", given_value), ("default", self.eval(default, owner, self._defining_scope(
                         function, owner)))))})
-        # Defaults, evaluated where the function is defined.
-        defaults = list(args.defaults)
-        for name, default in zip(positional[len(positional) - len(defaults):] if defaults else [], defaults):
-            if name not in binding and not starred:
+        for name, default in defaults.items():
+            if name not in binding:
                 binding[name] = self.eval(default, owner, self._defining_scope(function, owner))
-        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-            if arg.arg not in binding and default is not None:
-                binding[arg.arg] = self.eval(default, owner, self._defining_scope(function, owner))
         if args.vararg is not None:
             binding[args.vararg.arg] = frozenset({Obj(SEQ, unit.path, call, None, (("[]", frozenset().union(
                 *extra_positional)) if extra_positional else ("[]", EMPTY),))})
@@ -2015,18 +2016,7 @@ class Engine:
         hop = Hop(name, unit.path, getattr(call, "lineno", 0), call, site)
         # A summary takes at most MAX_SUMMARY_ITEMS of each kind from its callees: each call copies its callee's
         # into the caller, which on a deep call graph grows without end (torch/_dynamo: gigabytes).
-        for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
-            summary.sinks += self._bound_sink(sink, binding, hop)
-        turned_off = started = False
-        for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
-            guards = self._bound_guards(start, binding)
-            if guards is None:  # (`if max_workers > 1:` of a caller's `max_workers=1`: no worker starts there)
-                turned_off = True
-                continue
-            bound = self._bound_start(start, binding, hop, guards)
-            started = started or bool(bound)
-            summary.starts += bound
-        if turned_off and not started:
+        if self._take(inner, binding, hop, summary):
             summary.off = [*summary.off, call]
         for symbol, inner_call, inner_site, path in inner.deferred:
             self._deferred_call(symbol, inner_call, inner_site, path, binding, hop, summary)
@@ -2064,18 +2054,30 @@ class Engine:
         the caller's call *hop* (with *binding*) gives the callee its arguments (one level: a function passed on
         again is not followed)."""
         unit = self.unit(path)
-        given = binding.get(symbol.data, EMPTY) if symbol.data in binding else EMPTY
         if unit is None:
             return
+        given = binding.get(symbol.data, EMPTY)
         for function in sorted((o for o in given if o.kind in (FUNC, LAMBDA, BOUND)), key=_order):
             inner = Summary()
             self._propagate(function, call, site, unit, inner)
-            for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
-                summary.sinks += self._bound_sink(sink, binding, hop)
-            for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
-                guards = self._bound_guards(start, binding)
-                if guards is not None:
-                    summary.starts += self._bound_start(start, binding, hop, guards)
+            self._take(inner, binding, hop, summary)
+
+    def _take(self, inner: Summary, binding: dict, hop: Hop, summary: Summary) -> bool:
+        """A callee's sinks and starts (*inner*) into *summary*, as the call *hop* (with *binding*) makes them;
+        whether the call's arguments turn every start off (``if max_workers > 1:`` given ``max_workers=1``)."""
+        # (at most MAX_SUMMARY_ITEMS of each kind: see _propagate)
+        for sink in inner.sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
+            summary.sinks += self._bound_sink(sink, binding, hop)
+        turned_off = started = False
+        for start in inner.starts[:max(0, MAX_SUMMARY_ITEMS - len(summary.starts))]:
+            guards = self._bound_guards(start, binding)
+            if guards is None:
+                turned_off = True
+                continue
+            bound = self._bound_start(start, binding, hop, guards)
+            started = started or bool(bound)
+            summary.starts += bound
+        return turned_off and not started
 
     def _bound_guards(self, start: StartUse, binding: dict) -> Optional[tuple]:
         """The guards of a callee's start (:meth:`_guards_of`) as the call's *binding* gives their values: None when
@@ -3376,8 +3378,8 @@ def depends_on_parameters(value: frozenset) -> bool:
     return any(obj.kind in _SYMBOLS or (obj.parts and _symbolic(obj)) for obj in value)
 
 
-_COMPARISONS = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b, ast.Lt: lambda a, b: a < b,
-                ast.LtE: lambda a, b: a <= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+_COMPARISONS = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
+                ast.Eq: operator.eq, ast.NotEq: operator.ne}
 _MIRRORED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
 
 
