@@ -156,7 +156,10 @@ class Obj(Record):
     resource unpicklable); *parts* are the objects it holds, by name (``(".transform", value)``, ``("[]", ...)``).
     """
 
-    __slots__ = ("kind", "unit", "node", "data", "parts")
+    # (`__hash`: the hash, found when first asked: an object is hashed again each time a set holding it is made,
+    # half a million times in a check of pytorch-image-models; `__symbolic`: whether what it holds waits for a
+    # caller's arguments, see depends_on_parameters)
+    __slots__ = ("kind", "unit", "node", "data", "parts", "__hash", "__symbolic")
 
     def __init__(self, kind: str, unit: Optional[str], node: Any = None, data: Any = None, parts: tuple = ()) -> None:
         self.kind = kind
@@ -164,15 +167,26 @@ class Obj(Record):
         self.node = node
         self.data = data
         self.parts = parts
+        self.__hash = self.__symbolic = None
 
     def _key(self) -> tuple:
         return (self.kind, self.unit, id(self.node) if self.node is not None else None, self.data, self.parts)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Obj) and self._key() == other._key()
+        return self is other or isinstance(other, Obj) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        found = self.__hash
+        if found is None:
+            found = self.__hash = hash(self._key())
+        return found
+
+    def holds_symbols(self) -> bool:
+        """Whether something it holds (down to :data:`MAX_NESTING` levels) is a symbol."""
+        found = self.__symbolic
+        if found is None:
+            found = self.__symbolic = _symbolic(self)
+        return found
 
     def part(self, name: str) -> "SVal":
         for key, value in self.parts:
@@ -1757,7 +1771,7 @@ class Engine:
                     out.add(Obj(DEFAULTED, obj.unit, obj.node, obj.data, (("given", given), ("default", default))))
                 else:
                     out |= given | default
-            elif obj.parts and _symbolic(obj):
+            elif obj.parts and obj.holds_symbols():
                 parts = tuple((name, self.substitute(part, binding, depth + 1)) for name, part in obj.parts)
                 out.add(Obj(obj.kind, obj.unit, obj.node, obj.data, parts))
             else:
@@ -2837,26 +2851,53 @@ class Engine:
             return False
         if any(obj.kind == KWGET for obj in sink.count):
             return True
+        return self._is_called(function, unit)
+
+    def _is_called(self, function: ast.AST, unit: Unit) -> bool:
+        """Whether the checked module or a module that imports it calls *function*.  The calls that name it (the
+        function's name, or its class's for ``__init__``) are asked first: a loader builder's caller is found
+        without resolving every call of the forty-odd modules that import it (a third of a check of
+        pytorch-image-models); only when none of them calls it is every call asked (:meth:`callers`)."""
+        if self._callers is None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = {function.name}
+            own = unit.index.scope_of.get(function)
+            if function.name == "__init__" and own is not None and own.parent is not None and \
+                    own.parent.kind == "class":
+                names.add(own.parent.node.name)
+            for current in self._caller_units():
+                for call, site in current.index.calls:
+                    func = call.func
+                    named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
+                        func, ast.Attribute) else None
+                    if named in names and function in self._callees(call, current, site):
+                        return True
         return bool(self.callers(function, unit))
+
+    def _caller_units(self) -> list[Unit]:
+        return [self.main, *(self.importers(self.main) if self.main.path is not None else [])]
+
+    def _callees(self, call: ast.Call, unit: Unit, site: Site) -> Iterator[ast.AST]:
+        """The project functions *call* may run (a class's ``__init__`` for a constructor call)."""
+        for callee in self.eval(call.func, unit, site.scope):
+            target = callee.node
+            if callee.kind == CLASS:
+                info, owner = self._class_info(callee)
+                found = self._method(info, owner, "__init__") if info is not None else None
+                target = found[0] if found else None
+            elif callee.kind not in (FUNC, BOUND):
+                continue
+            if target is not None:
+                yield target
 
     def callers(self, function: ast.AST, unit: Unit) -> list[tuple[ast.Call, Unit]]:
         """The calls of *function* (a constructor call for ``__init__``) in the checked module and the modules that
         import it."""
         if self._callers is None:
             self._callers = {}
-            units = [self.main, *(self.importers(self.main) if self.main.path is not None else [])]
-            for current in units:
+            for current in self._caller_units():
                 for call, site in current.index.calls:
-                    for callee in self.eval(call.func, current, site.scope):
-                        target = callee.node
-                        if callee.kind == CLASS:
-                            info, owner = self._class_info(callee)
-                            found = self._method(info, owner, "__init__") if info is not None else None
-                            target = found[0] if found else None
-                        elif callee.kind not in (FUNC, BOUND):
-                            continue
-                        if target is not None:
-                            self._callers.setdefault(id(target), []).append((call, current))
+                    for target in self._callees(call, current, site):
+                        self._callers.setdefault(id(target), []).append((call, current))
         return self._callers.get(id(function), [])
 
     def flows(self, unit: Unit) -> list[Flow]:
@@ -3375,7 +3416,7 @@ def _symbolic(obj: Obj, depth: int = 0) -> bool:
 
 def depends_on_parameters(value: frozenset) -> bool:
     """Whether a value still waits for a caller's arguments (a parameter, or something made of one)."""
-    return any(obj.kind in _SYMBOLS or (obj.parts and _symbolic(obj)) for obj in value)
+    return any(obj.kind in _SYMBOLS or (obj.parts and obj.holds_symbols()) for obj in value)
 
 
 _COMPARISONS = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
