@@ -19,7 +19,7 @@ from ...spawn_apis import EVERYWHERE, FREEZE_SUPPORT, SET_START_METHOD
 from ..context import Context
 from ..guards import NEVER_RUNS, broken_guard, exits_unless_main
 from ..heavy import dotted, heavy_work
-from ..index import Site
+from ..index import ModuleIndex, Site, branch_paths, exclusive_branches
 from ..workers import resolve_callee
 
 
@@ -155,8 +155,15 @@ def check(ctx: Context) -> None:
         return any(line > start_line and top is site.top_stmt and isinstance(top, _BLOCKS)
                    for start_line, top in stops)
 
+    # Where the module's own run starts workers, when each start is at import time: heavy work in a branch that
+    # never runs with any of them (`if mode == "plot":` beside `if mode == "train":`) is not repeated by workers,
+    # which take the same branch as the parent (they get its `sys.argv`).
+    start_sites = _import_time_start_sites(ctx) if where == _OWN_STARTS else None
+
     def heavy(node: ast.AST, site: Site, line_only: bool = False, **args: str) -> None:
         if never_reached(node, site):
+            return
+        if start_sites and all(_never_both(site, other, index) for other in start_sites):
             return
         if id(site.top_stmt) in start_loops:
             in_loops.setdefault(id(site.top_stmt), []).append((node, line_only, args))
@@ -265,6 +272,68 @@ def _imported_by(ctx: Context, spawning: list) -> str:
     more = f" and {len(spawning) - 2} more" if len(spawning) > 2 else ""
     return f"in a module that {' and '.join(names)}{more} import{'s' if len(spawning) == 1 else ''} when " \
            f"{'it starts' if len(spawning) == 1 else 'they start'} worker processes"
+
+
+def _import_time_start_sites(ctx: Context) -> Optional[list[Site]]:
+    """The module-level sites through which running the module starts workers (its own starts, and its calls of
+    other modules' functions that start some); None when a start is reached otherwise (in a function of its own,
+    under the main guard), which a heavy statement's branch cannot rule out."""
+    out = []
+    for event in ctx.model.starts:
+        if event.api.reimports_main:
+            if not event.site.import_time or event.site.top_stmt is None:
+                return None
+            out.append(event.site)
+    for start in ctx.engine.module_facts(ctx.engine.main).starts:
+        site = start.hops[0].site if start.hops else start.site
+        if site is None or not site.import_time or site.top_stmt is None:
+            return None
+        out.append(site)
+    return out
+
+
+def _never_both(first: Site, second: Site, index: "ModuleIndex") -> bool:
+    """Whether two module-level sites never both run: they are in different branches of one ``if`` (``elif``
+    included), or in the bodies of two ``if`` statements that compare one name with different constants
+    (``if fig_key == "data":`` / ``if fig_key == "roc":``) that the module binds once and never stores into."""
+    paths = branch_paths(index.module_scope)
+    one, other = paths.get(first.stmt), paths.get(second.stmt)
+    if one is None or other is None:
+        return False
+    if exclusive_branches(one, other):
+        return True
+    tests = []
+    for path in (one, other):
+        if not path or path[0][1] != "body" or not isinstance(path[0][0], ast.If):
+            return False
+        tests.append(_constant_test(path[0][0].test))
+    (name, value), (other_name, other_value) = tests[0] or (None, None), tests[1] or (None, None)
+    if name is None or name != other_name or value == other_value or first.top_stmt is second.top_stmt:
+        return False
+    root = name.split(".", 1)[0]
+    if len(index.module_scope.bindings.get(root, ())) != 1:
+        return False
+    return root == name or not any(dotted(target) == name for stmt in paths for target in _targets(stmt))
+
+
+def _constant_test(test: ast.expr) -> Optional[tuple[str, object]]:
+    """``name == constant`` (or ``name.attr == constant``): (the dotted name, the constant)."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        left, right = test.left, test.comparators[0]
+        if isinstance(left, ast.Constant):
+            left, right = right, left
+        name = dotted(left)
+        if name is not None and isinstance(right, ast.Constant) and isinstance(right.value, (str, int)):
+            return name, right.value
+    return None
+
+
+def _targets(stmt: ast.AST) -> list[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        return stmt.targets
+    if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        return [stmt.target]
+    return []
 
 
 def _project_starts(ctx: Context, reported_lines: set) -> None:
