@@ -358,10 +358,10 @@ class Store(Record):
     ``target.attr[key] = value``, what it puts into the container held there (*item* names the part: ``"['k']"``
     for a constant key, ``"[]"`` for any other)."""
 
-    __slots__ = ("target", "attr", "value", "stmt", "unit", "method", "item")
+    __slots__ = ("target", "attr", "value", "stmt", "unit", "method", "item", "guards")
 
     def __init__(self, target: frozenset, attr: str, value: frozenset, stmt: ast.stmt, unit: Optional[str], method: str,
-                 item: Optional[str] = None) -> None:
+                 item: Optional[str] = None, guards: tuple = ()) -> None:
         self.target = target
         self.attr = attr
         self.value = value
@@ -369,6 +369,8 @@ class Store(Record):
         self.unit = unit
         self.method = method  # the method whose code stores it (`__init__`, or a helper it calls)
         self.item = item
+        #: the type tests around it that a caller's arguments decide (:meth:`Engine._type_guards`)
+        self.guards = guards
 
 
 class Summary(Record):
@@ -398,7 +400,8 @@ class Summary(Record):
             values += [v for start in self.starts
                        for v in (start.count, start.iterated or EMPTY, start.via[0] if start.via else EMPTY,
                                  *(guard[0] for guard in start.guards))]
-            values += [v for store in self.stores for v in (store.target, store.value)]
+            values += [v for store in self.stores
+                       for v in (store.target, store.value, *(guard[0] for guard in store.guards))]
             self._waits = bool(self.deferred) or any(depends_on_parameters(value) for value in values)
         return self._waits
 
@@ -1878,10 +1881,12 @@ class Engine:
             stored = self.eval(value, unit, scope)
             if isinstance(target, ast.Name) and any(o.kind == INST for o in stored):
                 stored = self._set_up_after(stored, stmt, target.id, attr, function, unit)
-            summary.stores.append(Store(self.eval(target, unit, scope), attr, stored, stmt, unit.path, name))
+            summary.stores.append(Store(self.eval(target, unit, scope), attr, stored, stmt, unit.path, name,
+                                        guards=self._type_guards(stmt, unit, scope)))
         for stmt, target, key, value in _attribute_item_stores(unit, function):
             summary.stores.append(Store(self.eval(target.value, unit, scope), target.attr,
-                                        self.eval(value, unit, scope), stmt, unit.path, name, key))
+                                        self.eval(value, unit, scope), stmt, unit.path, name, key,
+                                        self._type_guards(stmt, unit, scope)))
         return summary
 
     def _effects_of_call(self, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
@@ -2035,9 +2040,11 @@ class Engine:
         for symbol, inner_call, inner_site, path in inner.deferred:
             self._deferred_call(symbol, inner_call, inner_site, path, binding, hop, summary)
         for store in inner.stores[:max(0, MAX_SUMMARY_ITEMS - len(summary.stores))]:
-            summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
-                                        self.substitute(store.value, binding), store.stmt, store.unit, store.method,
-                                        store.item))
+            guards = self._bound_type_guards(store, binding)
+            if guards is not None:
+                summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
+                                            self.substitute(store.value, binding), store.stmt, store.unit,
+                                            store.method, store.item, guards))
         if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
             summary.heavy.append(HeavyUse(inner.heavy[0].what, (hop, *inner.heavy[0].hops)))
 
@@ -2158,6 +2165,48 @@ class Engine:
                 if value and all(o.kind in _SYMBOLS for o in value):
                     out.append((value, test[1], test[2], field == "body"))
         return tuple(out)
+
+    def _type_guards(self, stmt: ast.stmt, unit: Unit, scope: Scope) -> tuple:
+        """The ``isinstance`` tests of the ``if`` statements of its function around a store that test a parameter
+        (or ``self.x`` set from one), against builtin scalar types: (its value, the types' names, whether the store
+        is where the test holds).  ``if isinstance(rescale, (float, int)): self.rescale = lambda s: rescale``
+        stores the lambda only for a caller that gives a number."""
+        paths = branch_paths(scope).get(stmt) if scope.is_function else None
+        out = []
+        for node, field in paths or ():
+            if not isinstance(node, ast.If) or field not in ("body", "orelse"):
+                continue
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) \
+                and field == "body" else [node.test]
+            for test in tests:
+                negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+                call = test.operand if negated else test
+                if not (isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords
+                        and unit.resolver.qualname(call.func, scope) == "builtins.isinstance"):
+                    continue
+                kinds = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+                names = frozenset(unit.resolver.qualname(kind, scope) for kind in kinds)
+                if not names <= _SCALAR_TYPES.keys():
+                    continue
+                tested = call.args[0]
+                value = None
+                if isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name):
+                    value = self._stored_before(tested, tested.value.id, unit, scope, named=True)
+                elif isinstance(tested, ast.Name):
+                    value = self.eval(tested, unit, scope)
+                if value and depends_on_parameters(value):
+                    out.append((value, names, (field == "body") != negated))
+        return tuple(out)
+
+    def _bound_type_guards(self, store: Store, binding: dict) -> Optional[tuple]:
+        """A store's type guards (:meth:`_type_guards`) as *binding* gives their values: None when one never holds
+        (the store does not happen), else those that still wait for a caller."""
+        if not store.guards:
+            return ()
+        guards = tuple((self.substitute(value, binding), names, holds) for value, names, holds in store.guards)
+        if any(_type_test_never_holds(guard) for guard in guards):
+            return None
+        return tuple(guard for guard in guards if depends_on_parameters(guard[0]))
 
     def _iteration(self, iterable: ast.expr, report: ast.AST, site: Site, unit: Unit, summary: Summary) -> None:
         scope = site.scope
@@ -2614,6 +2663,11 @@ class Engine:
             # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
             # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
             for store, binding in stores:
+                guards = self._bound_type_guards(store, binding)
+                if guards is None or guards and not _arguments_of(obj):
+                    # (`if isinstance(scale, float): self.scale = lambda s: scale` given a function, or by a
+                    # constructor call nobody is known to make: the callers' arguments decide, and none is known)
+                    continue
                 value = self._npz(self.substitute(store.value, binding), store, info, owner)
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
@@ -2807,10 +2861,12 @@ class Engine:
             found = self._tops[id(function)] = frozenset(id(stmt) for stmt in getattr(function, "body", ()))
         return found
 
-    def _stored_before(self, expr: ast.Attribute, name: str, unit: Unit, scope: Scope) -> Optional[frozenset]:
+    def _stored_before(self, expr: ast.Attribute, name: str, unit: Unit, scope: Scope,
+                       named: bool = False) -> Optional[frozenset]:
         """``self.x`` read in the method that stored it: ``self.root = Path(root)`` in the method's own body
-        (never skipped), the value a call's, and no other store of ``x`` or into it in between, makes the read that
-        value, not the instance's field (``self.files = self.root.iterdir()``); None when that is not so."""
+        (never skipped), the value a call's (or, *named*, a name's: ``self.scale = scale``), and no other store of
+        ``x`` or into it in between, makes the read that value, not the instance's field (``self.files =
+        self.root.iterdir()``); None when that is not so."""
         function = scope.function_scope()
         line = getattr(expr, "lineno", None)
         if function is None or line is None:
@@ -2820,7 +2876,7 @@ class Engine:
             if attr != expr.attr or stmt.lineno >= line:
                 continue
             found = (stmt, value) if id(stmt) in self._top_level(function.node) else None
-        if found is None or not isinstance(found[1], ast.Call):
+        if found is None or not isinstance(found[1], (ast.Call, ast.Name) if named else ast.Call):
             return None  # (a container written out is filled later: `self.loaders = {}`, then items)
         for stmt, target, _, _ in _stores(unit)[1].get(id(function.node), ()):
             if isinstance(target, ast.Attribute) and target.attr == expr.attr and \
@@ -3436,6 +3492,35 @@ def _numeric_test(test: ast.expr) -> Optional[tuple[ast.expr, Any, Any]]:
     if isinstance(right, ast.Constant) and _number(right.value) and isinstance(left, (ast.Name, ast.Attribute)):
         return left, _COMPARISONS[op], right.value
     return None
+
+
+#: builtin scalar types, by qualified name: the names of the types whose instances are instances of it
+_SCALAR_TYPES = {
+    "builtins.int": frozenset({"int", "bool"}), "builtins.float": frozenset({"float"}),
+    "builtins.complex": frozenset({"complex"}), "builtins.bool": frozenset({"bool"}),
+    "builtins.str": frozenset({"str"}), "builtins.bytes": frozenset({"bytes"}),
+    "numbers.Number": frozenset({"int", "bool", "float", "complex"}),
+    "numbers.Real": frozenset({"int", "bool", "float"}), "numbers.Integral": frozenset({"int", "bool"}),
+}
+#: kinds of object that are never an instance of a scalar type: functions and classes
+_NOT_SCALAR = frozenset({LAMBDA, FUNC, CLASS, PARTIAL, BOUND})
+
+
+def _type_test_never_holds(guard: tuple) -> bool:
+    """Whether an ``isinstance`` guard (:meth:`Engine._type_guards`) comes out against its store for every object
+    its value may be (a constant of a known type, a function or a class)."""
+    value, names, holds = guard
+    if not value:
+        return False
+    results = set()
+    for obj in value:
+        if obj.kind in _NOT_SCALAR:
+            results.add(False)
+        elif obj.kind == CONST and obj.data[0] == "const" and obj.data[1] != "?":
+            results.add(any(obj.data[1] in _SCALAR_TYPES[name] for name in names))
+        else:
+            return False
+    return holds not in results
 
 
 def _never_holds(guard: tuple) -> bool:
