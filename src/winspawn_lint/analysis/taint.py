@@ -1300,7 +1300,9 @@ class Engine:
                 else EMPTY
         if kind in (PARAM, FIELD):
             method = self._own_method(obj, attr) if kind == PARAM else None
-            if method is not None:  # `self._open()` in a method: the class's own method, with this `self`
+            # `self._open()` in a method: the class's own method, with this `self`; but a stub that subclasses
+            # fill in (`raise NotImplementedError`) is the instance's class's to say (:meth:`_dispatched`)
+            if method is not None and not _is_stub(method[0]):
                 node, owner = method
                 return frozenset({Obj(BOUND, owner.path, node, attr, (("self", frozenset({obj})),))})
             return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))})
@@ -1991,9 +1993,23 @@ class Engine:
             for api in {api.key: api for api in subclassed if api is not None}.values():
                 self._api_sinks(api, call, site, unit, summary)
         for callee in callees:
-            if callee.kind == PARAM and callee.parts == () and len(summary.deferred) < MAX_SUMMARY_ITEMS:
+            if (callee.kind == PARAM and callee.parts == () or self._dispatched(callee)) and \
+                    len(summary.deferred) < MAX_SUMMARY_ITEMS:
                 summary.deferred = [*summary.deferred, (callee, call, site, unit.path)]
             self._propagate(callee, call, site, unit, summary)
+
+    def _dispatched(self, callee: Obj) -> bool:
+        """Whether *callee* is ``self.m`` in a method, with ``m`` a stub of the class that its subclasses fill in
+        (a base trainer's ``train()`` calling ``self._train_epoch(epoch)``): which method runs is the instance's
+        class's to say, once a caller gives ``self``."""
+        if callee.kind != FIELD or callee.data == ITEM:
+            return False
+        bases = callee.part("base")
+        if len(bases) != 1:
+            return False
+        base = next(iter(bases))
+        found = self._own_method(base, callee.data) if base.kind == PARAM and not base.parts else None
+        return found is not None and _is_stub(found[0])
 
     def _propagate(self, callee: Obj, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
         scope = site.scope
@@ -2077,7 +2093,13 @@ class Engine:
         unit = self.unit(path)
         if unit is None:
             return
-        given = binding.get(symbol.data, EMPTY)
+        if symbol.kind == FIELD:  # (a stub's call: the method of the class of the `self` the caller gives)
+            given = self.substitute(frozenset({symbol}), binding)
+            for still in sorted((o for o in given if self._dispatched(o)), key=_order):
+                if len(summary.deferred) < MAX_SUMMARY_ITEMS:  # (`self` passed on by a method of the class)
+                    summary.deferred = [*summary.deferred, (still, call, site, path)]
+        else:
+            given = binding.get(symbol.data, EMPTY)
         for function in sorted((o for o in given if o.kind in (FUNC, LAMBDA, BOUND)), key=_order):
             inner = Summary()
             self._propagate(function, call, site, unit, inner)
@@ -3595,6 +3617,27 @@ def _first_param(function: ast.AST) -> str:
 #: how a NEW symbol's class is had: a classmethod's ``cls`` (an instance given there stands for its class), or
 #: ``type(x)`` of a parameter (the class of what the caller gives)
 _CLS, _TYPE_OF = "cls", "type"
+
+
+def _is_stub(function: ast.AST) -> bool:
+    """A method that subclasses are to fill in: ``@abstractmethod``, or a body of only a docstring and ``pass``,
+    ``...`` or ``raise NotImplementedError``."""
+    if any((d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None) ==
+           "abstractmethod" for d in getattr(function, "decorator_list", ())):
+        return True
+    body = getattr(function, "body", None)
+    if not body:
+        return False
+    for stmt in body:
+        if isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and (
+                isinstance(stmt.value.value, str) or stmt.value.value is Ellipsis):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+            raised = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+            if isinstance(raised, ast.Name) and raised.id == "NotImplementedError":
+                continue
+        return False
+    return True
 
 
 def _decorated(function: ast.AST, decorator: str) -> bool:
