@@ -90,7 +90,7 @@ class FileResult(Record):
         self.lines = lines
         self.fixed_text = fixed_text  # the fixed file, when --fix/--diff changed it
         self.original_text = original_text
-        #: --diff output when not a diff of the whole text (a notebook's cells)
+        #: what --diff prints: a notebook's cells' patch; the command line's patch of a file (``cli._patched``)
         self.diff_lines = diff_lines
         self.fixed_count = fixed_count
         self.fixed = fixed if fixed is not None else []  # what --fix/--diff fixed (for --show-fixes)
@@ -110,6 +110,11 @@ class FileResult(Record):
         #: a file that cannot be checked: where it stops being Python, as (cell or None, line, column), both
         #: 1-based, when that is known
         self.error_at = error_at
+
+    @property
+    def changed(self) -> bool:
+        """Whether the fix changed the file (``--fix`` has its text to write, ``--diff`` its patch)."""
+        return self.fixed_text is not None or self.diff_lines is not None
 
 
 def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
