@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 from .__version__ import __version__
 from .analysis.project import Project
 from .finding import Finding
-from .io.source import split_rows
 from .rules import RULES, FixSafety, expand
+from .io.source import split_rows
 from .runner import FileResult, Job, apply_outcome, check_file, one_run, write
 from .settings import (ConfigError, Settings, UNRESOLVED_POLICIES, find_config, load_config, resolve_selection,
                        settings_from_mapping)

@@ -2934,7 +2934,7 @@ class Engine:
     def _is_called(self, function: ast.AST, unit: Unit) -> bool:
         """Whether the checked module or a module that imports it calls *function*.  The calls that name it (the
         function's name, or its class's for ``__init__``) are asked first: a loader builder's caller is found
-        without resolving every call of the forty-odd modules that import it (a third of a check of
+        without resolving every call of the forty-odd modules that import it (a quarter of a check of
         pytorch-image-models); only when none of them calls it is every call asked (:meth:`callers`)."""
         if self._callers is None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = {function.name}
