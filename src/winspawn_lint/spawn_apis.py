@@ -667,6 +667,18 @@ HEAVY_WITH_KEYWORD: tuple[tuple[str, str, object], ...] = (
 )
 
 
+#: Readers of one image, sound or scan: cheap once, heavy in a loop, where a dataset's ``__init__`` or a script's
+#: top level reads every file of a folder into memory (``for p in paths: self.images.append(cv2.imread(p))``,
+#: ``[Image.open(p).convert("RGB") for p in files]``).  Only a call that runs once per iteration of a loop or
+#: comprehension of its own function counts (:meth:`.analysis.index.ModuleIndex.calls_in_loops`).
+HEAVY_IN_LOOP: Mapping[str, str] = {name: " in a loop" for name in (
+    "cv2.imread", "PIL.Image.open", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread", "skimage.io.imread",
+    "matplotlib.pyplot.imread", "matplotlib.image.imread", "torchvision.io.read_image", "tifffile.imread",
+    "nibabel.load", "SimpleITK.ReadImage", "pydicom.dcmread", "pydicom.read_file", "librosa.load", "soundfile.read",
+    "torchaudio.load", "scipy.io.wavfile.read",
+)}
+
+
 def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
     """Why a call of *name* is heavy (a suffix for the message, possibly empty), or None.
 
@@ -1022,7 +1034,8 @@ def known_names() -> frozenset[str]:
     names = {name for api in BUILTIN_APIS for name in api.names}
     names |= {name for entry in KEEPERS for name in entry.names if not name.endswith(".")}
     for table in (CONTEXT_FACTORIES, SET_START_METHOD, FREEZE_SUPPORT, EAGER_HANDLE_CLASSES, UNPICKLABLE_CALLS,
-                  UNPICKLABLE_GLOBALS, MP_SYNC_PRIMITIVES, CLASS_REPLACING_DECORATORS, HEAVY_CALLS, PIPELINE_ROOTS):
+                  UNPICKLABLE_GLOBALS, MP_SYNC_PRIMITIVES, CLASS_REPLACING_DECORATORS, HEAVY_CALLS, HEAVY_IN_LOOP,
+                  PIPELINE_ROOTS):
         names |= set(table)
     names |= {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "functools.partial"}
     return frozenset(names)

@@ -87,6 +87,47 @@ def test_a_try_that_catches_runtime_error_is_noted():
     assert not module.call("Pool(2)")[1].catches_runtime_error
 
 
+# --- calls that run once per iteration (a reader heavy only in a loop, WSP103) ---------------------------------
+
+def _looped(source: str, owner: str = "") -> list[str]:
+    """The source of the calls of *owner* (a def's name; the module when empty) that run once per iteration."""
+    module = analyse(source)
+    node = module.function(owner).node if owner else module.tree
+    looped = module.index.calls_in_loops(node)
+    return sorted(module.text(call) for call, _ in module.index.calls if id(call) in looped)
+
+
+def test_a_loop_body_and_a_while_test_run_per_iteration_the_iterable_and_the_else_once():
+    assert _looped('''
+        for path in listdir(root()):
+            read(path)
+        else:
+            done()
+        while more():
+            pass
+    ''') == ["more()", "read(path)"]
+
+
+def test_a_comprehension_runs_its_element_and_conditions_per_item_its_first_iterable_once():
+    assert _looped('''
+        images = [read(p) for p in listdir(root()) if ok(p)]
+        pairs = {key(p): read(q) for p in first() for q in inner(p)}
+    ''') == ["inner(p)", "key(p)", "ok(p)", "read(p)", "read(q)"]
+
+
+def test_a_def_in_a_loop_runs_its_body_when_called_not_per_iteration():
+    source = '''
+        def load(paths):
+            for path in paths:
+                @register(path)
+                def reader():
+                    return read(path)
+            return [lambda: read(p) for p in paths]
+    '''
+    assert _looped(source, "load") == ["register(path)"]
+    assert _looped(source) == []  # (the module's own code only defines load)
+
+
 # --- what the walk collects ----------------------------------------------------------------------------------
 
 def test_main_guards_and_module_level_ifs_are_listed():

@@ -2,7 +2,8 @@
 
 Loading a checkpoint or a pretrained model, reading a dataset into memory, moving a model to the GPU: done at
 import time in a module that spawned workers import, each worker does it again (WSP103).  What counts is data in
-``spawn_apis`` (``HEAVY_CALLS``, ``HEAVY_METHODS``, ``HEAVY_WITH_KEYWORD``); this module reads a call against it.
+``spawn_apis`` (``HEAVY_CALLS``, ``HEAVY_METHODS``, ``HEAVY_WITH_KEYWORD``, and ``HEAVY_IN_LOOP`` for a reader
+of one file called in a loop); this module reads a call against it.
 """
 
 from __future__ import annotations
@@ -10,16 +11,18 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..spawn_apis import GIVEN, HEAVY_METHODS, heavy_call
-from .index import Scope
+from ..spawn_apis import GIVEN, HEAVY_IN_LOOP, HEAVY_METHODS, heavy_call
+from .index import ModuleIndex, Scope
 from .names import Resolver
 
 _CUDA_TEXT = ("cuda", "gpu")
 
 
-def heavy_work(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
-    """A description of the heavy work this call does (for a message), or None."""
-    loading = heavy_loading(call, resolver, scope)
+def heavy_work(call: ast.Call, resolver: Resolver, scope: Scope, index: Optional[ModuleIndex] = None,
+               owner: Optional[ast.AST] = None) -> Optional[str]:
+    """A description of the heavy work this call does (for a message), or None.  *index* and *owner* (the def
+    whose code makes the call, or the module's tree): where a reader of one file counts when called in a loop."""
+    loading = heavy_loading(call, resolver, scope, index, owner)
     if loading is not None:
         return loading
     if isinstance(call.func, ast.Attribute):
@@ -31,12 +34,16 @@ def heavy_work(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str
     return None
 
 
-def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
+def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optional[ModuleIndex] = None,
+                  owner: Optional[ast.AST] = None) -> Optional[str]:
     """Like :func:`heavy_work`, for loading only (checkpoints, models, data, joining a process group), not for
     moving to the GPU: what a call into the project is judged by, as a model's ``__init__`` moving its own small
     buffers to the GPU is not the cost WSP103 is about."""
     name = resolver.qualname(call.func, scope)
     why = heavy_call(name, _constant_keywords(call))
+    if why is None and name in HEAVY_IN_LOOP and index is not None and owner is not None \
+            and id(call) in index.calls_in_loops(owner):
+        why = HEAVY_IN_LOOP[name]
     if why is not None:
         return f"`{_short(name)}(...)`{why}"
     if isinstance(call.func, ast.Attribute) and call.func.attr in HEAVY_METHODS:

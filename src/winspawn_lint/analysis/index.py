@@ -203,7 +203,19 @@ class ModuleIndex:
         self.generator_functions: set[ast.AST] = set()
         #: how many blocks a test expects to raise the walk is in (:func:`_expects_raise`)
         self._expecting = 0
+        #: :meth:`calls_in_loops`' answers, by the id of the def (or tree) asked
+        self._looped: dict[int, frozenset[int]] = {}
         self._walk_module()
+
+    def calls_in_loops(self, owner: ast.AST) -> frozenset[int]:
+        """The ids of the calls of *owner*'s own code (a def's or lambda's body; the module's for the tree) that
+        run once per iteration of a loop there: in a ``for`` or ``while`` body, a ``while`` test, or a
+        comprehension's element, conditions and inner iterables.  Found when first asked of *owner*: few are (a
+        reader that is heavy only in a loop, ``spawn_apis.HEAVY_IN_LOOP``, asks)."""
+        found = self._looped.get(id(owner))
+        if found is None:
+            found = self._looped[id(owner)] = _calls_in_loops(owner)
+        return found
 
     # -- the walk ---------------------------------------------------------------------------------
     def _walk_module(self) -> None:
@@ -453,6 +465,39 @@ def _walk_function_body(function: ast.AST) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda, ast.expr)):
                 stack.append(child)
+
+
+_COMPREHENSION_NODES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _calls_in_loops(owner: ast.AST) -> frozenset[int]:
+    """:meth:`ModuleIndex.calls_in_loops` (each node of *owner* is visited once: bounded by its size)."""
+    body = [owner.body] if isinstance(owner, ast.Lambda) else owner.body
+    stack: list[tuple[ast.AST, bool]] = [(node, False) for node in body]
+    found: set[int] = set()
+    while stack:
+        node, looped = stack.pop()
+        if isinstance(node, ast.Call) and looped:
+            found.add(id(node))
+        if isinstance(node, (*FUNCTION_NODES, ast.Lambda)):
+            # (its body runs when it is called; its decorators and defaults run here)
+            if isinstance(node, FUNCTION_NODES):
+                stack.extend((expr, looped) for expr in node.decorator_list)
+            stack.extend((expr, looped) for expr in _defaults(node.args))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            stack += [(node.target, looped), (node.iter, looped), *((s, True) for s in node.body),
+                      *((s, looped) for s in node.orelse)]
+        elif isinstance(node, ast.While):
+            stack += [(node.test, True), *((s, True) for s in node.body), *((s, looped) for s in node.orelse)]
+        elif isinstance(node, _COMPREHENSION_NODES):
+            first, *rest = node.generators
+            stack.append((first.iter, looped))  # (evaluated once, before the first iteration)
+            stack += [(first.target, True), *((test, True) for test in first.ifs), *((g, True) for g in rest)]
+            stack += [(child, True) for child in ((node.key, node.value) if isinstance(node, ast.DictComp)
+                                                  else (node.elt,))]
+        else:
+            stack.extend((child, looped) for child in ast.iter_child_nodes(node))
+    return frozenset(found)
 
 
 #: Statements looked at when finding the branches of a scope: a bound on pathological inputs.

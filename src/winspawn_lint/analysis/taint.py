@@ -1873,7 +1873,7 @@ class Engine:
         summary.returns = _cut(frozenset().union(*(self.eval(r, unit, scope) for r in returns))) if returns else EMPTY
         for call, site in _calls_of(unit, function):
             self._effects_of_call(call, site, unit, summary)
-            what = heavy_loading(call, unit.resolver, site.scope)
+            what = heavy_loading(call, unit.resolver, site.scope, index, function)
             if what is not None:
                 summary.heavy.append(HeavyUse(what))
         for iterable, report, site in _iterations_of(unit, function):

@@ -60,7 +60,7 @@ class Effects:
             if function is None or function.kind == "lambda":
                 continue
             if id(call) not in start_nodes:
-                heavy = heavy_work(call, ctx.resolver, site.scope)
+                heavy = heavy_work(call, ctx.resolver, site.scope, ctx.index, function.node)
                 if heavy:
                     self.direct.setdefault(function.node, {}).setdefault("heavy", heavy)
             if _is_set_start_method(call, ctx, site) and not site.catches_runtime_error:
@@ -208,7 +208,7 @@ def check(ctx: Context) -> None:
                 if effect is not None:
                     heavy_calls.add(id(call))
         if starts and id(call) not in start_nodes:
-            work = heavy_work(call, ctx.resolver, site.scope)
+            work = heavy_work(call, ctx.resolver, site.scope, index, index.tree)
             if work:
                 heavy(call, site, what=work)  # the call to move, on its own line in a long statement
                 heavy_calls.add(id(call))
@@ -252,7 +252,7 @@ def _does_heavy_work_at_import(ctx: Context, effects: "Effects") -> bool:
     for call, site in ctx.index.calls:
         if not site.import_time:
             continue
-        if heavy_work(call, ctx.resolver, site.scope):
+        if heavy_work(call, ctx.resolver, site.scope, ctx.index, ctx.index.tree):
             return True
         callee = resolve_callee(call, site, ctx.index, ctx.resolver)
         if callee is not None and effects.of(callee, "heavy") is not None:
