@@ -124,7 +124,7 @@ def test_wheel_contents_and_metadata(dists):
     assert metadata["Description-Content-Type"] == "text/markdown"
     assert metadata.get_payload().strip(), "empty long description"
 
-    assert re.search(r"^\[console_scripts\]\nwinspawn-lint = winspawn_lint.cli:main$", entry_points, re.M)
+    assert re.search(r"^\[console_scripts\]\nwinspawn-lint = winspawn_lint.cli:entry$", entry_points, re.M)
     assert re.search(r"^\[flake8.extension\]\nWSP = winspawn_lint.flake8_plugin:Plugin$", entry_points, re.M)
     assert re.search(r"^\[pytest11\]\nwinspawn_lint = winspawn_lint.runtime.pytest_plugin$", entry_points, re.M)
 

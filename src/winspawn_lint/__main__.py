@@ -4,10 +4,9 @@ import sys
 
 if __name__ == "__main__":
     try:
-        from .cli import main
+        from .cli import entry
 
-        status = main()
+        entry()
     except KeyboardInterrupt:  # Ctrl-C while still starting up (main() handles it once running)
         sys.stderr.write("winspawn-lint: interrupted\n")
-        status = 130
-    sys.exit(status)
+        sys.exit(130)
