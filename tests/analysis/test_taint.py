@@ -1194,3 +1194,40 @@ _LAMBDA_STARTS = """
 def test_a_process_started_inside_a_lambda_is_a_sink(tmp_path, body, codes):
     found = lint(tmp_path, {"train.py": _LAMBDA_STARTS.format(body=textwrap.indent(body, " " * 8))})
     assert [code for _, _, code in found] == codes
+
+
+# --- what a value waits for ----------------------------------------------------------------------------------
+
+def _walked(obj: taint.Obj, depth: int = 0) -> bool:
+    """Whether a symbol is within MAX_NESTING levels of *obj*'s parts, by a plain walk of every path."""
+    return depth <= taint.MAX_NESTING and any(
+        inner.kind in taint._SYMBOLS or (inner.parts and _walked(inner, depth + 1))
+        for _, value in obj.parts for inner in value)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_an_object_holds_symbols_as_a_walk_of_every_path_down_to_the_bound_says(seed):
+    """Obj.holds_symbols keeps the depth of the nearest symbol in each object (values share objects, and a walk
+    from each looked at them again on every path): the same answer as the walk, deep, shared or past the
+    interpreter's stack."""
+    import random
+
+    rng = random.Random(seed)
+    made: list[taint.Obj] = []
+    for number in range(rng.randrange(5, 400)):
+        if made and rng.random() < 0.85:
+            held = frozenset(rng.choice(made[-rng.randrange(1, min(len(made), 6) + 1):])
+                             for _ in range(rng.randrange(1, 3)))
+            made.append(taint.Obj(taint.SEQ, None, None, number, (("[]", held),)))
+        else:
+            made.append(taint.Obj(taint.PARAM if rng.random() < 0.3 else taint.CONST, None, None, number))
+    for obj in reversed(made):
+        assert obj.holds_symbols() == _walked(obj), obj
+
+
+def test_a_symbol_is_found_down_to_the_bound_in_a_chain_deeper_than_the_interpreter_follows():
+    chain = [taint.Obj(taint.PARAM, None, None, "x")]
+    for number in range(500):
+        chain.append(taint.Obj(taint.SEQ, None, None, number, (("[0]", frozenset({chain[-1]})),)))
+    asked = [obj.holds_symbols() for obj in reversed(chain)]  # (the outermost first: the deepest walk)
+    assert list(reversed(asked)) == [False] + [True] * (taint.MAX_NESTING + 1) + [False] * (500 - taint.MAX_NESTING - 1)

@@ -157,8 +157,8 @@ class Obj(Record):
     """
 
     # (`__hash`: the hash, found when first asked: an object is hashed again each time a set holding it is made,
-    # half a million times in a check of pytorch-image-models; `__symbolic`: whether what it holds waits for a
-    # caller's arguments, see depends_on_parameters)
+    # half a million times in a check of pytorch-image-models; `__symbolic`: how deep in what it holds the
+    # nearest symbol is, see _symbol_depth: whether it waits for a caller's arguments, see depends_on_parameters)
     __slots__ = ("kind", "unit", "node", "data", "parts", "__hash", "__symbolic")
 
     def __init__(self, kind: str, unit: Optional[str], node: Any = None, data: Any = None, parts: tuple = ()) -> None:
@@ -183,9 +183,13 @@ class Obj(Record):
 
     def holds_symbols(self) -> bool:
         """Whether something it holds (down to :data:`MAX_NESTING` levels) is a symbol."""
+        return self.symbol_depth() <= MAX_NESTING
+
+    def symbol_depth(self, recursion: int = 0) -> int:
+        """How many levels below its parts the nearest symbol is (:func:`_symbol_depth`), found when first asked."""
         found = self.__symbolic
         if found is None:
-            found = self.__symbolic = _symbolic(self)
+            found = self.__symbolic = _symbol_depth(self, recursion)
         return found
 
     def part(self, name: str) -> "SVal":
@@ -3482,14 +3486,48 @@ def _without_thread_mode(entries: list[tuple[str, frozenset, "Store"]], paths: d
 _MP_PREFIXES = ("multiprocessing.", "torch.multiprocessing.", "multiprocess.")
 
 
-def _symbolic(obj: Obj, depth: int = 0) -> bool:
-    if depth > MAX_NESTING:
-        return False
+#: :func:`_symbol_depth` of an object that holds no symbol within :data:`MAX_NESTING` levels
+_NO_SYMBOL = MAX_NESTING + 1
+#: objects held in one another that :func:`_symbol_depth` follows with the interpreter's stack before it walks
+#: the rest level by level
+_MAX_SYMBOL_RECURSION = 64
+
+
+def _symbol_depth(obj: Obj, recursion: int) -> int:
+    """How many levels below *obj*'s parts the nearest symbol is (0: a part holds one), :data:`_NO_SYMBOL` when
+    none is within :data:`MAX_NESTING` levels.  Each object keeps its answer (:meth:`Obj.symbol_depth`), so an
+    object that many values share is looked into once (a walk from each object down to the bound looked at it
+    again on each path to it: 430,000 steps in a check of pytorch-image-models); the depth of the nearest symbol,
+    not a yes or no, is what an object holding it needs to know."""
+    if recursion > _MAX_SYMBOL_RECURSION:
+        return _bounded_symbol_depth(obj)
+    best = _NO_SYMBOL
     for _, value in obj.parts:
         for inner in value:
-            if inner.kind in _SYMBOLS or (inner.parts and _symbolic(inner, depth + 1)):
-                return True
-    return False
+            if inner.kind in _SYMBOLS:
+                return 0
+            if inner.parts and best > 1:
+                best = min(best, inner.symbol_depth(recursion + 1) + 1)
+    return best
+
+
+def _bounded_symbol_depth(obj: Obj) -> int:
+    """:func:`_symbol_depth` without the interpreter's stack, level by level (objects nested past
+    :data:`_MAX_SYMBOL_RECURSION`: never met in a check, bounded all the same)."""
+    level: list[Obj] = [obj]
+    seen = {id(obj)}
+    for depth in range(_NO_SYMBOL):
+        following: list[Obj] = []
+        for current in level:
+            for _, value in current.parts:
+                for inner in value:
+                    if inner.kind in _SYMBOLS:
+                        return depth
+                    if inner.parts and id(inner) not in seen:
+                        seen.add(id(inner))  # (first met at its shallowest: the nearest symbol is found first)
+                        following.append(inner)
+        level = following
+    return _NO_SYMBOL
 
 
 def depends_on_parameters(value: frozenset) -> bool:
