@@ -134,6 +134,8 @@ _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.nex
                                  "builtins.enumerate", "builtins.sorted", "builtins.zip", "builtins.set",
                                  "builtins.sum", "builtins.any", "builtins.all"})
 # (`from itertools import izip as zip` in a `try:` is Python 2 compatibility: under Python 3 it is the builtin)
+#: calls whose items :meth:`Engine._loop_items` knows, for an iterable of a worker API's arguments (``_passes``)
+_ITEMS_MADE_BY = frozenset({"builtins.zip", "builtins.enumerate", "itertools.repeat"})
 _ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
                             "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "itertools.izip", "six.moves.zip",
                             "itertools.islice", "itertools.chain"})
@@ -1216,7 +1218,8 @@ class Engine:
     def _loop_items(self, iterable: ast.expr, unit: Unit, scope: Scope, depth: int) -> frozenset:
         """What each pass of ``for x in iterable:`` binds to ``x``: an item of a list, tuple or dict (its
         ``.values()``), the ``(key, item)`` pairs of ``d.items()`` and ``enumerate(xs)``, the tuples of
-        ``zip(xs, ys)``; *depth* bounds how far pairs are built (the target's nesting)."""
+        ``zip(xs, ys)``, the object ``itertools.repeat(x)`` repeats, a generator expression's element; *depth*
+        bounds how far pairs are built (the target's nesting)."""
         call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords \
             and not any(isinstance(a, ast.Starred) for a in iterable.args) else None
         if call is not None and depth > 0:
@@ -1236,6 +1239,10 @@ class Engine:
                 if any(part for _, part in parts):
                     return frozenset({Obj(SEQ, unit.path, call, None, tuple(p for p in parts if p[1]))})
                 return EMPTY
+            if name == "itertools.repeat" and len(call.args) in (1, 2):
+                return self.eval(call.args[0], unit, scope)
+        if isinstance(iterable, ast.GeneratorExp):
+            return self.eval(iterable.elt, unit, unit.index.scope_of.get(iterable, scope))
         value = self.eval(iterable, unit, scope)
         # (an item of what a caller gives, as `_subscript` takes one: `for worker in self.workers: worker.start()`)
         symbolic = frozenset(Obj(FIELD, o.unit, None, ITEM, (("base", frozenset({o})),)) for o in value
@@ -2264,7 +2271,8 @@ class Engine:
             if arg.rest and arg.position is not None:
                 for position, value in enumerate(call.args[arg.position:], arg.position):
                     if not isinstance(value, ast.Starred):  # (each an object, or an iterable of them: `map`)
-                        yield Arg(None, position, kind=arg.kind, rest=True), self.eval(value, unit, scope)
+                        yield Arg(None, position, kind=arg.kind, rest=True), \
+                            self.eval(value, unit, scope) | self._passes(value, arg, unit, scope)
                 continue
             expr = _argument(call, arg)
             if expr is None or expr is _UNKNOWN_ARG:  # (`f(*args, **kwargs)`: given by keyword, if at all)
@@ -2272,7 +2280,18 @@ class Engine:
                 if spread:
                     yield arg, spread
                 continue
-            yield arg, self.eval(expr, unit, scope)
+            yield arg, self.eval(expr, unit, scope) | self._passes(expr, arg, unit, scope)
+
+    def _passes(self, expr: ast.expr, arg: Arg, unit: Unit, scope: Scope) -> frozenset:
+        """What an iterable of arguments that the API iterates in the parent (``pool.starmap(f, it)``) yields, as a
+        list of it, when the iterable is made where the call is: ``zip(repeat(lock), xs)``, ``enumerate(xs)``, a
+        generator expression.  Each item is pickled, as each item of a list written out is (the iterable itself
+        is not: a generator is consumed in the parent)."""
+        if arg.kind != "args" or not (isinstance(expr, ast.GeneratorExp) or isinstance(expr, ast.Call) and (
+                unit.resolver.qualname(expr.func, scope) in _ITEMS_MADE_BY)):
+            return EMPTY
+        items = self._loop_items(expr, unit, scope, 2)
+        return frozenset({Obj(SEQ, unit.path, expr, None, (("[]", items),))}) if items else EMPTY
 
     def _spread_keyword(self, call: ast.Call, keyword: Optional[str], unit: Unit, scope: Scope) -> frozenset:
         if not keyword:
