@@ -493,6 +493,7 @@ class Engine:
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
         self._iter_calls: dict[int, ast.Call] = {}  # (kept: see _iter_call)
+        self._enter_calls: dict[int, ast.Call] = {}  # (kept: see _enter_call)
         self._partial_calls: dict[tuple[int, int], ast.Call] = {}  # (kept: see _partial_call)
         self._api_subclasses: dict[int, Optional[SpawnAPI]] = {}  # by the id of a class node
         self._tops: dict[int, frozenset[int]] = {}  # by the id of a function node: see _top_level
@@ -568,6 +569,16 @@ class Engine:
             node = self._iter_calls[id(iterable)] = ast.copy_location(ast.Call(
                 func=ast.copy_location(ast.Attribute(value=iterable, attr="__iter__", ctx=ast.Load()), iterable),
                 args=[], keywords=[]), iterable)
+        return node
+
+    def _enter_call(self, manager: ast.expr) -> ast.Call:
+        """``manager.__enter__()``, the call a ``with`` statement makes: one node per manager, kept (as
+        :meth:`_self_name`'s)."""
+        node = self._enter_calls.get(id(manager))
+        if node is None:
+            node = self._enter_calls[id(manager)] = ast.copy_location(ast.Call(
+                func=ast.copy_location(ast.Attribute(value=manager, attr="__enter__", ctx=ast.Load()), manager),
+                args=[], keywords=[]), manager)
         return node
 
     def _tick(self) -> bool:
@@ -1030,8 +1041,10 @@ class Engine:
 
     def _binding(self, binding: Binding, unit: Unit) -> frozenset:
         kind = binding.kind
-        if kind in ("assign", "with"):
+        if kind == "assign":
             return self.eval(binding.value, unit, binding.scope)
+        if kind == "with":
+            return self._entered(binding.value, unit, binding.scope)
         if kind == "param":
             function = binding.scope.node
             return frozenset({Obj(PARAM, unit.path, function, binding.name)})
@@ -1046,6 +1059,23 @@ class Engine:
         if kind == "other" or kind == "for":
             return self._unpacked(binding, unit)
         return EMPTY
+
+    def _entered(self, manager: ast.expr, unit: Unit, scope: Scope) -> frozenset:
+        """What ``with manager as name:`` binds, ``manager.__enter__()``: for an instance of a project class with
+        its own ``__enter__``, what that returns, with what it stored on the instance (``self.fh = open(path)``
+        and ``return self``); a library's context manager is taken to give itself (a file, an h5py file, a pool)."""
+        value = self.eval(manager, unit, scope)
+        if not any(obj.kind == INST for obj in value):
+            return value
+        out: set = set()
+        for obj in value:
+            entered = [bound for bound in self.attribute(obj, "__enter__", unit) if bound.kind == BOUND] \
+                if obj.kind == INST else []
+            if not entered:
+                out.add(obj)
+            for bound in entered:
+                out |= self.apply(bound, self._enter_call(manager), unit, scope)
+        return _cut(out)
 
     def _augmented(self, binding: Binding, unit: Unit) -> frozenset:
         """``xs += [x]``: the list the name held before, holding the items added (a number or anything else that
@@ -2805,7 +2835,7 @@ class Engine:
                         if binding.kind == "def":
                             out.append((node.id, frozenset({Obj(FUNC, owner.path, binding.node)})))
                         elif binding.kind in ("assign", "with") and binding.value is not None:
-                            out.append((node.id, self.eval(binding.value, owner, binding.scope)))
+                            out.append((node.id, self._binding(binding, owner)))
         return out
 
     # ------------------------------------------------------------------ flows
