@@ -133,9 +133,9 @@ _DEFERRED_METHODS = _RETURNS_SELF | _TRANSFORM_SETTERS | _DERIVED_DATASET_METHOD
 _ITERATING_BUILTINS = frozenset({"builtins.iter", "builtins.list", "builtins.next", "builtins.tuple",
                                  "builtins.enumerate", "builtins.sorted", "builtins.zip", "builtins.set",
                                  "builtins.sum", "builtins.any", "builtins.all"})
-# (`from itertools import izip as zip` in a `try:` is Python 2 compatibility: under Python 3 it is the builtin)
 #: calls whose items :meth:`Engine._loop_items` knows, for an iterable of a worker API's arguments (``_passes``)
 _ITEMS_MADE_BY = frozenset({"builtins.zip", "builtins.enumerate", "itertools.repeat"})
+# (`from itertools import izip as zip` in a `try:` is Python 2 compatibility: under Python 3 it is the builtin)
 _ITER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.iter", "builtins.reversed", "tqdm",
                             "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "itertools.izip", "six.moves.zip",
                             "itertools.islice", "itertools.chain"})
