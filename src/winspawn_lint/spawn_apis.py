@@ -671,12 +671,12 @@ HEAVY_WITH_KEYWORD: tuple[tuple[str, str, object], ...] = (
 #: top level reads every file of a folder into memory (``for p in paths: self.images.append(cv2.imread(p))``,
 #: ``[Image.open(p).convert("RGB") for p in files]``).  Only a call that runs once per iteration of a loop or
 #: comprehension of its own function counts (:meth:`.analysis.index.ModuleIndex.calls_in_loops`).
-HEAVY_IN_LOOP: Mapping[str, str] = {name: " in a loop" for name in (
+HEAVY_IN_LOOP = frozenset({
     "cv2.imread", "PIL.Image.open", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread", "skimage.io.imread",
     "matplotlib.pyplot.imread", "matplotlib.image.imread", "torchvision.io.read_image", "tifffile.imread",
     "nibabel.load", "SimpleITK.ReadImage", "pydicom.dcmread", "pydicom.read_file", "librosa.load", "soundfile.read",
     "torchaudio.load", "scipy.io.wavfile.read",
-)}
+})
 
 
 def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:

@@ -43,7 +43,7 @@ def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optio
     why = heavy_call(name, _constant_keywords(call))
     if why is None and name in HEAVY_IN_LOOP and index is not None and owner is not None \
             and id(call) in index.calls_in_loops(owner):
-        why = HEAVY_IN_LOOP[name]
+        why = " in a loop"
     if why is not None:
         return f"`{_short(name)}(...)`{why}"
     if isinstance(call.func, ast.Attribute) and call.func.attr in HEAVY_METHODS:
