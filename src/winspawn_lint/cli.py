@@ -68,6 +68,7 @@ def _check_in_worker(paths: list[str], walked: list[bool]) -> tuple[list[FileRes
             from .io.cache import ScanMemory
 
             _WORKER_PROJECT.scan_memory = ScanMemory.recorder()
+    _WORKER_PROJECT.expect(paths)
     results = [_patched(check_file(path, _WORKER_JOBS[found], _WORKER_PROJECT), _WORKER_JOBS[found])
                for path, found in zip(paths, walked)]
     memory = _WORKER_PROJECT.scan_memory
@@ -98,6 +99,7 @@ def _check_many(paths: list[str], job: Job, jobs: Optional[int], project: Projec
     if jobs is None:
         jobs = (os.cpu_count() or 1) if len(paths) >= PARALLEL_THRESHOLD else 1
     if jobs == 1 or len(paths) < 2:
+        project.expect(paths)
         with one_run():
             return [_patched(check_file(path, walk_job if path in walked else job, project), job) for path in paths]
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait

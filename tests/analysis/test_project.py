@@ -403,6 +403,47 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
     assert parsed == {"train.py": 1, "loader.py": 2}
 
 
+def test_a_script_the_run_checks_later_is_parsed_once_though_the_import_search_asks_it_first(tmp_path, monkeypatch):
+    """loader.py's loader takes its worker count from the caller, so its check asks which modules import it:
+    train.py mentions the name, and the search asks it what it imports (``other.loader``, another module).  The
+    run checks train.py next; its reader, told so (``Project.expect``), parses train.py whole for the question
+    and keeps it for train.py's own check, instead of a bare parse and then another.  Either way the findings
+    and the files each check reads are a new reader's."""
+    files = {
+        "pyproject.toml": "",
+        "loader.py": "from torch.utils.data import DataLoader\n\n\ndef make(data, workers):\n"
+                     "    return DataLoader(data, num_workers=workers, collate_fn=lambda batch: batch)\n",
+        "other/__init__.py": "",
+        "other/loader.py": "SIZE = 8\n",
+        "train.py": "from torch.utils.data import DataLoader\n\nfrom other.loader import SIZE\n\n"
+                    "LOADER = DataLoader(range(SIZE), num_workers=2, collate_fn=lambda batch: batch)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    paths = [str(tmp_path / "loader.py"), str(tmp_path / "train.py")]
+    monkeypatch.chdir(tmp_path)
+    reads = _recorded_reads(monkeypatch)
+    alone = []
+    for path in paths:
+        alone.append(_codes(check_file(path, Job(ALL), Project(snapshot=True))))
+        alone.append(reads[-1])
+    assert alone[0] == alone[2] == [("WSP201", 5)]
+    # (a bare parse is given no file name: it is "<unknown>" to the counter)
+    for expected, parses in ((False, {"loader.py": 1, "train.py": 1, "<unknown>": 1}),
+                             (True, {"loader.py": 1, "train.py": 1})):
+        parsed = _counted_parses(monkeypatch)
+        project = Project(snapshot=True)
+        if expected:
+            project.expect(paths)
+        shared = []
+        for path in paths:
+            shared.append(_codes(check_file(path, Job(ALL), project)))
+            shared.append(reads[-1])
+        assert shared == alone
+        assert parsed == parses
+
+
 def test_an_importer_whose_facts_are_kept_is_not_parsed_again_to_be_asked_for_them(tmp_path, monkeypatch):
     """The checks of two modules that could let a lambda escape both ask for the flows of the script that imports
     them; a run's reader finds the script's facts once and, while they are kept, does not parse the script again

@@ -34,6 +34,7 @@ import ast
 import math
 import operator
 import os
+from collections import deque
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from ..io.compact_tree import node_class
@@ -3114,12 +3115,13 @@ class Engine:
             # out holds them where they can be seen; a generator, a range or a dataset is not pickled itself
             # (`pool.map(f, (x for x in xs))` runs under spawn).
             start = [obj for obj in start if obj.kind in (SEQ, DICT)]
-        stack: list[tuple[Obj, tuple, int]] = [(obj, (), 0) for obj in start]
+        # (first in, first out: the nearest holder of a source is found first, and names it)
+        stack: deque[tuple[Obj, tuple, int]] = deque((obj, (), 0) for obj in start)
         from ..spawn_apis import DILL, PICKLE
 
         pickler = sink.api.pickler
         while stack:
-            obj, path, depth = stack.pop(0)
+            obj, path, depth = stack.popleft()
             if depth > MAX_NESTING or (id(obj), obj.kind, obj.data if obj.kind != INST else None) in seen:
                 continue
             if obj.kind in (RES, SYNC):
