@@ -400,6 +400,51 @@ def test_editing_a_module_another_check_only_looked_for_rechecks_only_that_modul
     assert os.path.join("pkg", "ds.py") in reads
 
 
+def _printed(args: list[str]) -> tuple[int, str, str]:
+    """``winspawn-lint --isolated -j 1 ARGS`` in this process: (exit status, stdout, stderr)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["--isolated", "-j", "1", *args])
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_editing_a_package_init_rechecks_only_the_files_that_used_what_changed(project, monkeypatch):
+    # train.py takes make_loader from pkg/__init__.py, which passes it on from pkg/loaders.py: of the package's
+    # __init__, train.py's findings depend on how it binds make_loader, not on the rest of it.
+    write(project / "pkg" / "__init__.py", "from pkg.loaders import make_loader\n")
+    write(project / "pkg" / "loaders.py", "from torch.utils.data import DataLoader\n\n\n"
+          "def make_loader(data, collate):\n    return DataLoader(data, num_workers=2, collate_fn=collate)\n")
+    write(project / "pkg" / "quiet.py", "def make_loader(data, collate):\n    return data\n")
+    write(project / "train.py", "from pkg import make_loader\n\n\ndef main():\n"
+          "    for batch in make_loader(range(4), lambda batch: batch):\n        print(batch)\n")
+    age(project)
+    first = run(".")
+    assert "train.py:5:40: WSP201" in first[1]
+    reads = counted_reads(monkeypatch)
+    edits = [
+        # (a new name, a new function: train.py is not checked again)
+        ("from pkg.loaders import make_loader\n\nVERSION = 2\n", False),
+        ("from pkg.loaders import make_loader\n\n\ndef version():\n    return 2\n", False),
+        # (make_loader itself now comes from elsewhere, or from a star import, or is a function of the __init__)
+        ("from pkg.quiet import make_loader\n", True),
+        ("from pkg.loaders import *\n", True),
+        ("from pkg import loaders\n\n\ndef make_loader(data, collate):\n"
+         "    return loaders.make_loader(data, collate)\n", True),
+        ("from pkg.loaders import make_loader\n", True),
+    ]
+    for step, (text, rechecked) in enumerate(edits, start=1):
+        write(project / "pkg" / "__init__.py", text)
+        os.utime(project / "pkg" / "__init__.py", ns=(10**18 + step * 10**9,) * 2)
+        reads.clear()
+        cached = _printed(["."])
+        assert ("train.py" in reads) is rechecked, (text, reads)
+        assert cached == _printed(["--no-cache", "."]), text
+    assert run(".") == first
+
+
 def test_a_warm_run_reads_no_file_to_search_the_project_and_an_edited_one_again(
         project, monkeypatch, built_graphs):
     # The derived facts (which files import a module) are recomputed at lookup: from what the cache kept of each

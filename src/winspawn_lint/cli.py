@@ -219,7 +219,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
         return _check_many(paths, job, jobs, project, walked)
     from .io import cache as cache_module, notebook
 
-    cache = cache_module.ResultsCache.open(job.settings, project.derived)
+    cache = cache_module.ResultsCache.open(job.settings, project.derived_holds)
     project.scan_memory = cache.scans
     # A check (no fix, no noqa to add) first asks the record of the same run: when nothing it depends on changed,
     # its findings are the answer, and no entry, shard or project search is read (a warm rerun of a tree).
@@ -278,7 +278,7 @@ def _check_and_store(paths: list[str], job: Job, jobs: Optional[int], project: P
         result.cache_entry = None
     if inputs is not None and key is not None and inputs.complete:
         inputs.adopt(cache)
-        inputs.confirm(project.derived)  # (a parallel run's workers searched the projects, this process did not)
+        inputs.confirm(project.derived_holds)  # (a parallel run's workers searched the projects, this process did not)
         inputs.search(project.search_inputs(inputs.derived))
         cache.keep_run(key, inputs, again)
     cache.save()

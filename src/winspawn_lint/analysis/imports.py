@@ -68,14 +68,14 @@ class ImportSearch:
 
     def _folders(self, key: str) -> tuple[str, ...]:
         here = os.path.dirname(key)
-        facts = self.project.import_facts(key)
+        facts = self.project.search_facts(key)
         # A script's folder is first on the path; a module of a package (its folder has an __init__.py) is
         # imported through the package, and its folder is on the path only when it is run as a script itself.
         script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
             facts is not None and facts.main_guard)
         found = [here] if script else []
         if facts is not None:
-            module = self.project.module(key) if facts.may_edit_path else None
+            module = self.project.module(key) if self.project.may_edit_path(key) else None
             if module is not None:
                 found += self._own_edits(module)
             for helper in self._path_helpers(key, facts, here):

@@ -27,6 +27,7 @@ import time
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
 from ..io.stamps import (PRESENCE, PRESENT, PRESENT_FILE, RACY_NS, Stamp, content_hash, content_stamp, holds,
@@ -198,6 +199,10 @@ class Project:
         self.scan_memory: Any = None
         #: files this process is still to check (see :meth:`expect`)
         self._expected: set[str] = set()
+        #: path -> ((size, mtime_ns), whether its text may edit sys.path: "1" or "0"), see :meth:`may_edit_path`
+        self._may_edit: dict[str, tuple[tuple[int, int], str]] = {}
+        #: a snapshot's digests of facts of one file whose stamp changed, found again (see :meth:`derived_holds`)
+        self._found_now: dict[str, str] = {}
         from .imports import ImportSearch
 
         self.imports = ImportSearch(self)
@@ -376,12 +381,14 @@ class Project:
         for path, stamp in reads.files.items():
             held = self._held.get((path, stamp))
             if held is None:
+                known = self._files.get(path) if stamp == PRESENT_FILE else None  # (a snapshot asked it already)
                 # (an mtime too recent to trust proves a file unchanged only within a snapshot's run: a long-lived
                 # reader's next check may come after an edit that kept the file's size within the same tick)
-                held = self._held[(path, stamp)] = holds(path, stamp, trust_recent=self._snapshot)
+                held = self._held[(path, stamp)] = known[1] if known is not None else holds(
+                    path, stamp, trust_recent=self._snapshot)
             if not held:
                 return False
-        if any(self._derived_digest(name) != digest for name, digest in reads.derived.items()):
+        if not all(self.derived_holds(name, digest) for name, digest in reads.derived.items()):
             return False
         if self._snapshot:
             self._confirmed.add(key)
@@ -418,6 +425,11 @@ class Project:
                     del self._pinned_by[module.path]
                     self._pinned_bytes -= (module.stamp or (0, 0))[0]
 
+    def record(self, path: str) -> None:
+        """Record the file at *path* as read: a module read without being recorded (see :meth:`module`) whose
+        content is now used."""
+        self._record(path)
+
     def _record(self, path: str) -> str:
         """*path*, absolute, recorded as read: its content is a dependency.  A snapshot stats each path once (a run
         over diffusers asks 146,000 times), and every fact that read a file records the same two objects for it
@@ -427,16 +439,25 @@ class Project:
             key = os.path.abspath(path)
             if not self._snapshot and self._reads is None:
                 return key
+            known = self._stamp_of(key)
+            if self._snapshot:
+                self._stamps[path] = known
+        if self._reads is not None:
+            _note(self._reads, *known)
+        return known[0]
+
+    def _stamp_of(self, key: str) -> tuple[str, Optional[Stamp]]:
+        """(*key*, the stamp a read of the file at *key*, absolute, records), kept by a snapshot."""
+        known = self._stamps.get(key)
+        if known is None:
             known = (key, stat_stamp(key))
             if self._snapshot:
                 if known[1] is not None and known[1][1] is None and known[1][0] <= MAX_MODULE_BYTES:
                     # (just edited: what the results cache keeps of it for the next run is its content, or every
                     # file that read it would be checked again then, 22 s after an edit on the ML corpus)
                     known = (key, content_stamp(key) or known[1])
-                self._stamps[path] = known
-        if self._reads is not None:
-            _note(self._reads, *known)
-        return known[0]
+                self._stamps[key] = known
+        return known
 
     # ---------------------------------------------------------------- files
 
@@ -452,7 +473,7 @@ class Project:
                 return found  # (nothing keeps or records the answer: a missing path's stamp is not wanted)
             known = (key, found, PRESENT_FILE if found else stat_stamp(key))
             if self._snapshot:
-                self._files[path] = known
+                self._files[path] = self._files[key] = known
         if self._reads is not None:
             _note(self._reads, known[0], known[2])
         return known[1]
@@ -465,9 +486,13 @@ class Project:
             _note(self._reads, key, PRESENT if found else None)
         return found
 
-    def module(self, path: str) -> Optional[ProjectModule]:
-        """The parsed module at *path*, or None (missing, too large, not Python)."""
-        key = self._record(path)
+    def module(self, path: str, record: bool = True) -> Optional[ProjectModule]:
+        """The parsed module at *path*, or None (missing, too large, not Python).  *record*: its content is a
+        dependency of what is being found (else the caller records what it uses of it: :meth:`record`, or how it
+        binds a name, :meth:`binding_used`, and that it is one, :meth:`module_used`)."""
+        key = os.path.abspath(path)
+        if record or key in self._checking:  # (a text being checked is recorded as a file: see memo)
+            self._record(key)
         if key in self._checking:
             return self._checking[key]
         stamp = _raw_stamp(key)
@@ -760,7 +785,9 @@ class Project:
 
     def _imported_files(self, path: str) -> frozenset[str]:
         key = os.path.abspath(path)
-        facts = self.import_facts(key)
+        # (what the module imports, not the rest of it: an edit of a package's __init__.py that keeps its imports
+        # leaves who imports whom as it was)
+        facts = self._import_facts_used(key, "import rows")
         if facts is None:
             return frozenset()
         found = set()
@@ -833,19 +860,35 @@ class Project:
         return index is not None and (key in index.sinks or index.relevant(key))
 
     def may_edit_path(self, path: str) -> bool:
-        """Whether the module at *path* may edit ``sys.path`` (:func:`.imports.may_edit_path`; True when the
-        reader has the module, which then answers): asked of each module another imports at top level, most of
-        which edit nothing and need not be parsed for it."""
+        """Whether the module at *path* may edit ``sys.path`` (:func:`.imports.may_edit_path`; True when it is not
+        a Python file that can be read, or is being checked from a text that may not be the file's: then the module
+        itself answers): asked of each module another imports at top level, most of which edit nothing and need
+        not be parsed for it.  A derived fact: what asks depends on the answer, not on the rest of the file."""
         key = os.path.abspath(path)
-
-        def compute() -> bool:
-            from .imports import may_edit_path
-
+        if key in self._buffers or key.lower().endswith(".ipynb"):
             self._record(key)
-            data = self._unparsed_source(key, _raw_stamp(key))
-            return data is None or may_edit_path(data)
+            return True
+        return self.derived(_key("may edit", key, "")).endswith("|1")
 
-        return self.memo(("may edit sys.path", key), compute)
+    def _may_edit_digest(self, key: str) -> str:
+        from .imports import may_edit_path
+
+        stamp = _raw_stamp(key)
+        known = self._may_edit.get(key)
+        if known is not None and stamp is not None and known[0] == stamp and (
+                self._snapshot or time.time_ns() - stamp[1] >= RACY_NS):
+            return known[1]
+        data = None
+        if stamp is not None and stamp[0] <= MAX_MODULE_BYTES:
+            try:
+                with open(key, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                pass
+        found = "1" if data is None or may_edit_path(data) else "0"
+        if stamp is not None:
+            self._may_edit[key] = (stamp, found)
+        return found
 
     def _unparsed_source(self, key: str, stamp: Optional[tuple[int, int]]) -> Optional[bytes]:
         """The source of the file at *key* (recorded as read by the caller; *stamp*: its raw stamp now), when the
@@ -865,14 +908,51 @@ class Project:
     def derived(self, key: str) -> str:
         """The digest of a derived fact, recorded as a dependency of the file being checked: ``importers`` (the
         files under a root whose imports mention a name), ``relevant`` (whether a file may hold a finding through
-        the modules around it) or ``reaches`` (whether a module may reach a worker API)."""
+        the modules around it), ``reaches`` (whether a module may reach a worker API), or a fact of one file
+        (:data:`_FILE_FACTS`): ``module`` (a module is there and parses: :meth:`module_used`), ``binding`` (how it
+        binds a name: :meth:`binding_used`), ``may edit`` (whether its text may edit ``sys.path``), ``search
+        facts`` (:meth:`search_facts`) or ``import rows`` (its import statements: :meth:`imported_files`)."""
         digest = self._derived_digest(key)
         if self._derived is not None:
             self._derived.setdefault(key, digest)
         return digest
 
+    def binding_used(self, module: ProjectModule, name: str) -> None:
+        """Record that what is being found used, of *module* (read without being recorded: :meth:`module`), how
+        it binds *name* at module level, and nothing else: imports that pass a name on (a package's
+        ``__init__.py``), or, when it binds none, its star imports.  An edit elsewhere in the module (a new name, a
+        changed function that was not used) then leaves the finding standing; the caller records the module's
+        content (:meth:`record`) as soon as it uses anything more of it.  (Editing ``timm/layers/__init__.py``,
+        which 107 files import, checked 212 of pytorch-image-models' 263 files again when every read of a module
+        was a read of all of it.)"""
+        if self._derived is not None:
+            key = _key("binding", module.path, name)
+            if key not in self._derived:
+                self._derived[key] = self._file_fact(module.path, binding_digest(module, name))
+
+    def module_used(self, module: ProjectModule) -> None:
+        """Record that what is being found used that *module* (read without being recorded: :meth:`module`) is
+        one: a module of the project is there and parses."""
+        if self._derived is not None:
+            self._derived.setdefault(_key("module", module.path, ""), self._file_fact(module.path, "1"))
+
     def _derived_digest(self, key: str) -> str:
         kind, root, name = (key.split(_SEPARATOR) + ["", "", ""])[:3]
+        if kind == "module":
+            return self._file_fact(root, "0" if self.module(root, record=False) is None else "1")
+        if kind == "binding":  # (the module's path where a root stands)
+            module = self.module(root, record=False)
+            return self._file_fact(root, binding_digest(module, name) if module is not None else "no module")
+        if kind == "may edit":
+            return self._file_fact(root, self._may_edit_digest(root))
+        if kind in ("search facts", "import rows"):
+            with self._unrecorded():
+                facts = self.import_facts(root)
+            # (the rows as a set: the index and a bare parse list them in different orders)
+            used = None if facts is None else sorted(set(map(repr, facts.imports))) if kind == "import rows" else (
+                facts.main_guard, facts.first_imports, self._may_edit_digest(root))
+            return self._file_fact(root, "no module" if facts is None else content_hash(
+                repr(used).encode("utf-8", "surrogatepass")))
         if kind == "importers":
             stem = name
             index = self.importers(root)
@@ -889,6 +969,62 @@ class Project:
             return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
         return ""
 
+    def derived_holds(self, key: str, digest: str) -> bool:
+        """Whether the derived fact *key* still has *digest*.  A fact of one file (:data:`_FILE_FACTS`) holds
+        without being found again while the file keeps the stamp its digest begins with."""
+        kind, root, _ = (key.split(_SEPARATOR) + ["", "", ""])[:3]
+        if kind in _FILE_FACTS:
+            recorded, _, found = digest.partition("|")
+            stamp = _stamp_in(recorded)
+            held = self._held.get((root, stamp))
+            if held is None:
+                held = self._held[(root, stamp)] = stamp not in PRESENCE and holds(
+                    root, stamp, trust_recent=self._snapshot)
+            if held:
+                return True
+            now = self._found_now.get(key) if self._snapshot else None
+            if now is None:
+                now = self._derived_digest(key)
+                if self._snapshot:
+                    self._found_now[key] = now
+            return now.partition("|")[2] == found
+        return self._derived_digest(key) == digest
+
+    def _file_fact(self, path: str, found: str) -> str:
+        """The digest of a fact found from the file at *path* alone: its stamp (by its content when its mtime is
+        too recent to trust, as a snapshot records it), then what was found."""
+        stamp = self._stamp_of(path)[1]
+        if stamp is not None and stamp[1] is None and stamp[0] <= MAX_MODULE_BYTES:
+            stamp = content_stamp(path) or stamp
+        return f"{_stamp_text(stamp)}|{found}"
+
+    @contextmanager
+    def _unrecorded(self) -> Iterator[None]:
+        """Inside the block, nothing read is recorded (a derived fact is found: what asks depends on its digest)."""
+        previous = self._reads, self._derived
+        self._reads = self._derived = None
+        try:
+            yield
+        finally:
+            self._reads, self._derived = previous
+
+    def search_facts(self, path: str) -> Optional["ImportFacts"]:
+        """:meth:`import_facts` of the module at *path* as the search for the folders of its own imports uses
+        them: what asks depends on whether it has a main guard, which modules it imports first and whether its
+        text may edit ``sys.path`` (a derived fact), not on the rest of it: an edit of a package's ``__init__.py``
+        that leaves these as they were does not move where its imports are found."""
+        return self._import_facts_used(path, "search facts")
+
+    def _import_facts_used(self, path: str, kind: str) -> Optional["ImportFacts"]:
+        """:meth:`import_facts` of the module at *path*, recorded as the derived fact *kind* (what the asker uses
+        of them) rather than as a read of the file."""
+        key = os.path.abspath(path)
+        if key in self._buffers or key.lower().endswith(".ipynb"):
+            return self.import_facts(key)
+        self.derived(_key(kind, key, ""))
+        with self._unrecorded():
+            return self.import_facts(key)
+
     def search_inputs(self, derived: Iterable[str]) -> Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]:
         """What the derived facts *derived* (their keys) were found from, when this reader searched each of their
         projects with the results cache and could trust all it saw: (each folder the searches listed -> its mtime,
@@ -899,6 +1035,9 @@ class Project:
         files: dict[str, Optional[Stamp]] = {}
         for key in derived:
             kind, root, name = (key.split(_SEPARATOR) + ["", "", ""])[:3]
+            if kind in _FILE_FACTS:  # (a fact of one file: while the file keeps its stamp, it has its digest)
+                files[root] = self._stamp_of(root)[1]
+                continue
             index = self._importers.get(root)
             if index is None or index.inputs is None:
                 return None
@@ -989,6 +1128,54 @@ def _note_all(reads: dict[str, Optional[Stamp]], recorded: KeptFiles) -> None:
 
 #: between the parts of a derived fact's key (a character no path holds)
 _SEPARATOR = "\x1f"
+#: the kinds of derived facts found from one file (its path where a key holds a root)
+_FILE_FACTS = frozenset({"module", "binding", "may edit", "search facts", "import rows"})
+
+
+def _stamp_text(stamp: Optional[Stamp]) -> str:
+    """*stamp* as the digest of a fact of one file begins with it: ``size:mtime_ns``, ``size:digest`` (of its
+    content), ``size:?`` (an mtime too recent to trust) or ``-`` (no file)."""
+    if stamp is None:
+        return "-"
+    return f"{stamp[0]}:{'?' if stamp[1] is None else stamp[1]}"
+
+
+@lru_cache(maxsize=4096)
+def _stamp_in(text: str) -> Optional[Stamp]:
+    """The stamp :func:`_stamp_text` wrote; :data:`PRESENT`, which never holds for a file's content, when *text*
+    is not one."""
+    if text == "-":
+        return None
+    size, _, mtime = text.partition(":")
+    if not size.isdigit() or not mtime:
+        return PRESENT
+    return (int(size), None if mtime == "?" else int(mtime) if mtime.isdigit() else mtime)
+
+
+def binding_digest(module: ProjectModule, name: str) -> str:
+    """How *module* binds *name* at module level (:meth:`Project.binding_used`): each binding's kind and line, and
+    for an import what it imports and under which name, and the ``try`` it falls back from; with no binding,
+    the modules it star-imports.  Kept with the module."""
+    key = ("binding", name)
+    found = module.derived.get(key)
+    if found is None:
+        scope = module.index.module_scope
+        bindings = scope.bindings.get(name, ())
+        parts: list = [_binding_row(binding) for binding in bindings] if bindings else ["*", *scope.star_imports]
+        found = module.derived[key] = content_hash(repr(parts).encode("utf-8", "surrogatepass"))
+    return found
+
+
+def _binding_row(binding: Any) -> tuple:
+    node = binding.node
+    row: tuple = (binding.kind, binding.line, binding.qualname)
+    if isinstance(node, ast.ImportFrom):
+        row += (node.module, node.level, tuple((alias.name, alias.asname) for alias in node.names))
+    elif isinstance(node, ast.Import):
+        row += (tuple((alias.name, alias.asname) for alias in node.names),)
+    if binding.fallback_of is not None:
+        row += (_binding_row(binding.fallback_of[0]), binding.fallback_of[1])
+    return row
 
 
 def _key(kind: str, root: str, name: str) -> str:

@@ -51,6 +51,7 @@ from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_path
 from .scopes import COMPREHENSIONS
 
 if TYPE_CHECKING:
+    from .names import Resolver
     from .project import Project, ProjectModule
 
 #: Objects in one value; a larger value is cut (its sources may then be missed, never invented).
@@ -246,7 +247,9 @@ def _order(obj: Obj) -> tuple:
 
 class Unit(Record):
     """A module of the project as the analysis sees it (the checked text, or a file read by the project reader).
-    Given a *reader* instead of a module, the module is read when first used (:meth:`Engine.unit`)."""
+    Given a *reader* instead of a module, the module is read when first used (:meth:`Engine.unit`).  Given both,
+    the module was read without being recorded: its content becomes a dependency when first used, and until
+    then only how it binds the names asked (:meth:`import_bindings`)."""
 
     __slots__ = ("path", "_module", "notebook", "_guarded", "_reader")
     _fields = ("path", "notebook")
@@ -261,12 +264,46 @@ class Unit(Record):
 
     @property
     def module(self) -> ProjectModule:
-        if self._module is None:
-            module = self._reader.module(self.path) if self._reader is not None and self.path is not None else None
-            if module is None:  # (a snapshot's file does not change while it runs: it parsed when it was found)
-                raise RuntimeError(f"{self.path} no longer reads as the module it was")
-            self._module = module
+        """The module, whose content is a dependency of what is found from now on."""
+        if self._reader is not None:
+            if self._module is None:
+                module = self._reader.module(self.path) if self.path is not None else None
+                if module is None:  # (a snapshot's file does not change while it runs: it parsed when it was found)
+                    raise RuntimeError(f"{self.path} no longer reads as the module it was")
+                self._module = module
+            else:
+                self._reader.record(self.path)  # (read quietly until now: see import_bindings)
+            self._reader = None
+        assert self._module is not None, "a unit is given its module or a reader"
         return self._module
+
+    def _quiet(self) -> Optional[ProjectModule]:
+        """The module, when it was read quietly and nothing but bindings of names has been used of it."""
+        return self._module if self._reader is not None else None
+
+    def import_bindings(self, name: str) -> Optional[list[Binding]]:
+        """The module-level bindings of *name* when each is an import (a name passed on: a package's
+        ``__init__.py``), or when there is none; None when another statement binds it.  Of a module read quietly,
+        only these bindings (or, with none, its star imports) are recorded as used (``Project.binding_used``): an
+        edit elsewhere in it is not the asker's concern.  Whatever else is used of it (:attr:`module`,
+        :attr:`index`, :attr:`resolver`) records all of it."""
+        quiet = self._quiet()
+        bindings = (quiet or self.module).index.module_scope.bindings.get(name, [])
+        if any(binding.kind != "import" for binding in bindings):
+            return None
+        if quiet is not None:
+            self._reader.binding_used(quiet, name)
+        return bindings
+
+    def star_imports(self) -> list[str]:
+        """The modules it star-imports, asked for a name it does not bind (:meth:`import_bindings` said so, and
+        recorded them)."""
+        return (self._quiet() or self.module).index.module_scope.star_imports
+
+    def names_resolver(self) -> "Resolver":
+        """Its resolver, asked only of names whose bindings :meth:`import_bindings` gave (what a library name an
+        import binds stands for)."""
+        return (self._quiet() or self.module).resolver
 
     @property
     def index(self):
@@ -546,10 +583,20 @@ class Engine:
             if parses and self.project.snapshot:
                 found = self.units[key] = Unit(key, None, notebook=key.lower().endswith(".ipynb"), reader=self.project)
                 return found
-            module = self.project.module(key)
+            if parses:  # (an importer: what it does is asked)
+                module = self.project.module(key)
+                if module is None:
+                    return None
+                found = self.units[key] = Unit(key, module, notebook=key.lower().endswith(".ipynb"))
+                return found
+            # (read quietly: a module asked only how it binds a name, a package's __init__.py passing names on, is
+            # a dependency in those bindings only; see Unit.import_bindings)
+            module = self.project.module(key, record=False)
             if module is None:
+                self.project.record(key)  # (what was there, or that nothing was, is what the answer depends on)
                 return None
-            found = self.units[key] = Unit(key, module, notebook=key.lower().endswith(".ipynb"))
+            self.project.module_used(module)
+            found = self.units[key] = Unit(key, module, notebook=key.lower().endswith(".ipynb"), reader=self.project)
         return found
 
     def _self_name(self, method: Scope, line: int) -> ast.Name:
@@ -1133,7 +1180,7 @@ class Engine:
             if name is None:
                 return frozenset({Obj(MODULE, target_unit.path, None, "project")})
             return self._global(target_unit, name)
-        name = unit.resolver.name_qualname(binding.name, binding.scope, binding.line)
+        name = unit.names_resolver().name_qualname(binding.name, binding.scope, binding.line)
         # `import numpy as np` binds a module; `from x import y` may bind anything
         kind = EXTMOD if isinstance(binding.node, ast.Import) else EXTREF
         return frozenset({Obj(kind, None, None, name or qualname.lstrip("."))})
@@ -1168,7 +1215,7 @@ class Engine:
                 owner = self.unit(path)
                 # (a package's `__init__` importing its own submodule, `from pkg import wrappers`, binds the name
                 # by this very statement: the submodule is what it gets)
-                if owner is not None and owner is not unit and alias.name in owner.index.module_scope.bindings:
+                if owner is not None and owner is not unit and _binds(owner, alias.name):
                     return owner, alias.name
                 if sub is not None:
                     target = self.unit(sub)
@@ -1188,9 +1235,11 @@ class Engine:
         self._resolving.add(key)
         self._depth += 1
         try:
-            bindings = unit.index.module_scope.bindings.get(name, ())
+            bindings = unit.import_bindings(name)
+            if bindings is None:  # (bound by another statement: what the module's code makes of it)
+                bindings = unit.index.module_scope.bindings[name]
             if not bindings:
-                value = self._star_imported(name, unit) if unit.index.module_scope.star_imports else EMPTY
+                value = self._star_imported(name, unit) if unit.star_imports() else EMPTY
             else:
                 value = self._binding(tried_first(bindings[-1]), unit)
         finally:
@@ -1200,13 +1249,14 @@ class Engine:
         return value
 
     def _star_imported(self, name: str, unit: Unit) -> frozenset:
-        for module in reversed(unit.index.module_scope.star_imports):
+        for module in reversed(unit.star_imports()):
             level = len(module) - len(module.lstrip("."))
             path = self.project.imports.module_file(unit.path, module.lstrip("."), level) if unit.path else None
             target = self.unit(path) if path else None
-            if target is not None and target is not unit and name in target.index.module_scope.bindings:
+            if target is not None and target is not unit and _binds(target, name):
                 return self._global(target, name)
-        qualname = unit.resolver.name_qualname(name, unit.index.module_scope)
+        resolver = unit.names_resolver()
+        qualname = resolver.name_qualname(name, resolver.index.module_scope)
         return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
 
     def _unpacked(self, binding: Binding, unit: Unit) -> frozenset:
@@ -3366,6 +3416,15 @@ def _units_named(facts: ModuleFacts) -> set[str]:
                 found.add(item.unit)
             stack.extend(getattr(item, name) for name in item._fields)
     return found
+
+
+def _binds(unit: Unit, name: str) -> bool:
+    """Whether *unit*'s module binds *name* at module level (a dependency in how it binds it, or, when another
+    statement than an import does, in the whole module)."""
+    bindings = unit.import_bindings(name)
+    if bindings is None:
+        return bool(unit.index.module_scope.bindings[name])  # (its content recorded: see Unit.module)
+    return bool(bindings)
 
 
 def _comprehension_targets(unit: Unit) -> dict[int, tuple[ast.comprehension, tuple[int, ...]]]:

@@ -339,10 +339,10 @@ class RunInputs:
         self.absent.update(cache.still_absent)
 
     def confirm(self, derive: Any) -> None:
-        """Whether each derived fact has, derived now (*derive*: ``Project.derived`` of the run's reader), the
+        """Whether each derived fact still has (*derive*: ``Project.derived_holds`` of the run's reader) the
         digest the findings were found with: a parallel run's workers derived them, the record keeps what this
         process searched (:meth:`search`)."""
-        if not all(derive(key) == digest for key, digest in self.derived.items()):
+        if not all(derive(key, digest) for key, digest in self.derived.items()):
             self.complete = False
 
     def search(self, found: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
@@ -579,8 +579,8 @@ class ResultsCache:
     def __init__(self, directory: str, digest: str, derive: Any = None) -> None:
         self.directory = directory
         self.digest = digest
-        #: a derived fact's digest now (Project.derived of the run's project)
-        self.derive = derive or (lambda key: None)
+        #: whether a derived fact still has a digest (Project.derived_holds of the run's project)
+        self.derive = derive or (lambda key, digest: False)
         #: the directory of this digest's shards
         self.path = os.path.join(directory, f"results-{FORMAT}-{digest[:24]}")
         #: shard name -> its entries (raw JSON until a lookup decodes one), for the shards read in this run
@@ -734,7 +734,7 @@ class ResultsCache:
                 if not self._still_absent(folder, mtime, names):
                     return False
                 self.still_absent.add((folder, mtime, names))
-        if not all(self.derive(fact) == digest for fact, digest in entry.derived.items()):
+        if not all(self.derive(fact, digest) for fact, digest in entry.derived.items()):
             return False
         if renewed:
             entry.dependencies.update(renewed)
