@@ -201,8 +201,10 @@ class Project:
         self._expected: set[str] = set()
         #: path -> ((size, mtime_ns), whether its text may edit sys.path: "1" or "0"), see :meth:`may_edit_path`
         self._may_edit: dict[str, tuple[tuple[int, int], str]] = {}
-        #: a snapshot's digests of facts of one file whose stamp changed, found again (see :meth:`derived_holds`)
+        #: a snapshot's digests of facts of one file whose stamp changed, found again, and its answers of
+        #: :meth:`derived_holds`
         self._found_now: dict[str, str] = {}
+        self._derived_held: dict[tuple[str, str], bool] = {}
         from .imports import ImportSearch
 
         self.imports = ImportSearch(self)
@@ -972,6 +974,14 @@ class Project:
     def derived_holds(self, key: str, digest: str) -> bool:
         """Whether the derived fact *key* still has *digest*.  A fact of one file (:data:`_FILE_FACTS`) holds
         without being found again while the file keeps the stamp its digest begins with."""
+        if self._snapshot:  # (the results cache asks the same facts of hundreds of entries)
+            known = self._derived_held.get((key, digest))
+            if known is None:
+                known = self._derived_held[(key, digest)] = self._derived_holds(key, digest)
+            return known
+        return self._derived_holds(key, digest)
+
+    def _derived_holds(self, key: str, digest: str) -> bool:
         kind, root, _ = (key.split(_SEPARATOR) + ["", "", ""])[:3]
         if kind in _FILE_FACTS:
             recorded, _, found = digest.partition("|")
