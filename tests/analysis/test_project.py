@@ -125,6 +125,29 @@ def test_an_unsaved_text_is_checked_from_the_text_not_from_facts_about_its_file(
     assert _codes(check_file(collate, Job(ALL), project)) == [("WSP201", 1)]
 
 
+def test_a_scripts_facts_found_from_an_unsaved_text_are_not_kept_for_its_file(tmp_path, monkeypatch):
+    """The language server checks train.py as it is on disk, then the text the fixer made of it (the lambda
+    hoisted), then the file again: the facts of train.py's own module found from the fixer's text are that
+    text's, though nothing else of train.py's file was read for them (once, the import search's read of its
+    imports happened to mark them; that read became a derived fact, and the file's next check found nothing)."""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent('''\
+        from multiprocessing import Pool
+
+
+        def main():
+            with Pool(2) as pool:
+                pool.map(lambda x: x * 2, range(3))
+    '''), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    project = Project()
+    assert _codes(check_file(str(script), Job(ALL), project)) == [("WSP201", 6)]
+    fixed = script.read_text(encoding="utf-8").replace("lambda x: x * 2", "abs")
+    assert _codes(check_buffer(str(script), fixed, Job(ALL), project)) == []
+    assert _codes(check_file(str(script), Job(ALL), project)) == [("WSP201", 6)]
+
+
 def test_an_editors_text_that_is_the_files_own_is_checked_as_the_file(tmp_path, monkeypatch):
     """The language server checks what the editor holds; while that is the file as it is on disk (a file just
     opened or saved), it is checked as the file, as flake8's text is, so the facts of the modules around it found

@@ -331,7 +331,7 @@ class Project:
         entry = (value, Reads(files, reads.derived), tuple(pins(value)) if pins is not None else ())
         if provisional:
             pass  # (a stand-in answer of a cycle went into it: it is computed again when asked again)
-        elif not any(path in self._buffers for path in reads.files):
+        elif not (self._buffers and self._reads_buffer(reads)):
             self._memo[key] = entry
             self._fresh.add(key)
             if entry[2]:  # (a fact that holds no parsed module is not bounded with those that do)
@@ -351,7 +351,7 @@ class Project:
         kept = self._transient.get(key)  # (computed during this check, from the text being checked)
         if kept is None:
             kept = self._memo.get(key)
-            if kept is not None and any(path in kept[1].files for path in self._buffers):
+            if kept is not None and self._buffers and self._reads_buffer(kept[1]):
                 kept = None  # (a fact of a file whose text is being checked from a buffer: not this text's)
             elif kept is not None and key not in self._fresh:
                 if not self._still_holds(key, kept):
@@ -372,6 +372,12 @@ class Project:
             self._pinning.move_to_end(key)
         self._take(kept[2])
         return kept
+
+    def _reads_buffer(self, reads: "Reads") -> bool:
+        """Whether *reads* read a file whose text is being checked from a buffer, or a derived fact of one."""
+        return any(path in reads.files for path in self._buffers) or any(
+            key.split(_SEPARATOR, 2)[1] in self._buffers for key in reads.derived
+            if key.split(_SEPARATOR, 1)[0] in _FILE_FACTS)
 
     def _still_holds(self, key: Any, entry: tuple[Any, "Reads", tuple]) -> bool:
         """Whether a kept fact still holds: each file it read keeps its stamp, each derived fact its digest (asked

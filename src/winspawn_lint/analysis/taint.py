@@ -3135,6 +3135,8 @@ class Engine:
                            or self.main_names_api != self.project.names_api(unit.path))
 
         def compute() -> tuple[ModuleFacts, tuple]:
+            if unit.path is not None:
+                self.project.record(unit.path)  # (what a module's analysis finds depends on its text)
             # (told, as a check's engine is, whether the module's text names a worker API: then it holds sinks
             # without asking the import graph, and reads what a check of the module reads)
             engine = self if by_self else Engine(self.project, self.registry, self.assume_workers,
