@@ -942,7 +942,9 @@ class Project:
         """Record that what is being found used that *module* (read without being recorded: :meth:`module`) is
         one: a module of the project is there and parses."""
         if self._derived is not None:
-            self._derived.setdefault(_key("module", module.path, ""), self._file_fact(module.path, "1"))
+            key = _key("module", module.path, "")
+            if key not in self._derived:
+                self._derived[key] = self._file_fact(module.path, "1")
 
     def _derived_digest(self, key: str) -> str:
         kind, root, name = (key.split(_SEPARATOR) + ["", "", ""])[:3]
@@ -956,11 +958,7 @@ class Project:
         if kind in ("search facts", "import rows"):
             with self._unrecorded():
                 facts = self.import_facts(root)
-            # (the rows as a set: the index and a bare parse list them in different orders)
-            used = None if facts is None else sorted(set(map(repr, facts.imports))) if kind == "import rows" else (
-                facts.main_guard, facts.first_imports, self._may_edit_digest(root))
-            return self._file_fact(root, "no module" if facts is None else content_hash(
-                repr(used).encode("utf-8", "surrogatepass")))
+            return self._import_facts_digest(root, kind, facts)
         if kind == "importers":
             stem = name
             index = self.importers(root)
@@ -1037,9 +1035,22 @@ class Project:
         key = os.path.abspath(path)
         if key in self._buffers or key.lower().endswith(".ipynb"):
             return self.import_facts(key)
-        self.derived(_key(kind, key, ""))
+        derived = self._derived
         with self._unrecorded():
-            return self.import_facts(key)
+            facts = self.import_facts(key)
+        if derived is not None and _key(kind, key, "") not in derived:
+            derived[_key(kind, key, "")] = self._import_facts_digest(key, kind, facts)
+        return facts
+
+    def _import_facts_digest(self, path: str, kind: str, facts: Optional["ImportFacts"]) -> str:
+        """The digest of the derived fact *kind* (``search facts`` or ``import rows``) of the module at *path*,
+        whose import facts are *facts*."""
+        if facts is None:
+            return self._file_fact(path, "no module")
+        # (the rows as a set: the index and a bare parse list them in different orders)
+        used = sorted(set(map(repr, facts.imports))) if kind == "import rows" else (
+            facts.main_guard, facts.first_imports, self._may_edit_digest(path))
+        return self._file_fact(path, content_hash(repr(used).encode("utf-8", "surrogatepass")))
 
     def search_inputs(self, derived: Iterable[str]) -> Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]:
         """What the derived facts *derived* (their keys) were found from, when this reader searched each of their
