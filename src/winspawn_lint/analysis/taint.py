@@ -530,8 +530,7 @@ class Engine:
         self._values: dict[int, frozenset] = {}  # by the id of a node, alive while the engine is
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
-        self._iter_calls: dict[int, ast.Call] = {}  # (kept: see _iter_call)
-        self._enter_calls: dict[int, ast.Call] = {}  # (kept: see _enter_call)
+        self._dunder_calls: dict[tuple[int, str], ast.Call] = {}  # (kept: see _dunder_call)
         self._partial_calls: dict[tuple[int, int], ast.Call] = {}  # (kept: see _partial_call)
         self._api_subclasses: dict[int, Optional[SpawnAPI]] = {}  # by the id of a class node
         self._tops: dict[int, frozenset[int]] = {}  # by the id of a function node: see _top_level
@@ -610,23 +609,22 @@ class Engine:
         return node
 
     def _iter_call(self, iterable: ast.expr) -> ast.Call:
-        """``iterable.__iter__()``, the call a ``for`` loop makes: one node per iterable, kept (as
-        :meth:`_self_name`'s)."""
-        node = self._iter_calls.get(id(iterable))
-        if node is None:
-            node = self._iter_calls[id(iterable)] = ast.copy_location(ast.Call(
-                func=ast.copy_location(ast.Attribute(value=iterable, attr="__iter__", ctx=ast.Load()), iterable),
-                args=[], keywords=[]), iterable)
-        return node
+        """``iterable.__iter__()``, the call a ``for`` loop makes (:meth:`_dunder_call`)."""
+        return self._dunder_call(iterable, "__iter__")
 
     def _enter_call(self, manager: ast.expr) -> ast.Call:
-        """``manager.__enter__()``, the call a ``with`` statement makes: one node per manager, kept (as
+        """``manager.__enter__()``, the call a ``with`` statement makes (:meth:`_dunder_call`)."""
+        return self._dunder_call(manager, "__enter__")
+
+    def _dunder_call(self, receiver: ast.expr, method: str) -> ast.Call:
+        """``receiver.method()``, a call the language makes: one node per receiver and method, kept (as
         :meth:`_self_name`'s)."""
-        node = self._enter_calls.get(id(manager))
+        key = (id(receiver), method)
+        node = self._dunder_calls.get(key)
         if node is None:
-            node = self._enter_calls[id(manager)] = ast.copy_location(ast.Call(
-                func=ast.copy_location(ast.Attribute(value=manager, attr="__enter__", ctx=ast.Load()), manager),
-                args=[], keywords=[]), manager)
+            node = self._dunder_calls[key] = ast.copy_location(ast.Call(
+                func=ast.copy_location(ast.Attribute(value=receiver, attr=method, ctx=ast.Load()), receiver),
+                args=[], keywords=[]), receiver)
         return node
 
     def _tick(self) -> bool:
