@@ -197,3 +197,12 @@ def test_a_path_one_hit_read_and_another_only_found_is_recorded_by_its_content(t
     inputs = cache_module.RunInputs()
     inputs.adopt(cache)
     assert inputs.files == {str(module): stat_stamp(str(module))} and inputs.complete
+
+
+def test_a_new_importer_of_a_module_checked_alone_changes_its_fix(project):
+    """The fix's safety of hazard.py's wrap depends on whether a file of the project imports it, a derived fact of
+    its findings: a run of hazard.py alone kept its safe fix from its record after an importer came."""
+    before = run("hazard.py")
+    (project / "pkg" / "notes.py").write_text("import hazard\n")
+    settle(project, 1)
+    assert run("hazard.py") != before  # (held to --no-cache's answer)

@@ -72,11 +72,11 @@ def grade(path: Optional[str], text: str, project: "Project") -> Grade:
     if text.startswith("#!"):
         return Grade(FixSafety.SAFE, "the file starts with a shebang (a script)")
     root = project.root(path)
-    names = _imported_names(project.importers(root), os.path.abspath(path))
-    if names is None:
+    others = project.mentioning(path, module)
+    if others is None:
         return Grade(FixSafety.UNSAFE, f"{root} has more than {MAX_FILES} Python files to search for importers")
-    if module in names:
-        return Grade(FixSafety.UNSAFE, f"`{module}` may be imported by {names[module]}")
+    if others:
+        return Grade(FixSafety.UNSAFE, f"`{module}` may be imported by {others[0]}")
     return Grade(FixSafety.SAFE, f"no module under {root} imports `{module}`")
 
 
@@ -138,19 +138,6 @@ def skipped_project(root: str, folder: str) -> Optional[str]:
 
 def _skipped(name: str) -> bool:
     return name.startswith(".") or name in _SKIP_DIRS
-
-
-def _imported_names(index: Optional["ProjectIndex"], own: str) -> Optional[dict[str, str]]:
-    """Every name that appears in an import of a project file other than ``own`` -> one such file (*index*:
-    :func:`scan` of the project root); None when there were too many files to search."""
-    if index is None:
-        return None
-    out = {}
-    for name, paths in index.mentions.items():
-        other = next((p for p in paths if p != own), None)
-        if other is not None:
-            out[name] = other
-    return out
 
 
 #: An import as the index reads it: (module, name, bound name).  ``import a.b as c``: ``("a.b", "", "c")``;

@@ -756,6 +756,17 @@ class Project:
             self.derived(_key("reaches", root, other))
         return found
 
+    def mentioning(self, path: str, name: str) -> Optional[list[str]]:
+        """The project's files other than the one at *path* whose imports mention *name*, in the order the search
+        found them; None when the project has too many files to search.  Recorded as a derived fact: a file
+        added that imports the module changes the answer (a record of a run that checked only the module, whose
+        fix's safety said no file imports it, held after one did)."""
+        key = os.path.abspath(path)
+        root = self.root(key)
+        index = self.importers(root)
+        self.derived(_key("importers", root, name))
+        return None if index is None else [other for other in index.mentions.get(name, ()) if other != key]
+
     def importers_of(self, path: str, limit: int) -> list[str]:
         """The first *limit* (in sorted order) of the project's modules and notebooks whose imports name the
         module at *path* (resolved as Python would resolve them).  The answer depends on every file of the
