@@ -285,6 +285,8 @@ class ImportGraph:
             for target in {found for name in _modules(imports) for found in self._loads(path, name)}:
                 self.importers.setdefault(target, set()).add(path)
         self._pieces: dict[str, Optional[Pieces]] = {}
+        #: (file, name) -> whether the file defines the name at column 0, for each one the graph asked
+        self._asked: dict[tuple[str, str], bool] = {}
         self._dirty: dict[tuple[int, str], frozenset[str]] = {}
         # Phase 0 takes every name of a file that reaches a worker API to lead to one.  Each later phase tells a
         # reaching file's names apart, its imports answered by the phase before: an answer that only adds
@@ -359,7 +361,7 @@ class ImportGraph:
             read = self._pieces_of(path)
             if read is not None and name in read.defined:
                 return name in self._reaching_names(path, read, phase)
-        if len(seen) >= self.MAX_REEXPORTS or name in self.index.names.get(path, ()):
+        if len(seen) >= self.MAX_REEXPORTS or self._defines(path, name):
             return path in reaching
         binding = self._binding(path, name)
         seen = seen | {(path, name)}
@@ -367,10 +369,24 @@ class ImportGraph:
             return any(self._import_reaches(path, entry, reaching, seen, phase) for entry in binding)
         starred = [found for entry in self.index.imports.get(path, ()) if entry[1] == "*"
                    for found in self._loads(path, entry[0])
-                   if name in self.index.names.get(found, ()) or self._binding(found, name)]
+                   if self._defines(found, name) or self._binding(found, name)]
         if starred:
             return any(self._exported(found, name, reaching, seen, phase) for found in starred)
         return path in reaching
+
+    def _defines(self, path: str, name: str) -> bool:
+        """Whether the file at *path* defines *name* at column 0 (each question kept: :meth:`names_asked`)."""
+        key = (path, name)
+        answer = self._asked.get(key)
+        if answer is None:
+            answer = self._asked[key] = name in self.index.names.get(path, ())
+        return answer
+
+    def names_asked(self) -> dict[tuple[str, str], bool]:
+        """Each (file, name) the graph asked whether the file defines, and the answer: with the index's imports
+        and the pieces read, all the graph's answers follow from (a name no import asks for, which an edit adding
+        a function brings, changes none of them)."""
+        return self._asked
 
     def _pieces_of(self, path: str) -> Optional[Pieces]:
         """:func:`.exported_names.read_pieces` of the file at *path* (read once)."""
@@ -476,8 +492,9 @@ def scan(root: str, passes: Any = None, memory: Any = None,
                     return None
     index = ProjectIndex(os.path.abspath(root), api_word=api_word)
     # What the graph's answers follow from, with the cache on: what the index holds of each file (read from
-    # the file, or kept while its size and mtime are unchanged), and the pieces of the files the graph read
-    # in pieces (:meth:`ImportGraph.pieces_read`), each with its stamp (None: too recent to prove it unchanged).
+    # the file, or kept while its size and mtime are unchanged) but its names, the names the graph asked
+    # about (:meth:`ImportGraph.names_asked`), and the pieces of the files the graph read in pieces
+    # (:meth:`ImportGraph.pieces_read`), each with its stamp (None: too recent to prove it unchanged).
     contents: list[str] = [index.root]
     stamps: dict[str, Optional[tuple[int, Optional[int]]]] = {}
     for path in found:
@@ -505,7 +522,7 @@ def scan(root: str, passes: Any = None, memory: Any = None,
             if kept is None:
                 memory.keep(index.root, path, info, (read.sink, read.words, read.imports, read.names))
             contents.append(f"{path}\0{read.sink:d}\0{sorted(read.words) if read.words is not None else None}"
-                            f"\0{read.imports!r}\0{sorted(read.names)}")
+                            f"\0{read.imports!r}")
         index.imports[path] = read.imports
         index.names[path] = read.names
         if read.sink:
@@ -517,13 +534,15 @@ def scan(root: str, passes: Any = None, memory: Any = None,
         # (an edit that leaves every file's imports, names and pieces as they were takes the answers: a body
         # edited before a commit no longer builds the graph again, seconds on a large project)
         files = "\n".join(contents)
-        kept = memory.answers(index.root, files, stamps, lambda path: _file_pieces(path, api_word))
+        kept = memory.answers(index.root, files, stamps, lambda path: _file_pieces(path, api_word), index.names)
         if kept is not None:
             index.answers = GraphAnswers(*kept)
         else:
             answers = index.all_answers()
+            graph = index.graph()
             memory.keep_answers(index.root, files, answers.reaching, answers.relevant,
-                                {path: (stamps.get(path), pieces) for path, pieces in index.graph().pieces_read()})
+                                {path: (stamps.get(path), pieces) for path, pieces in graph.pieces_read()},
+                                graph.names_asked())
     return index
 
 

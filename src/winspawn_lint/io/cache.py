@@ -60,7 +60,7 @@ from .stamps import (PRESENCE, PRESENT, PRESENT_FILE, Stamp, blake2b, content_ha
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 15  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 16  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
 # 10: the results in shards, a directory per digest (the single files of formats before it are removed);
@@ -70,7 +70,8 @@ FORMAT = 15  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: 
 # project's records in one file, which each run read whole); 14: a dependency's stamp as one string, "size/mtime",
 # and the names missing from a folder as one, joined by "/" (a name in a folder has none): JSON makes one object
 # of each, not three or one per name, and a warm run over the ML corpus decoded its 38 MB of entries in 0.48 s,
-# 0.10 s now; 15: a dependency whose mtime was too recent to trust is kept by its content, "size/#digest"
+# 0.10 s now; 15: a dependency whose mtime was too recent to trust is kept by its content, "size/#digest";
+# 16: the import graph's answers are kept with the names it asked about, not with every file's names
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
@@ -923,33 +924,44 @@ class ScanMemory:
         """Whether a file's mtime is old enough to prove it unchanged while it stays the same."""
         return not too_recent(info)
 
-    def answers(self, root: str, files: str, stamps: dict[str, Any], pieces: Any
+    def answers(self, root: str, files: str, stamps: dict[str, Any], pieces: Any, names: dict[str, frozenset[str]]
                 ) -> Optional[tuple[frozenset[str], frozenset[str]]]:
         """The import graph's answers for the project at *root* (the files that reach a worker API, those that
         may hold a finding: ``analysis.importers.GraphAnswers``) as kept when what the index held of its files
-        (*files*) was the same and so were the pieces the graph read (a file whose stamp in *stamps* is not the
-        one kept, or was too recent then, is read in pieces again: ``pieces(path)``); None if not kept."""
+        (*files*) was the same, each name the graph asked about is still defined or not as it was (*names*: each
+        file's names now), and so are the pieces the graph read (a file whose stamp in *stamps* is not the one
+        kept, or was too recent then, is read in pieces again: ``pieces(path)``); None if not kept."""
         raw = self._records(root).get(_ANSWERS + root)
-        if not (isinstance(raw, list) and len(raw) == 4 and raw[0] == _files_digest(files)
-                and _strings(raw[1]) and _strings(raw[2]) and isinstance(raw[3], list)):
+        if not (isinstance(raw, list) and len(raw) == 5 and raw[0] == _files_digest(files)
+                and _strings(raw[1]) and _strings(raw[2]) and isinstance(raw[3], list) and isinstance(raw[4], list)):
             return None
         try:
+            for path, defined, undefined in raw[4]:
+                now = names.get(path, frozenset())
+                if any(name not in now for name in defined.split()) or any(name in now for name in undefined.split()):
+                    return None
             for path, stamp, digest in raw[3]:
                 kept = _stamp(stamp)
                 if kept is None or kept[1] is None or stamps.get(path) != kept:
                     if _pieces_digest(pieces(path)) != digest:
                         return None
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, AttributeError):
             return None
         return frozenset(raw[1]), frozenset(raw[2])
 
     def keep_answers(self, root: str, files: str, reaching: frozenset[str], relevant: frozenset[str],
-                     pieces: dict[str, tuple[Any, Any]]) -> None:
+                     pieces: dict[str, tuple[Any, Any]], asked: dict[tuple[str, str], bool]) -> None:
         """Keep the graph's answers, with what they follow from (see :meth:`answers`): *pieces*, each file the graph
-        read in pieces -> (its stamp then, its pieces)."""
+        read in pieces -> (its stamp then, its pieces); *asked*: (file, name) -> whether the file defined the
+        name, for each name the graph asked about."""
+        by_file: dict[str, tuple[list[str], list[str]]] = {}
+        for (path, name), defined in asked.items():
+            by_file.setdefault(path, ([], []))[0 if defined else 1].append(name)
         self._keep(root, _ANSWERS + root, [_files_digest(files), sorted(reaching), sorted(relevant),
                                            [[path, _encode_stamp(stamp), _pieces_digest(read)]
-                                            for path, (stamp, read) in sorted(pieces.items())]])
+                                            for path, (stamp, read) in sorted(pieces.items())],
+                                           [[path, " ".join(sorted(yes)), " ".join(sorted(no))]
+                                            for path, (yes, no) in sorted(by_file.items())]])
 
     def save(self) -> None:
         """Merge what this run read into the files (called by :meth:`ResultsCache.save`, under its lock, once
