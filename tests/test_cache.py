@@ -802,21 +802,6 @@ def test_a_dependency_stamp_and_a_folder_s_missing_names_are_one_string_each_in_
         cache_module.Entry.from_json(data)
 
 
-def test_a_path_one_entry_saw_as_a_file_and_another_by_its_content_digest_keeps_the_digest():
-    """A module edited just before a run is recorded by its content's digest, ``(size, "hex")``; another file's
-    entry saw only that it is a file.  The run's inputs keep what proves more, the digest (a cold `-j 2` run over
-    the fixtures copied a second before crashed here: "malformed stamp")."""
-    from winspawn_lint.io.stamps import PRESENT_FILE
-
-    digest = (73, "a4" * 16)
-    for first, second in ((PRESENT_FILE, digest), (digest, PRESENT_FILE)):
-        inputs = cache_module.RunInputs()
-        for index, stamp in enumerate((first, second)):
-            entry = cache_module.Entry((5, 6), "0" * 32, True, [], {"/p/m.py": stamp})
-            inputs.add(f"/p/checked{index}.py", entry, [])
-        assert inputs.files["/p/m.py"] == digest and inputs.complete
-
-
 def test_a_module_edited_just_before_a_run_is_kept_by_its_content_and_the_next_run_checks_nothing_again(
         project, monkeypatch):
     """Specification: a module edited less than two seconds before a run (its mtime could change again within the

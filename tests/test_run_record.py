@@ -178,31 +178,60 @@ def test_at_most_a_few_records_are_kept_the_most_recently_used(project, monkeypa
     assert len(records(cache)) == 2
 
 
-@pytest.mark.parametrize("order", [("presence", "content"), ("content", "presence")])
-def test_a_path_one_hit_read_and_another_only_found_is_recorded_by_its_content(tmp_path, order):
-    """Specification: a hit's dependencies are recorded as its lookup found them still true, each path once; a
-    path that one entry read (its stamp) and another only looked for (its presence) is recorded by its stamp,
-    whichever entry was looked up first, so that an edit of it is seen."""
-    from winspawn_lint.io.stamps import PRESENT_FILE, stat_stamp
-
-    module = tmp_path / "helpers.py"
-    module.write_text("X = 1\n")
-    os.utime(module, ns=(PAST_NS, PAST_NS))
-    cache = cache_module.ResultsCache(str(tmp_path / "cache"), "digest")
-    records = {"presence": cache_module._encode_stamp(PRESENT_FILE),
-               "content": cache_module._encode_stamp(stat_stamp(str(module)))}
-    for kind in order:
-        entry = cache_module.Entry((1, PAST_NS), "", True, [], {str(module): records[kind]})
-        assert cache._dependencies_unchanged(str(tmp_path / "train.py"), entry)
-    inputs = cache_module.RunInputs()
-    inputs.adopt(cache)
-    assert inputs.files == {str(module): stat_stamp(str(module))} and inputs.complete
+def test_after_an_edit_only_the_files_whose_findings_depended_on_it_are_looked_up(project, looked_up):
+    """Specification: the record says which file's findings depend on what; after an edit the files whose every
+    dependency holds are answered from it, and only the others are looked up (an edit of a module 107 files
+    of pytorch-image-models import looked up all 315 files, and now 1).  The next run answers from the record
+    the run after the edit wrote."""
+    run(".")
+    (project / "config.py").write_text("NUM_WORKERS = 2\n")  # (train.py reads it)
+    settle(project, 1)
+    looked_up.clear()
+    after = run(".")  # (held to --no-cache's answer)
+    assert "train.py" in after[1]
+    entries = sorted(os.path.basename(seen.split()[1]) for seen in looked_up if seen.startswith("entry"))
+    assert entries == ["config.py", "train.py"]  # (hazard.py and pkg/plain.py read neither)
+    looked_up.clear()
+    assert run(".") == after
+    assert [seen for seen in looked_up if seen.startswith("entry")] == []
 
 
-def test_a_new_importer_of_a_module_checked_alone_changes_its_fix(project):
-    """The fix's safety of hazard.py's wrap depends on whether a file of the project imports it, a derived fact of
-    its findings: a run of hazard.py alone kept its safe fix from its record after an importer came."""
-    before = run("hazard.py")
+@pytest.mark.parametrize("files", [["hazard.py"], ["hazard.py", "train.py", "config.py"]])
+def test_a_new_importer_of_a_checked_module_changes_its_fix_and_only_it_is_looked_up(project, looked_up, files):
+    """The fix's safety of hazard.py's wrap depends on whether a file of the project imports it (a derived fact
+    of its findings); the other files' findings do not (their facts are found again, with their digests).  A run
+    of hazard.py alone kept its safe fix after the importer came, when only its record was asked."""
+    before = run(*files)
     (project / "pkg" / "notes.py").write_text("import hazard\n")
     settle(project, 1)
-    assert run("hazard.py") != before  # (held to --no-cache's answer)
+    looked_up.clear()
+    after = run(*files)  # (held to --no-cache's answer)
+    assert after != before
+    assert [os.path.basename(seen.split()[1]) for seen in looked_up if seen.startswith("entry")] == ["hazard.py"]
+
+
+@pytest.mark.parametrize("order", [("presence", "content"), ("content", "presence")])
+def test_a_path_one_file_read_and_another_only_found_is_recorded_both_ways_each_file_with_its_own(tmp_path, order):
+    """Specification: each file's findings depend on what its check saw of a path; a path that one file read
+    (its stamp, or its content's digest when edited just before the run) and another only looked for (its
+    presence) is recorded both ways, each file pointing at its own, whichever came first: an edit of it is a
+    change for the file that read it, not for the one that found it (a cold `-j 2` run over the fixtures copied
+    a second before once crashed on such a pair: "malformed stamp")."""
+    import json
+
+    from winspawn_lint.io.stamps import PRESENT_FILE
+
+    records = {"presence": PRESENT_FILE, "content": (73, "a4" * 16)}
+    cache = cache_module.ResultsCache(str(tmp_path / "cache"), "digest")
+    inputs = cache_module.RunInputs()
+    for kind in order:
+        entry = cache_module.Entry((5, PAST_NS), "", True, [], {"/p/m.py": records[kind]})
+        inputs.add(f"/p/{kind}.py", entry, [])
+    assert inputs.complete
+    cache.keep_run("run", inputs, [])
+    cache.save()
+    data = json.loads(Path(cache._run_file("run")).read_text())
+    rows = [tuple(row) for row in data["files"]]
+    uses = {path: {rows[index] for index in cache_module._members(mask)} for path, mask, _, _ in data["checked"]}
+    assert uses == {f"/p/{kind}.py": {(f"/p/{kind}.py", f"5/{PAST_NS}"),
+                                      ("/p/m.py", cache_module._encode_stamp(records[kind]))} for kind in order}

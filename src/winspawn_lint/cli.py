@@ -226,15 +226,21 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
     absolute = [os.path.abspath(path) for path in paths]
     key = None if job.fixing or job.add_noqa else cache_module.run_key(
         absolute, [path in walked for path in paths], [job.unsafe_fixes, job.plan_fixes])
-    recorded = cache.recall_run(key) if key is not None else None
-    if recorded is not None:
-        found, again = recorded
-        hits = [FileResult(path, found.get(full, []), lines=_source_lines(path) if job.keep_lines and full in found
-                           else None) for path, full in zip(paths, absolute) if full not in again]
-        return hits + _check_and_store([path for path, full in zip(paths, absolute) if full in again], job, jobs,
-                                       project, walked, cache)
+    # After an edit, the files whose findings did not depend on what changed are answered from the record too,
+    # and only the others are looked up (after an edit of a module 107 files import, 1 of 315 on timm).
+    recall = cache.recall_run(key) if key is not None else None
     inputs = cache_module.RunInputs() if key is not None else None
     hits, todo = [], []
+    if recall is not None and inputs is not None:
+        recalled = recall.found
+        hits = [FileResult(path, recalled.get(full, []), lines=_source_lines(path) if job.keep_lines
+                           and full in recalled else None) for path, full in zip(paths, absolute)
+                if full in recall.recalled]
+        rest = [path for path, full in zip(paths, absolute) if full not in recall.recalled]
+        if not recall.stale:  # (the files of the run to check again each time: they had an error)
+            return hits + _check_and_store(rest, job, jobs, project, walked, cache)
+        recall.carry(inputs)
+        paths = rest
     for path in paths:
         found = cache.lookup(path, need_parsed=path not in walked)
         if found is None or (job.add_noqa and found):  # --add-noqa edits the files with findings
@@ -242,7 +248,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
             continue
         findings, grade, reads = _regraded(path, found, project)
         if inputs is not None:
-            inputs.add(path, cache.valid.get(os.path.abspath(path)), findings, reads, hit=True)
+            inputs.add(path, cache.valid.get(os.path.abspath(path)), findings, reads)
         result = FileResult(path, findings, lines=_source_lines(path) if job.keep_lines and findings else None)
         # A fix run says why each fix it does not make is declined: a finding the plan declined is checked again.
         if job.fixing and (notebook.is_notebook(path) or any(f.safety.applies(job.unsafe_fixes) or _declined(f)
@@ -277,9 +283,8 @@ def _check_and_store(paths: list[str], job: Job, jobs: Optional[int], project: P
                 again.append(os.path.abspath(result.path))
         result.cache_entry = None
     if inputs is not None and key is not None and inputs.complete:
-        inputs.adopt(cache)
         inputs.confirm(project.derived_holds)  # (a parallel run's workers searched the projects, this process did not)
-        inputs.search(project.search_inputs(inputs.derived))
+        inputs.search(project.search_inputs(inputs.unproven()))
         cache.keep_run(key, inputs, again)
     cache.save()
     return checked

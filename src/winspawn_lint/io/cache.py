@@ -26,10 +26,13 @@ bump), and the Python version (the parser).  Per file, an entry holds:
   then costs what a check costs instead of a libcst run per file.
 
 Beside the entries, a check of many files keeps one record per run (:class:`RunInputs`, up to
-:data:`MAX_RUN_RECORDS`): each file's findings as reported and the union of what they depend on (every entry's
-dependencies and missing paths, the regrade's reads, the folders and files the project search behind the derived
-facts listed and read).  The next run of the same files asks only the file system whether all of it holds
-(:meth:`ResultsCache.recall_run`); if it does, no shard, source file or project is read.
+:data:`MAX_RUN_RECORDS`): each file's findings as reported and what they depend on (its entry's dependencies,
+missing paths and derived facts, the regrade's reads), in tables that each file points into, and the folders and
+files the project searches behind the derived facts listed and read.  The next run of the same files asks only
+the file system whether each row still holds (:meth:`ResultsCache.recall_run`); if all do, no shard, source file
+or project is read; if some do not, the files whose findings depended on none of them are still answered from
+the record, and only the others are looked up (an edit of a module most files import looks up the files that
+used what changed in it, not every file).
 
 Correctness over speed where they meet: an mtime within :data:`.stamps.RACY_NS` of the time it was recorded is
 not trusted (a file rewritten within the same timestamp tick with the same size would otherwise hit), so
@@ -51,16 +54,15 @@ import os
 import re
 import sys
 import time
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from ..__version__ import __version__
 from ..records import Record
-from .stamps import (PRESENCE, PRESENT, PRESENT_FILE, Stamp, blake2b, content_hash, folder_mtime, observe, same,
-                     stat_stamp, still, too_recent)
+from .stamps import PRESENCE, Stamp, blake2b, content_hash, folder_mtime, observe, same, stat_stamp, still, too_recent
 
 CACHE_DIR_NAME = ".winspawn_lint_cache"
 ENV_VAR = "WINSPAWN_LINT_CACHE_DIR"
-FORMAT = 16  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
+FORMAT = 17  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: fix outcomes; 5: notebook cells;
 # 6: derived facts; 7: unsafe-fixes left out of the settings digest; 8: respect-gitignore left out of it too;
 # 9: a finding's fix safety as the fixer plans it on the text (none, or unsafe for a rule graded safe);
 # 10: the results in shards, a directory per digest (the single files of formats before it are removed);
@@ -71,7 +73,8 @@ FORMAT = 16  # 3: a finding's own fix safety (WSP301 with no fix) is stored; 4: 
 # and the names missing from a folder as one, joined by "/" (a name in a folder has none): JSON makes one object
 # of each, not three or one per name, and a warm run over the ML corpus decoded its 38 MB of entries in 0.48 s,
 # 0.10 s now; 15: a dependency whose mtime was too recent to trust is kept by its content, "size/#digest";
-# 16: the import graph's answers are kept with the names it asked about, not with every file's names
+# 16: the import graph's answers are kept with the names it asked about, not with every file's names; 17: a run's
+# record says which files' findings depend on which of its rows
 #: how many shards a digest's results are split into: on the ML corpus's 590 files (25 MB of entries, ~540
 #: dependency records each) a shard holds 2-3 entries, ~100 KB, what a one-file run reads; a whole-tree run
 #: opens 256 small files instead of one large one, a few ms (measured: see the commit that introduced them)
@@ -283,109 +286,147 @@ def run_key(paths: list[str], walked: list[bool], request: list) -> str:
 
 
 class RunInputs:
-    """Everything the findings of one run of many files depend on, gathered as the run goes: each file's findings
-    as reported, every file read or looked for with what was seen of it, the paths looked for and not found (by
-    folder), and the derived facts used, whose projects' searches (:meth:`Project.search_inputs
-    <winspawn_lint.analysis.project.Project.search_inputs>`) say what they were found from.  While all of it
-    holds, the same run reports the same findings: the next run checks that (a stat of each path, no shard or
-    source read) instead of looking each file up (:meth:`ResultsCache.recall_run`).  What the cache hits depend
-    on is what their lookups found still true (:meth:`adopt`: each path once, not once per entry, ~500 each);
-    the files checked give their entries'.  Incomplete (nothing is recorded) as soon as anything cannot be
-    trusted: a file checked without an entry (an error, a fix), an mtime too recent, a path seen two ways."""
+    """Everything the findings of one run of many files depend on, gathered as the run goes, file by file: each
+    file's findings as reported, and what they depend on: every path its check read or looked for with what was
+    seen of it, the paths looked for and not found (by folder), and the derived facts used, whose projects'
+    searches (:meth:`Project.search_inputs <winspawn_lint.analysis.project.Project.search_inputs>`) say what they
+    were found from.  While all of it holds, the same run reports the same findings: the next run checks that (a
+    stat of each path, no shard or source read) instead of looking each file up, and after an edit looks up only
+    the files whose findings depended on what changed (:meth:`ResultsCache.recall_run`).  Incomplete (nothing is
+    recorded) as soon as anything cannot be trusted: a file checked without an entry (an error, a fix), an mtime
+    too recent."""
 
-    __slots__ = ("complete", "findings", "files", "absent", "derived", "folders")
+    __slots__ = ("complete", "findings", "uses", "derived", "folders", "searched", "proven")
 
     def __init__(self) -> None:
         self.complete = True
         #: each file's absolute path -> its findings (:data:`_RUN_ROW` fields each)
         self.findings: dict[str, list] = {}
-        #: path -> its stamp (a checked file's own among them)
-        self.files: dict[str, Optional[Stamp]] = {}
-        #: (folder, its mtime or None, the names missing in it joined by "/"), as entries keep them
-        self.absent: set[tuple[str, Optional[int], str]] = set()
+        #: each file -> what its findings depend on: groups of (path, its record as an entry keeps it: its stamp,
+        #: its presence, None for missing), the paths missing (folder, its mtime or None, the names missing in it
+        #: joined by "/"), the derived facts
+        self.uses: dict[str, tuple[list[Iterable[tuple[str, Any]]], set[tuple[str, Optional[int], str]],
+                                   Iterable[str]]] = {}
         #: derived fact -> the digest the findings were found with
         self.derived: dict[str, str] = {}
-        #: each folder the searches behind the derived facts listed -> its mtime (:meth:`search`)
+        #: each folder the searches behind the derived facts listed -> its mtime, and each file they read with its
+        #: record (:meth:`search`): while these hold, every derived fact has its digest
         self.folders: dict[str, int] = {}
+        self.searched: list[Iterable[tuple[str, Any]]] = []
+        #: the derived facts that an earlier record's searches, found to hold, prove (:meth:`RunRecall.carry`)
+        self.proven: set[str] = set()
 
-    def add(self, path: str, entry: Optional[Entry], findings: list, reads: Any = None, hit: bool = False) -> None:
-        """A file of the run: its entry (*hit*: one its lookup found valid, whose dependencies :meth:`adopt`
-        takes; else the one its check made), its *findings* as reported, and what the run read for them besides
-        the entry (*reads*: the regrade of a hit's fixes)."""
+    def add(self, path: str, entry: Optional[Entry], findings: list, reads: Any = None) -> None:
+        """A file of the run: its entry (found valid by its lookup, or made by its check), its *findings* as
+        reported, and what the run read for them besides the entry (*reads*: the regrade of a hit's fixes)."""
         if entry is None or entry.stamp is None or entry.stamp[1] is None:
             self.complete = False
             return
         key = os.path.abspath(path)
-        self.findings[key] = [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in
-                               f.args.items()}, list(f.platforms) if f.platforms is not None else None,
-                               f.fix_safety.value if f.fix_safety is not None else None, f.cell] for f in findings]
-        self._file(key, entry.stamp)
-        if not hit:
-            for dependency, stamp in entry.dependencies.items():
-                self._file(dependency, stamp)
-            self.absent.update((folder, mtime, names) for folder, (mtime, names) in entry.absent.items())
-        self._derived(entry.derived)
+        rows = [[f.code, f.line, f.col, f.end_line, f.end_col, {str(k): str(v) for k, v in f.args.items()},
+                 list(f.platforms) if f.platforms is not None else None,
+                 f.fix_safety.value if f.fix_safety is not None else None, f.cell] for f in findings]
+        files: list[Iterable[tuple[str, Any]]] = [((key, entry.stamp),), entry.dependencies.items()]
+        facts = [entry.derived]
         if reads is not None:
-            for dependency, stamp in reads.files.items():
-                self._file(dependency, stamp)
-            self._derived(reads.derived)
+            files.append(reads.files.items())
+            facts.append(reads.derived)
+        self.carry(key, rows, files, {(folder, mtime, names) for folder, (mtime, names) in entry.absent.items()},
+                   {fact: digest for found in facts for fact, digest in found.items()})
 
-    def adopt(self, cache: "ResultsCache") -> None:
-        """What *cache*'s lookups found still true in this run (every hit's dependencies among it)."""
-        try:
-            for path, raw in cache.held.items():
-                self._file(path, _stamp(raw))
-        except (TypeError, ValueError):
-            self.complete = False
-        self.absent.update(cache.still_absent)
+    def carry(self, path: str, rows: list, files: list[Iterable[tuple[str, Any]]],
+              absent: set[tuple[str, Optional[int], str]], derived: dict[str, str]) -> None:
+        """A file (*path*, absolute) with its findings as recorded (*rows*) and what they depend on (*files*:
+        groups of (path, record))."""
+        self.findings[path] = rows
+        for key, digest in derived.items():
+            if self.derived.setdefault(key, digest) != digest:
+                self.complete = False  # (two digests in one run: the project changed while it ran)
+        self.uses[path] = (files, absent, derived)
 
     def confirm(self, derive: Any) -> None:
         """Whether each derived fact still has (*derive*: ``Project.derived_holds`` of the run's reader) the
         digest the findings were found with: a parallel run's workers derived them, the record keeps what this
-        process searched (:meth:`search`)."""
-        if not all(derive(key, digest) for key, digest in self.derived.items()):
+        process searched (:meth:`search`).  Those an earlier record's searches prove are not asked again."""
+        if not all(derive(key, digest) for key, digest in self.derived.items() if key not in self.proven):
             self.complete = False
 
-    def search(self, found: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
-        """What the derived facts were found from (None: not known, and nothing is recorded)."""
+    def unproven(self) -> list[str]:
+        """The derived facts whose searches this run must say (:meth:`search`): all but those proven."""
+        return [key for key in self.derived if key not in self.proven]
+
+    def search(self, found: Optional[tuple[dict[str, int], Any]]) -> None:
+        """What derived facts were found from (None: not known, and nothing is recorded): folders listed, each with
+        its mtime, and files read (path -> record)."""
         if found is None:
             self.complete = False
             return
-        self.folders = found[0]
-        for path, stamp in found[1].items():
-            self._file(path, stamp)
-
-    def _derived(self, facts: dict[str, str]) -> None:
-        for key, digest in facts.items():
-            if self.derived.setdefault(key, digest) != digest:
-                self.complete = False  # (two digests in one run: the project changed while it ran)
-
-    def _file(self, path: str, stamp: Optional[Stamp]) -> None:
-        if stamp is not None and stamp not in PRESENCE and stamp[1] is None:
-            self.complete = False  # (too recent to prove anything next time)
-        known = self.files.get(path, _UNSEEN)
-        if known is _UNSEEN:
-            self.files[path] = stamp
-        elif known != stamp:
-            if known is None or stamp is None or (known not in PRESENCE and stamp not in PRESENCE):
-                self.complete = False  # (seen missing and there, or with two stamps: it changed during the run)
-            elif _strength(stamp) > _strength(known):
-                self.files[path] = stamp  # (a file's presence, or its content: what proves more)
+        self.folders.update(found[0])
+        self.searched.append(found[1].items())
 
 
-#: (not a stamp: a path not seen yet)
-_UNSEEN = object()
+class RunRecall(Record):
+    """What the record of a run gave (:meth:`ResultsCache.recall_run`): the findings of the files whose every
+    dependency holds (absolute path -> Finding objects, for the files with any, and the set of those files),
+    the files to check again (they had an error) and those to look up (something they depended on changed:
+    none when the whole record holds)."""
+
+    __slots__ = ("found", "recalled", "again", "stale", "_carried", "_proven", "_search")
+
+    def __init__(self, found: dict[str, list], recalled: frozenset[str], again: frozenset[str],
+                 stale: frozenset[str], carried: list, proven: set[str],
+                 search: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
+        self.found = found
+        self.recalled = recalled
+        self.again = again
+        self.stale = stale
+        self._carried = carried
+        self._proven = proven
+        self._search = search
+
+    def carry(self, inputs: RunInputs) -> None:
+        """Seed the record of this run with what the files recalled depend on (as the earlier record had it, all
+        found to hold); when the earlier record's searches still hold, they prove its derived facts."""
+        for path, rows, files, absent, derived in self._carried:
+            inputs.carry(path, rows, [files], absent, derived)
+        if self._search is not None:
+            inputs.proven.update(self._proven)
+            inputs.search(self._search)
 
 
-def _strength(raw: Any) -> int:
-    """What a record of a path (as read, and found to hold) proves: :data:`_STRENGTH`.  *raw*: as the cache file
-    has it (parsed here), or as this run found it (a stamp already, a content digest's ``(size, "hex")`` among
-    them, which :func:`_stamp` refuses in the list form of an entry's own stamp)."""
-    return _STRENGTH.get(raw if isinstance(raw, tuple) else _stamp(raw), 2)
+def _trusted(raw: Optional[str]) -> bool:
+    """Whether a record of a path (as :func:`_encode_stamp` writes it) can prove it unchanged next time: not a
+    stamp whose mtime was too recent to trust, nor a malformed one."""
+    try:
+        stamp = _stamp(raw)
+    except (TypeError, ValueError):
+        return False
+    return stamp is None or stamp in PRESENCE or stamp[1] is not None
 
 
-#: what a record of a path proves, least first: it is there, it is a file, its content (a stamp)
-_STRENGTH = {PRESENT: 0, PRESENT_FILE: 1}
+def _mask(indices: Any) -> str:
+    """A set of small integers as the hex of a bit map (byte i holds bits 8i to 8i+7)."""
+    bits = bytearray()
+    for index in indices:
+        byte = index >> 3
+        if byte >= len(bits):
+            bits.extend(bytes(byte + 1 - len(bits)))
+        bits[byte] |= 1 << (index & 7)
+    return bits.hex()
+
+
+def _unmask(text: str) -> int:
+    """A :func:`_mask` as one integer (bit i: the integer i)."""
+    return int.from_bytes(bytes.fromhex(text), "little")
+
+
+def _members(text: str) -> list[int]:
+    """The integers of a :func:`_mask`."""
+    return [8 * byte + bit for byte, value in enumerate(bytes.fromhex(text)) if value for bit in _BITS[value]]
+
+
+#: each byte's value -> the bits set in it
+_BITS = [tuple(bit for bit in range(8) if value >> bit & 1) for value in range(256)]
 
 
 # ---------------------------------------------------------------- fix outcomes
@@ -594,10 +635,7 @@ class ResultsCache:
         self._there: dict[str, bool] = {}
         #: path -> (the stamp an entry recorded of it, whether that still holds, the stamp to keep instead), in this run
         self._decided: dict[str, tuple[Any, bool, Optional[Stamp]]] = {}
-        #: path -> a record of it (as read) that an entry kept and that still holds, the one that proves most
-        #: (its stamp before its presence); the paths still missing (folder, mtime, names): what the hits
-        #: depend on, for the run's record (RunInputs.adopt)
-        self.held: dict[str, Any] = {}
+        #: the paths found still missing in this run (folder, mtime, names)
         self.still_absent: set[tuple[str, Optional[int], str]] = set()
         self.valid: dict[str, Entry] = {}  # entries found valid by this run's lookups
         #: what the project search read of each file (the run's Project.scan_memory)
@@ -670,36 +708,62 @@ class ResultsCache:
     def _run_file(self, key: str) -> str:
         return os.path.join(self.path, f"run-{key}.json")
 
-    def recall_run(self, key: str) -> Optional[tuple[dict[str, list], frozenset[str]]]:
-        """The findings of the files of the run *key* as its record has them (absolute path -> Finding objects,
-        for the files with any), and the files to check again (they had an error), when everything the findings
-        depend on still holds (:class:`RunInputs`); None: look each file up."""
+    def recall_run(self, key: str) -> Optional[RunRecall]:
+        """What the record of the run *key* gives (:class:`RunRecall`): the findings of the files whose every
+        dependency still holds (:class:`RunInputs`), and the files to check again or look up; None: look each
+        file up (no record, or an unreadable one).  Each recorded path is asked once; a derived fact is asked only
+        when the searches it was found from changed, and only for a file whose other dependencies hold."""
         path = self._run_file(key)
         try:
             with open(path, "rb") as handle:
                 data = json.loads(handle.read())
             if data.get("format") != FORMAT or data.get("key") != self.digest or data.get("run") != key:
                 return None
-            files, absent, folders = data["files"], data["absent"], data["folders"]
-            if not all(self._decide(dependency, raw) for dependency, raw in files.items()):
-                return None
-            if not all(self._still_absent(folder, mtime, names) for folder, mtime, names in absent):
-                return None
-            if not all(self._folder_mtime(folder) == mtime for folder, mtime in folders.items()):
-                return None
-            found = {}
-            for checked, rows in data["findings"].items():
-                if not all(isinstance(row, list) and len(row) == _RUN_ROW for row in rows):
+            files, absent, folders, derived = data["files"], data["absent"], data["folders"], data["derived"]
+            rows = data["findings"]
+            failed = 0
+            for index, (dependency, raw) in enumerate(files):
+                if not self._decide(dependency, raw):
+                    failed |= 1 << index
+            gone = 0
+            for index, (folder, mtime, names) in enumerate(absent):
+                if not self._still_absent(folder, mtime, names):
+                    gone |= 1 << index
+            search_holds = not (failed & _unmask(data["search"])) and all(
+                self._folder_mtime(folder) == mtime for folder, mtime in folders.items())
+            whole = not failed and not gone and search_holds
+            # (the searches changed: a derived fact holds if it is found again with its digest)
+            changed = 0 if search_holds else sum(1 << index for index, (fact, digest) in enumerate(derived)
+                                                 if not self.derive(fact, digest))
+            found: dict[str, list] = {}
+            recalled, stale, carried = set(), set(), []
+            for checked, uses_files, uses_absent, uses_derived in data["checked"]:
+                if not whole and (failed & _unmask(uses_files) or gone & _unmask(uses_absent)
+                                  or changed & _unmask(uses_derived)):
+                    stale.add(checked)
+                    continue
+                recalled.add(checked)
+                mine = rows.get(checked, [])
+                if not all(isinstance(row, list) and len(row) == _RUN_ROW for row in mine):
                     return None
-                found[checked] = decode_findings(rows)
+                if mine:
+                    found[checked] = decode_findings(mine)
+                if not whole:
+                    carried.append((checked, mine, [files[i] for i in _members(uses_files)],
+                                    {tuple(absent[i]) for i in _members(uses_absent)},
+                                    {derived[i][0]: derived[i][1] for i in _members(uses_derived)}))
             again = frozenset(data["again"])
+            search = None if whole or not search_holds else (
+                folders, {files[i][0]: files[i][1] for i in _members(data["search"])})
+            recall = RunRecall(found, frozenset(recalled), again, frozenset(stale), carried,
+                               {fact for fact, _ in derived}, search)
         except Exception:  # (unreadable, malformed, another version's: as if there were none)
             return None
         try:
             os.utime(path)  # (used: the most recently used records are kept)
         except OSError:
             pass
-        return found, again
+        return recall
 
     def keep_run(self, key: str, inputs: RunInputs, again: list[str]) -> None:
         """Write the record of the run *key* when the cache is saved, if *inputs* are complete; *again*: the files
@@ -721,10 +785,6 @@ class ResultsCache:
             if known is None or known[0] != recorded:
                 holds = self._decide(path, recorded)
                 known = decided[path] = (recorded, holds, self._renewal(path, recorded) if holds else None)
-                held = self.held.get(path, _UNSEEN)
-                record = known[2] or recorded
-                if holds and (held is _UNSEEN or _strength(record) > _strength(held)):
-                    self.held[path] = record
             if not known[1]:
                 return False
             if known[2] is not None:
@@ -826,14 +886,31 @@ class ResultsCache:
         # (the missing names of each folder in one group: the entries' groups of a folder differ by a few names,
         # and 8,157 of them made most of a 6 MB record of the ML corpus)
         missing: dict[tuple[str, Optional[int]], set[str]] = {}
-        for folder, mtime, names in inputs.absent:
+        for folder, mtime, names in {found for _, absent, _ in inputs.uses.values() for found in absent}:
             missing.setdefault((folder, mtime), set()).update(names.split("/"))
+        groups = sorted(missing.items(), key=lambda item: (item[0][0], item[0][1] or 0))
+        group_at = {group: index for index, (group, _) in enumerate(groups)}
+        fact_at = {fact: index for index, fact in enumerate(inputs.derived)}
+        # Each path with each record of it (its stamp, its presence, None) is one row, asked once by the next run;
+        # a path two files saw two ways (edited while the run read it) makes two rows: one of them fails then.
+        table: dict[tuple[str, Optional[str]], int] = {}
+
+        def rows(groups: list[Iterable[tuple[str, Any]]]) -> Iterator[int]:
+            for group in groups:
+                for path, stamp in group:
+                    yield table.setdefault((path, _encode_stamp(stamp)), len(table))
+
+        checked = [[path, _mask(rows(files)), _mask(group_at[found[:2]] for found in absent),
+                    _mask(fact_at[fact] for fact in facts)] for path, (files, absent, facts) in inputs.uses.items()]
+        search = _mask(rows(inputs.searched))
+        if not all(_trusted(stamp) for _, stamp in table):
+            return  # (an mtime too recent to prove anything next time)
         data = {"format": FORMAT, "key": self.digest, "run": key,
                 "findings": {path: rows for path, rows in inputs.findings.items() if rows}, "again": again,
-                "files": {path: _encode_stamp(stamp) for path, stamp in inputs.files.items()},
-                "absent": [[folder, mtime, "/".join(sorted(names))]
-                           for (folder, mtime), names in sorted(missing.items(), key=lambda item: item[0][0])],
-                "folders": inputs.folders}
+                "files": [[path, stamp] for path, stamp in table],
+                "absent": [[folder, mtime, "/".join(sorted(names))] for (folder, mtime), names in groups],
+                "folders": inputs.folders, "search": search, "derived": [[k, v] for k, v in inputs.derived.items()],
+                "checked": checked}
         _write_json(self._run_file(key), data)
         records = []
         for name in os.listdir(self.path):
