@@ -196,6 +196,30 @@ def test_after_an_edit_only_the_files_whose_findings_depended_on_it_are_looked_u
     assert [seen for seen in looked_up if seen.startswith("entry")] == []
 
 
+def test_a_folder_changed_with_every_finding_as_it_was_is_searched_once_and_recorded_again(project, monkeypatch):
+    """A file that is not Python added to the project's folder: the searches behind the derived facts listed that
+    folder, so the facts are found again (all hold: every file is answered from the record), and the record is
+    written again with the folder as it is now: the next run searches nothing.  (The cache's own folder, made in
+    the tree after the first run's search, made every later run search the project again.)"""
+    from winspawn_lint.analysis import importers
+
+    first = run(".")
+    (project / "notes.txt").write_text("")
+    settle(project, 1)
+    scans: list[str] = []
+    real = importers.scan
+    monkeypatch.setattr(importers, "scan", lambda root, *args: scans.append(root) or real(root, *args))
+    assert run(".") == first
+    searched = len(scans)
+    scans.clear()
+    run(".")
+    assert searched > len(scans)  # (--no-cache searched again, the cached run did not)
+    scans.clear()
+    with redirect_stdout(io.StringIO()):
+        main(["--isolated", "-j", "1", "."])
+    assert scans == []
+
+
 @pytest.mark.parametrize("files", [["hazard.py"], ["hazard.py", "train.py", "config.py"]])
 def test_a_new_importer_of_a_checked_module_changes_its_fix_and_only_it_is_looked_up(project, looked_up, files):
     """The fix's safety of hazard.py's wrap depends on whether a file of the project imports it (a derived fact

@@ -237,7 +237,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
                            and full in recalled else None) for path, full in zip(paths, absolute)
                 if full in recall.recalled]
         rest = [path for path, full in zip(paths, absolute) if full not in recall.recalled]
-        if not recall.stale:  # (the files of the run to check again each time: they had an error)
+        if recall.whole:  # (the files of the run to check again each time: they had an error)
             return hits + _check_and_store(rest, job, jobs, project, walked, cache)
         recall.carry(inputs)
         paths = rest

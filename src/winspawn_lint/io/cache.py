@@ -368,18 +368,20 @@ class RunInputs:
 class RunRecall(Record):
     """What the record of a run gave (:meth:`ResultsCache.recall_run`): the findings of the files whose every
     dependency holds (absolute path -> Finding objects, for the files with any, and the set of those files),
-    the files to check again (they had an error) and those to look up (something they depended on changed:
-    none when the whole record holds)."""
+    the files to check again (they had an error) and those to look up (something they depended on changed)."""
 
-    __slots__ = ("found", "recalled", "again", "stale", "_carried", "_proven", "_search")
+    __slots__ = ("found", "recalled", "again", "stale", "whole", "_carried", "_proven", "_search")
 
     def __init__(self, found: dict[str, list], recalled: frozenset[str], again: frozenset[str],
-                 stale: frozenset[str], carried: list, proven: set[str],
+                 stale: frozenset[str], whole: bool, carried: list, proven: set[str],
                  search: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
         self.found = found
         self.recalled = recalled
         self.again = again
         self.stale = stale
+        #: whether every row of the record held: else it is written again, if only with the searches as they are
+        #: now (a folder the search listed changed, and every fact held: the cache's own folder made in the tree)
+        self.whole = whole
         self._carried = carried
         self._proven = proven
         self._search = search
@@ -755,7 +757,7 @@ class ResultsCache:
             again = frozenset(data["again"])
             search = None if whole or not search_holds else (
                 folders, {files[i][0]: files[i][1] for i in _members(data["search"])})
-            recall = RunRecall(found, frozenset(recalled), again, frozenset(stale), carried,
+            recall = RunRecall(found, frozenset(recalled), again, frozenset(stale), whole, carried,
                                {fact for fact, _ in derived}, search)
         except Exception:  # (unreadable, malformed, another version's: as if there were none)
             return None
