@@ -194,6 +194,12 @@ def test_after_an_edit_only_the_files_whose_findings_depended_on_it_are_looked_u
     looked_up.clear()
     assert run(".") == after
     assert [seen for seen in looked_up if seen.startswith("entry")] == []
+    # The record the run after the edit wrote (the others' rows as the first record had them) serves the next.
+    _edit_checked_file(project)
+    settle(project, 2)
+    looked_up.clear()
+    assert run(".") != after
+    assert [os.path.basename(seen.split()[1]) for seen in looked_up if seen.startswith("entry")] == ["hazard.py"]
 
 
 def test_a_folder_changed_with_every_finding_as_it_was_is_searched_once_and_recorded_again(project, monkeypatch):

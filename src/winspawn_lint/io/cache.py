@@ -296,7 +296,7 @@ class RunInputs:
     recorded) as soon as anything cannot be trusted: a file checked without an entry (an error, a fix), an mtime
     too recent."""
 
-    __slots__ = ("complete", "findings", "uses", "derived", "folders", "searched", "proven")
+    __slots__ = ("complete", "findings", "uses", "derived", "folders", "searched", "proven", "kept", "base")
 
     def __init__(self) -> None:
         self.complete = True
@@ -315,6 +315,11 @@ class RunInputs:
         self.searched: list[Iterable[tuple[str, Any]]] = []
         #: the derived facts that an earlier record's searches, found to hold, prove (:meth:`RunRecall.carry`)
         self.proven: set[str] = set()
+        #: the files an earlier record answered for (:meth:`RunRecall.carry`) -> their uses as that record has
+        #: them, masks of the rows of its tables (*base*: its files, missing paths and derived facts), read only
+        #: when this run's record is written (after an edit that leaves an mtime too recent, it is not)
+        self.kept: dict[str, tuple[str, str, str]] = {}
+        self.base: tuple[list, list, list] = ([], [], [])
 
     def add(self, path: str, entry: Optional[Entry], findings: list, reads: Any = None) -> None:
         """A file of the run: its entry (found valid by its lookup, or made by its check), its *findings* as
@@ -331,29 +336,27 @@ class RunInputs:
         if reads is not None:
             files.append(reads.files.items())
             facts.append(reads.derived)
-        self.carry(key, rows, files, {(folder, mtime, names) for folder, (mtime, names) in entry.absent.items()},
-                   {fact: digest for found in facts for fact, digest in found.items()})
-
-    def carry(self, path: str, rows: list, files: list[Iterable[tuple[str, Any]]],
-              absent: set[tuple[str, Optional[int], str]], derived: dict[str, str]) -> None:
-        """A file (*path*, absolute) with its findings as recorded (*rows*) and what they depend on (*files*:
-        groups of (path, record))."""
-        self.findings[path] = rows
-        for key, digest in derived.items():
-            if self.derived.setdefault(key, digest) != digest:
+        derived = {fact: digest for found in facts for fact, digest in found.items()}
+        self.findings[key] = rows
+        for fact, digest in derived.items():
+            if self.derived.setdefault(fact, digest) != digest:
                 self.complete = False  # (two digests in one run: the project changed while it ran)
-        self.uses[path] = (files, absent, derived)
+        self.uses[key] = (files, {(folder, mtime, names) for folder, (mtime, names) in entry.absent.items()}, derived)
 
     def confirm(self, derive: Any) -> None:
         """Whether each derived fact still has (*derive*: ``Project.derived_holds`` of the run's reader) the
         digest the findings were found with: a parallel run's workers derived them, the record keeps what this
-        process searched (:meth:`search`).  Those an earlier record's searches prove are not asked again."""
+        process searched (:meth:`search`).  Those an earlier record's searches prove are not asked again, nor
+        are those of the files it answered for (it found each of them again when its searches had changed)."""
         if not all(derive(key, digest) for key, digest in self.derived.items() if key not in self.proven):
             self.complete = False
 
     def unproven(self) -> list[str]:
-        """The derived facts whose searches this run must say (:meth:`search`): all but those proven."""
-        return [key for key in self.derived if key not in self.proven]
+        """The derived facts whose searches this run must say (:meth:`search`): all but those proven (the kept
+        files' among them, when the earlier record's searches had changed)."""
+        facts = _bits(_union(derived for _, _, derived in self.kept.values()))
+        return [key for key in {**self.derived, **{self.base[2][index][0]: None for index in facts}}
+                if key not in self.proven]
 
     def search(self, found: Optional[tuple[dict[str, int], Any]]) -> None:
         """What derived facts were found from (None: not known, and nothing is recorded): folders listed, each with
@@ -370,10 +373,10 @@ class RunRecall(Record):
     dependency holds (absolute path -> Finding objects, for the files with any, and the set of those files),
     the files to check again (they had an error) and those to look up (something they depended on changed)."""
 
-    __slots__ = ("found", "recalled", "again", "stale", "whole", "_carried", "_proven", "_search")
+    __slots__ = ("found", "recalled", "again", "stale", "whole", "_carried", "_tables", "_search")
 
     def __init__(self, found: dict[str, list], recalled: frozenset[str], again: frozenset[str],
-                 stale: frozenset[str], whole: bool, carried: list, proven: set[str],
+                 stale: frozenset[str], whole: bool, carried: list, tables: tuple[list, list, list],
                  search: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
         self.found = found
         self.recalled = recalled
@@ -382,17 +385,20 @@ class RunRecall(Record):
         #: whether every row of the record held: else it is written again, if only with the searches as they are
         #: now (a folder the search listed changed, and every fact held: the cache's own folder made in the tree)
         self.whole = whole
+        #: (path, findings as recorded, its masks into *tables*: the record's files, missing paths, derived facts)
         self._carried = carried
-        self._proven = proven
+        self._tables = tables
         self._search = search
 
     def carry(self, inputs: RunInputs) -> None:
         """Seed the record of this run with what the files recalled depend on (as the earlier record had it, all
         found to hold); when the earlier record's searches still hold, they prove its derived facts."""
-        for path, rows, files, absent, derived in self._carried:
-            inputs.carry(path, rows, [files], absent, derived)
+        inputs.base = self._tables
+        for path, rows, masks in self._carried:
+            inputs.findings[path] = rows
+            inputs.kept[path] = masks
         if self._search is not None:
-            inputs.proven.update(self._proven)
+            inputs.proven.update(fact for fact, _ in self._tables[2])
             inputs.search(self._search)
 
 
@@ -420,6 +426,19 @@ def _mask(indices: Any) -> str:
 def _unmask(text: str) -> int:
     """A :func:`_mask` as one integer (bit i: the integer i)."""
     return int.from_bytes(bytes.fromhex(text), "little")
+
+
+def _union(masks: Iterable[str]) -> int:
+    """The union of masks (:func:`_mask`), as one integer."""
+    found = 0
+    for mask in masks:
+        found |= _unmask(mask)
+    return found
+
+
+def _bits(mask: int) -> list[int]:
+    """The integers of a mask held as one integer (:func:`_unmask`)."""
+    return _members(mask.to_bytes((mask.bit_length() + 7) // 8, "little").hex())
 
 
 def _members(text: str) -> list[int]:
@@ -751,14 +770,12 @@ class ResultsCache:
                 if mine:
                     found[checked] = decode_findings(mine)
                 if not whole:
-                    carried.append((checked, mine, [files[i] for i in _members(uses_files)],
-                                    {tuple(absent[i]) for i in _members(uses_absent)},
-                                    {derived[i][0]: derived[i][1] for i in _members(uses_derived)}))
+                    carried.append((checked, mine, (uses_files, uses_absent, uses_derived)))
             again = frozenset(data["again"])
             search = None if whole or not search_holds else (
                 folders, {files[i][0]: files[i][1] for i in _members(data["search"])})
             recall = RunRecall(found, frozenset(recalled), again, frozenset(stale), whole, carried,
-                               {fact for fact, _ in derived}, search)
+                               (files, absent, derived), search)
         except Exception:  # (unreadable, malformed, another version's: as if there were none)
             return None
         try:
@@ -885,14 +902,23 @@ class ResultsCache:
             pass
 
     def _write_run(self, key: str, inputs: RunInputs, again: list[str]) -> None:
+        base_files, base_absent, base_derived = inputs.base
         # (the missing names of each folder in one group: the entries' groups of a folder differ by a few names,
         # and 8,157 of them made most of a 6 MB record of the ML corpus)
         missing: dict[tuple[str, Optional[int]], set[str]] = {}
-        for folder, mtime, names in {found for _, absent, _ in inputs.uses.values() for found in absent}:
+        absent_rows = {row for _, absent, _ in inputs.uses.values() for row in absent}
+        kept_absent = _union(absent for _, absent, _ in inputs.kept.values())
+        absent_rows.update(tuple(base_absent[index]) for index in _bits(kept_absent))
+        for folder, mtime, names in absent_rows:
             missing.setdefault((folder, mtime), set()).update(names.split("/"))
         groups = sorted(missing.items(), key=lambda item: (item[0][0], item[0][1] or 0))
         group_at = {group: index for index, (group, _) in enumerate(groups)}
-        fact_at = {fact: index for index, fact in enumerate(inputs.derived)}
+        facts = dict(inputs.derived)
+        for index in _bits(_union(derived for _, _, derived in inputs.kept.values())):
+            fact, digest = base_derived[index]
+            if facts.setdefault(fact, digest) != digest:
+                return  # (two digests of a fact in one run: the project changed while it ran)
+        fact_at = {fact: index for index, fact in enumerate(facts)}
         # Each path with each record of it (its stamp, its presence, None) is one row, asked once by the next run;
         # a path two files saw two ways (edited while the run read it) makes two rows: one of them fails then.
         table: dict[tuple[str, Optional[str]], int] = {}
@@ -902,8 +928,22 @@ class ResultsCache:
                 for path, stamp in group:
                     yield table.setdefault((path, _encode_stamp(stamp)), len(table))
 
-        checked = [[path, _mask(rows(files)), _mask(group_at[found[:2]] for found in absent),
-                    _mask(fact_at[fact] for fact in facts)] for path, (files, absent, facts) in inputs.uses.items()]
+        # (a kept file's rows: those of the earlier record, each found once in this one's tables)
+        at_base: list[Optional[int]] = [None] * len(base_files)
+
+        def base_row(index: int) -> int:
+            found = at_base[index]
+            if found is None:
+                path, stamp = base_files[index]
+                found = at_base[index] = table.setdefault((path, stamp), len(table))
+            return found
+
+        checked = [[path, _mask(rows(files)), _mask(group_at[row[:2]] for row in absent),
+                    _mask(fact_at[fact] for fact in derived)] for path, (files, absent, derived) in inputs.uses.items()]
+        checked += [[path, _mask(base_row(index) for index in _members(files)),
+                     _mask(group_at[tuple(base_absent[index][:2])] for index in _members(absent)),
+                     _mask(fact_at[base_derived[index][0]] for index in _members(derived))]
+                    for path, (files, absent, derived) in inputs.kept.items()]
         search = _mask(rows(inputs.searched))
         if not all(_trusted(stamp) for _, stamp in table):
             return  # (an mtime too recent to prove anything next time)
@@ -911,7 +951,7 @@ class ResultsCache:
                 "findings": {path: rows for path, rows in inputs.findings.items() if rows}, "again": again,
                 "files": [[path, stamp] for path, stamp in table],
                 "absent": [[folder, mtime, "/".join(sorted(names))] for (folder, mtime), names in groups],
-                "folders": inputs.folders, "search": search, "derived": [[k, v] for k, v in inputs.derived.items()],
+                "folders": inputs.folders, "search": search, "derived": [[k, v] for k, v in facts.items()],
                 "checked": checked}
         _write_json(self._run_file(key), data)
         records = []
