@@ -870,3 +870,24 @@ def test_a_name_no_import_asks_for_keeps_the_graphs_answers_and_one_an_import_as
     write(project / "pkg" / "plain.py", PLAIN + "\n\ndef g():\n    return 3\n")  # (user.py imports g)
     run(".")
     assert len(built_graphs) == 2
+
+
+def test_the_project_searchs_memory_of_a_file_is_taken_only_when_well_formed(tmp_path):
+    """A record of the scan memory is taken only when it has the shape a run writes (a foreign or damaged file
+    counts as empty: the file is read again), however its strings are checked."""
+    info = os.stat(tmp_path)
+    memory = cache_module.ScanMemory(str(tmp_path), "digest")
+    good = [info.st_size, info.st_mtime_ns, True, ["torch"], [["torch.utils.data", "DataLoader", "DataLoader"]],
+            ["main"]]
+    memory._keep("/root", "/root/train.py", good)
+    assert memory.recall("/root", "/root/train.py", info) == (
+        True, frozenset({"torch"}), (("torch.utils.data", "DataLoader", "DataLoader"),), frozenset({"main"}))
+    for damaged in ([["torch.utils.data", 1, "DataLoader"]], [["torch", "DataLoader"]], ["torch.utils.data"],
+                    [("a", "b", "c")], {"a": 1}):
+        memory._keep("/root", "/root/train.py", [*good[:4], damaged, good[5]])
+        assert memory.recall("/root", "/root/train.py", info) is None, damaged
+    for damaged in (["torch", None], "torch", [["torch"]]):
+        memory._keep("/root", "/root/train.py", [*good[:3], damaged, *good[4:]])
+        assert memory.recall("/root", "/root/train.py", info) is None, damaged
+        memory._keep("/root", "/root/train.py", [*good[:5], damaged])
+        assert memory.recall("/root", "/root/train.py", info) is None, damaged
