@@ -265,3 +265,27 @@ def test_a_path_one_file_read_and_another_only_found_is_recorded_both_ways_each_
     uses = {path: {rows[index] for index in cache_module._members(mask)} for path, mask, _, _ in data["checked"]}
     assert uses == {f"/p/{kind}.py": {(f"/p/{kind}.py", f"5/{PAST_NS}"),
                                       ("/p/m.py", cache_module._encode_stamp(records[kind]))} for kind in order}
+
+
+@pytest.mark.parametrize("damage", ["mask past the table", "row of another shape", "not hex"])
+def test_a_damaged_record_is_as_if_there_were_none(project, damage):
+    """A record whose masks point past its tables, or whose rows have another shape, is not read (an edit then
+    wrote the next record from it, and a row past the end failed the run); the next run writes a good one."""
+    import json
+
+    run(".")
+    (record,) = records(project.parent / "cache")
+    data = json.loads(record.read_text())
+    (hazard,) = [row for row in data["checked"] if row[0].endswith("hazard.py")]  # (answered from the record)
+    if damage == "mask past the table":
+        hazard[1] = cache_module._mask([*cache_module._members(hazard[1]), len(data["files"]) + 5])
+    elif damage == "row of another shape":
+        data["derived"].append(7)
+    else:
+        hazard[3] = "xyz"
+    record.write_text(json.dumps(data))
+    (project / "config.py").write_text("NUM_WORKERS = 2\n")  # (an edit: the record would be read for its rows)
+    settle(project, 1)
+    after = run(".")  # (held to --no-cache's answer)
+    assert "train.py" in after[1]
+    assert json.loads(record.read_text())["checked"] != data["checked"]

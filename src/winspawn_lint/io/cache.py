@@ -402,6 +402,25 @@ class RunRecall(Record):
             inputs.search(self._search)
 
 
+def _well_formed(data: dict) -> bool:
+    """Whether a run's record (as read) has the shape :meth:`ResultsCache._write_run` gives it, its masks within
+    its tables: a damaged or foreign one is as if there were none (its rows are read when a later record is
+    written from it, and a mask past a table's end would fail there)."""
+    files, absent, derived, checked = data["files"], data["absent"], data["derived"], data["checked"]
+    if not (type(files) is list and all(type(row) is list and len(row) == 2 and type(row[0]) is str
+                                        and (row[1] is None or type(row[1]) is str) for row in files)
+            and type(absent) is list and all(type(row) is list and len(row) == 3 and type(row[0]) is str
+                                             and (row[1] is None or type(row[1]) is int) and type(row[2]) is str
+                                             for row in absent)
+            and type(derived) is list and all(_strings(row) and len(row) == 2 for row in derived)
+            and type(data["folders"]) is dict and type(data["findings"]) is dict and _strings(data["again"])
+            and type(checked) is list and all(_strings(row) and len(row) == 4 for row in checked)):
+        return False
+    sizes = (len(files), len(absent), len(derived))
+    return _unmask(data["search"]).bit_length() <= sizes[0] and all(
+        _unmask(mask).bit_length() <= size for row in checked for mask, size in zip(row[1:], sizes))
+
+
 def _trusted(raw: Optional[str]) -> bool:
     """Whether a record of a path (as :func:`_encode_stamp` writes it) can prove it unchanged next time: not a
     stamp whose mtime was too recent to trust, nor a malformed one."""
@@ -742,6 +761,8 @@ class ResultsCache:
                 return None
             files, absent, folders, derived = data["files"], data["absent"], data["folders"], data["derived"]
             rows = data["findings"]
+            if not _well_formed(data):
+                return None
             failed = 0
             for index, (dependency, raw) in enumerate(files):
                 if not self._decide(dependency, raw):
