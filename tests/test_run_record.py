@@ -202,6 +202,25 @@ def test_after_an_edit_only_the_files_whose_findings_depended_on_it_are_looked_u
     assert [os.path.basename(seen.split()[1]) for seen in looked_up if seen.startswith("entry")] == ["hazard.py"]
 
 
+def test_a_file_added_to_the_tree_is_looked_up_alone_and_one_removed_is_dropped(project, looked_up):
+    """Specification: the record is kept under the paths the command was given, not under the files they found:
+    a file added to the tree is looked up alone (no other file's findings depended on it: it was not there), and
+    one removed is left out of the answer, nothing looked up (when the files found were the key, either made
+    another run, and every file was looked up)."""
+    before = run(".")
+    (project / "pkg" / "notes.py").write_text("NOTE = 1\n")
+    settle(project, 1)
+    looked_up.clear()
+    assert run(".") == before
+    assert [os.path.basename(seen.split()[1]) for seen in looked_up if seen.startswith("entry")] == ["notes.py"]
+    (project / "pkg" / "plain.py").unlink()
+    settle(project, 2)
+    looked_up.clear()
+    assert run(".") == before
+    assert [seen for seen in looked_up if seen.startswith("entry")] == []
+    assert len(records(project.parent / "cache")) == 1
+
+
 def test_a_folder_changed_with_every_finding_as_it_was_is_searched_once_and_recorded_again(project, monkeypatch):
     """A file that is not Python added to the project's folder: the searches behind the derived facts listed that
     folder, so the facts are found again (all hold: every file is answered from the record), and the record is

@@ -211,10 +211,11 @@ def _skip_cancelled_when_broken(manager) -> None:
 
 
 def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Project, walked: frozenset[str],
-                  use_cache: bool) -> list[FileResult]:
+                  use_cache: bool, roots: list[str]) -> list[FileResult]:
     """_check_many, answering from the results cache what it can.  With ``--fix``/``--diff`` the cache answers
     the files that have nothing to fix at the requested safety (most of a repository) and those whose fix it
-    holds for the same text and request; the others are read, checked and fixed as without it."""
+    holds for the same text and request; the others are read, checked and fixed as without it.  *roots*: the
+    paths the command was given, which its record of a run is kept under."""
     if not use_cache or not paths:
         return _check_many(paths, job, jobs, project, walked)
     from .io import cache as cache_module, notebook
@@ -225,10 +226,10 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
     # its findings are the answer, and no entry, shard or project search is read (a warm rerun of a tree).
     absolute = [os.path.abspath(path) for path in paths]
     key = None if job.fixing or job.add_noqa else cache_module.run_key(
-        absolute, [path in walked for path in paths], [job.unsafe_fixes, job.plan_fixes])
+        [os.path.abspath(root) for root in roots], [job.unsafe_fixes, job.plan_fixes])
     # After an edit, the files whose findings did not depend on what changed are answered from the record too,
     # and only the others are looked up (after an edit of a module 107 files import, 1 of 315 on timm).
-    recall = cache.recall_run(key) if key is not None else None
+    recall = cache.recall_run(key, frozenset(absolute)) if key is not None else None
     inputs = cache_module.RunInputs() if key is not None else None
     hits, todo = [], []
     if recall is not None and inputs is not None:
@@ -641,7 +642,8 @@ def _check(ns: argparse.Namespace, paths: list[str], job: Job, err) -> tuple[lis
             targets.append(path)
             if not explicit:
                 walked.add(path)
-    results.extend(_check_cached(targets, job, ns.jobs or None, project, frozenset(walked), not ns.no_cache))
+    results.extend(_check_cached(targets, job, ns.jobs or None, project, frozenset(walked), not ns.no_cache,
+                                 [path for path in paths if path != "-"]))
     results.sort(key=lambda r: r.path)
     # Every file was checked and fixed against the files as they were: only now is anything rewritten.
     for result in results:

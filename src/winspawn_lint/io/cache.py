@@ -277,11 +277,12 @@ MAX_RUN_RECORDS = 8
 _RUN_ROW = 9
 
 
-def run_key(paths: list[str], walked: list[bool], request: list) -> str:
-    """The key of the record of a run that checks *paths* (absolute, in order; *walked*: whether each was found by
-    walking a folder, and need not parse) for *request* (what else decides its findings: unsafe fixes, the fix
-    plan)."""
-    payload = json.dumps([request, paths, walked])
+def run_key(roots: list[str], request: list) -> str:
+    """The key of the record of a run of the command on *roots* (the paths it was given, absolute, in order: which
+    files it checks, and which of them it found by walking a folder and need not parse, follow from them and the
+    tree) for *request* (what else decides its findings: unsafe fixes, the fix plan).  A file added to the tree,
+    or removed, is a change the record answers around (:meth:`ResultsCache.recall_run`), not another run."""
+    payload = json.dumps([request, roots])
     return blake2b(payload.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
@@ -748,11 +749,12 @@ class ResultsCache:
     def _run_file(self, key: str) -> str:
         return os.path.join(self.path, f"run-{key}.json")
 
-    def recall_run(self, key: str) -> Optional[RunRecall]:
-        """What the record of the run *key* gives (:class:`RunRecall`): the findings of the files whose every
-        dependency still holds (:class:`RunInputs`), and the files to check again or look up; None: look each
-        file up (no record, or an unreadable one).  Each recorded path is asked once; a derived fact is asked only
-        when the searches it was found from changed, and only for a file whose other dependencies hold."""
+    def recall_run(self, key: str, paths: frozenset[str]) -> Optional[RunRecall]:
+        """What the record of the run *key* gives (:class:`RunRecall`) for the files this run checks (*paths*,
+        absolute): the findings of those whose every dependency still holds (:class:`RunInputs`); the others,
+        and the files the record does not hold (added since), are looked up; None: look each file up (no record,
+        or an unreadable one).  Each recorded path is asked once; a derived fact is asked only when the searches it
+        was found from changed, and only for a file whose other dependencies hold."""
         path = self._run_file(key)
         try:
             with open(path, "rb") as handle:
@@ -773,13 +775,16 @@ class ResultsCache:
                     gone |= 1 << index
             search_holds = not (failed & _unmask(data["search"])) and all(
                 self._folder_mtime(folder) == mtime for folder, mtime in folders.items())
-            whole = not failed and not gone and search_holds
+            same_files = paths == {row[0] for row in data["checked"]} | set(data["again"])
+            whole = not failed and not gone and search_holds and same_files
             # (the searches changed: a derived fact holds if it is found again with its digest)
             changed = 0 if search_holds else sum(1 << index for index, (fact, digest) in enumerate(derived)
                                                  if not self.derive(fact, digest))
             found: dict[str, list] = {}
             recalled, stale, carried = set(), set(), []
             for checked, uses_files, uses_absent, uses_derived in data["checked"]:
+                if checked not in paths:
+                    continue  # (removed from the tree, or no longer walked)
                 if not whole and (failed & _unmask(uses_files) or gone & _unmask(uses_absent)
                                   or changed & _unmask(uses_derived)):
                     stale.add(checked)
@@ -792,7 +797,7 @@ class ResultsCache:
                     found[checked] = decode_findings(mine)
                 if not whole:
                     carried.append((checked, mine, (uses_files, uses_absent, uses_derived)))
-            again = frozenset(data["again"])
+            again = frozenset(data["again"]) & paths
             search = None if whole or not search_holds else (
                 folders, {files[i][0]: files[i][1] for i in _members(data["search"])})
             recall = RunRecall(found, frozenset(recalled), again, frozenset(stale), whole, carried,
