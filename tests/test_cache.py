@@ -520,7 +520,8 @@ def test_a_one_file_run_reads_and_writes_only_the_shard_of_that_file(project, mo
         return os.path.basename(os.path.dirname(path)).startswith("results-") \
             and not os.path.basename(path).startswith("scan-")
 
-    monkeypatch.setattr(cache_module.ResultsCache, "recall_run", lambda self, key, paths: None)  # (every file looked up)
+    # (no record: every file looked up)
+    monkeypatch.setattr(cache_module.ResultsCache, "recall_run", lambda self, key, paths: None)
 
     def reading(path, digest):
         if is_shard(path):
