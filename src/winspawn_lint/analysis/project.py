@@ -775,11 +775,7 @@ class Project:
         from .importers import module_name
 
         key = os.path.abspath(path)
-        root = self.root(key)
-        index = self.importers(root)
-        stem = module_name(key)
-        candidates = sorted(p for p in (index.mentions.get(stem, ()) if index is not None else ()) if p != key)
-        self.derived(_key("importers", root, stem))
+        candidates = sorted(self.mentioning(key, module_name(key)) or ())
         out: list[str] = []
         # A candidate is read only to be asked what it imports (and its import search what it adds to sys.path):
         # no answer holds its nodes, so the check does not take it (:meth:`_take`), and it is freed when it leaves

@@ -371,18 +371,17 @@ class RunInputs:
 
 class RunRecall(Record):
     """What the record of a run gave (:meth:`ResultsCache.recall_run`): the findings of the files whose every
-    dependency holds (absolute path -> Finding objects, for the files with any, and the set of those files),
-    the files to check again (they had an error) and those to look up (something they depended on changed)."""
+    dependency holds (absolute path -> Finding objects, for the files with any, and the set of those files); the
+    run's other files are checked again (they had an error) or looked up (something they depended on changed,
+    or the record does not hold them)."""
 
-    __slots__ = ("found", "recalled", "again", "stale", "whole", "_carried", "_tables", "_search")
+    __slots__ = ("found", "recalled", "whole", "_carried", "_tables", "_search")
 
-    def __init__(self, found: dict[str, list], recalled: frozenset[str], again: frozenset[str],
-                 stale: frozenset[str], whole: bool, carried: list, tables: tuple[list, list, list],
+    def __init__(self, found: dict[str, list], recalled: frozenset[str], whole: bool, carried: list,
+                 tables: tuple[list, list, list],
                  search: Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]) -> None:
         self.found = found
         self.recalled = recalled
-        self.again = again
-        self.stale = stale
         #: whether every row of the record held: else it is written again, if only with the searches as they are
         #: now (a folder the search listed changed, and every fact held: the cache's own folder made in the tree)
         self.whole = whole
@@ -781,14 +780,13 @@ class ResultsCache:
             changed = 0 if search_holds else sum(1 << index for index, (fact, digest) in enumerate(derived)
                                                  if not self.derive(fact, digest))
             found: dict[str, list] = {}
-            recalled, stale, carried = set(), set(), []
+            recalled, carried = set(), []
             for checked, uses_files, uses_absent, uses_derived in data["checked"]:
                 if checked not in paths:
                     continue  # (removed from the tree, or no longer walked)
                 if not whole and (failed & _unmask(uses_files) or gone & _unmask(uses_absent)
                                   or changed & _unmask(uses_derived)):
-                    stale.add(checked)
-                    continue
+                    continue  # (to be looked up)
                 recalled.add(checked)
                 mine = rows.get(checked, [])
                 if not all(isinstance(row, list) and len(row) == _RUN_ROW for row in mine):
@@ -797,11 +795,9 @@ class ResultsCache:
                     found[checked] = decode_findings(mine)
                 if not whole:
                     carried.append((checked, mine, (uses_files, uses_absent, uses_derived)))
-            again = frozenset(data["again"]) & paths
             search = None if whole or not search_holds else (
                 folders, {files[i][0]: files[i][1] for i in _members(data["search"])})
-            recall = RunRecall(found, frozenset(recalled), again, frozenset(stale), whole, carried,
-                               (files, absent, derived), search)
+            recall = RunRecall(found, frozenset(recalled), whole, carried, (files, absent, derived), search)
         except Exception:  # (unreadable, malformed, another version's: as if there were none)
             return None
         try:
