@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -83,3 +84,62 @@ def test_an_unsaved_text_that_names_no_worker_api_reads_its_file_once_to_compare
     checked = pipeline.check(edited, str(train), project=Project(), on_disk=None)
     assert [finding.code for finding in checked.findings] == ["WSP101"]
     assert reads.count(str(train)) == 1
+
+
+_WEIGHTS = "import torch\n\nWEIGHTS = torch.load('weights.pt')\n"
+_TRAIN = ("import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n\nimport weights\n\n\n"
+          "def main():\n    for batch in DataLoader(TensorDataset(torch.arange(4)), num_workers=2):\n"
+          "        print(batch)\n\n\nif __name__ == '__main__':\n    main()\n")
+
+
+@pytest.mark.parametrize("aged", [False, True], ids=["just-written", "older-than-a-tick"])
+@pytest.mark.parametrize("too_many", [False, True], ids=["searched", "too-many-files"])
+def test_the_api_answers_each_call_as_a_new_reader_would_while_the_project_changes(
+        tmp_path, monkeypatch, aged, too_many):
+    """``check_text`` keeps its reader of the project from one call to the next (a new one searched the whole
+    project on every call: a second per call inside pytorch-image-models); nothing it kept may outlive a change of
+    the files.  ``weights.py`` loads a checkpoint when imported, which is a finding only while a script that
+    starts spawn workers imports it.  *aged*: every file and folder is given an mtime old enough to prove it
+    unchanged, so that what was kept is taken while its stamps hold; *too_many*: the project has one file more
+    than a search reads until that file is removed."""
+    from winspawn_lint import pipeline
+    from winspawn_lint.analysis import importers
+    from winspawn_lint.analysis.project import Project
+
+    if too_many:
+        monkeypatch.setattr(importers, "MAX_FILES", 3)
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    weights = tmp_path / "weights.py"
+    weights.write_text(_WEIGHTS, encoding="utf-8")
+    (tmp_path / "notes.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text("y = 2\n", encoding="utf-8")
+    ticks = iter(range(10**6))
+
+    def age() -> None:
+        if aged:
+            for path in [tmp_path, *tmp_path.iterdir()]:
+                then = 1_600_000_000 + next(ticks)
+                os.utime(path, (then, then))
+
+    def found() -> list[str]:
+        text = weights.read_text(encoding="utf-8")
+        codes = [f.code for f in check_text(text, str(weights))]
+        fresh = pipeline.check(text, str(weights), project=Project(), on_disk=None).findings
+        assert codes == [f.code for f in fresh], "a new reader answers otherwise"
+        return codes
+
+    age()
+    assert found() == []
+    (tmp_path / "train.py").write_text(_TRAIN, encoding="utf-8")
+    age()
+    assert found() == ([] if too_many else ["WSP103"])  # (four files: too many to search, so nothing imports it)
+    (tmp_path / "notes.py").unlink()
+    age()
+    assert found() == ["WSP103"]
+    weights.write_text(_WEIGHTS.replace("torch.load('weights.pt')", "None"), encoding="utf-8")
+    age()
+    assert found() == []
+    weights.write_text(_WEIGHTS, encoding="utf-8")
+    (tmp_path / "train.py").unlink()
+    age()
+    assert found() == []

@@ -37,12 +37,18 @@ def check_text(text: str, filename: Optional[str] = None, settings: Optional[Set
     *filename* names the file for per-file ignores, messages and sibling-module inference (``None``: not
     on disk).  *settings*: the default rule selection and policies when ``None``.  *noqa*: honour
     ``# noqa`` comments.  *prefilter*: skip, unparsed, a text that mentions no worker-starting API.
-    Raises :class:`winspawn_lint.io.source.SourceError` when the text cannot be parsed.
+    Raises :class:`winspawn_lint.io.source.SourceError` when the text cannot be parsed.  Calls share what they
+    read of the project's other files while those files are unchanged (one call at a time).
     """
-    from .pipeline import check
+    from .pipeline import api_project, check
+    from .runner import quietly
 
-    # A new reader of the project's files for each call: nothing one call read is taken for the next.
-    return check(text, filename, settings, noqa=noqa, prefilter=prefilter).findings
+    settings = settings or Settings()
+    with api_project(settings.registry) as project:
+        # (whether *text* is the file's is asked when the text is analysed: when it is, the module's facts are
+        # those the project keeps for the file)
+        return quietly(lambda: check(text, filename, settings, project=project, noqa=noqa, prefilter=prefilter,
+                                     on_disk=None).findings, project)
 
 
 def fix_text(text: str, filename: Optional[str] = None, settings: Optional[Settings] = None,
@@ -54,8 +60,9 @@ def fix_text(text: str, filename: Optional[str] = None, settings: Optional[Setti
     ``fixed`` and ``remaining`` (findings), and ``note`` (why a fix was declined, if one was).  The
     new text always compiles; libcst is imported only here.
     """
-    from .analysis.project import Project
-    from .runner import fix_source
+    from .pipeline import api_project
+    from .runner import fix_source, quietly
 
     settings = settings or Settings()
-    return fix_source(text, filename, settings, unsafe, Project(settings.registry))
+    with api_project(settings.registry) as project:
+        return quietly(lambda: fix_source(text, filename, settings, unsafe, project), project)

@@ -9,7 +9,9 @@ the same findings, at the same lines and columns, whichever way it arrives.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from .finding import Finding
 from .records import Record
@@ -18,6 +20,7 @@ from .io.source import Source, parse, split_lines
 
 if TYPE_CHECKING:
     from .analysis.project import Project
+    from .spawn_apis import Registry
 
 
 class Checked(Record):
@@ -68,8 +71,11 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     from . import analysis
     from .report import noqa as noqa_module
 
-    if tree is None and on_disk and filename and not filename.lower().endswith(".ipynb"):
-        tree = project.parsed(filename)  # (read already for another file's check: it is not parsed again)
+    if tree is None and filename and not filename.lower().endswith(".ipynb"):
+        if on_disk is None:
+            on_disk = _is_the_file(text, filename)
+        if on_disk:
+            tree = project.parsed(filename)  # (read already for another file's check: it is not parsed again)
     if tree is None:
         tree = parse(Source(text, "utf-8", False), filename or "<unknown>")
     lines = split_lines(text)
@@ -102,3 +108,36 @@ def _is_the_file(text: str, filename: Optional[str]) -> bool:
         return read(filename).text == text
     except SourceError:
         return False
+
+
+#: the reader of the project's files that the public API's calls share (``check_text``, ``fix_text``), with the
+#: registry it reads for; one call at a time holds it (:func:`api_project`)
+_API_PROJECT: Optional["Project"] = None
+_API_LOCK = threading.Lock()
+
+
+@contextmanager
+def api_project(registry: "Registry") -> Iterator["Project"]:
+    """The reader of the project's files for one call of the public API, held by the block alone.
+
+    A reader of its own for each call searched the whole project again, file by file, for every call: about a
+    second per call inside pytorch-image-models, and, where no marker names a project, a walk of the whole current
+    folder.  The kept one answers as a new one would: every module or fact it kept checks itself against the
+    stamps of the files it read (as the language server's does between edits), and a search across the project is
+    kept while the folders it listed and the files it found are unchanged (:meth:`.Project.files_may_have_changed`),
+    else done again from what it remembers of each file whose size and mtime are unchanged
+    (:class:`.io.cache.ScanMemory`, kept in memory only).
+    """
+    global _API_PROJECT
+    from .analysis.project import Project
+    from .io.cache import ScanMemory
+
+    with _API_LOCK:
+        project = _API_PROJECT
+        if project is None or project.registry is not registry:
+            project = _API_PROJECT = Project(registry)
+            project.scan_memory = ScanMemory.recorder()
+        else:
+            project.files_may_have_changed()
+        yield project
+

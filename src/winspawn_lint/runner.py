@@ -19,7 +19,7 @@ import ast
 import gc
 import warnings
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, TypeVar, Union
 
 from .finding import Finding
 from .records import Record, Value
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from .analysis.project import Project
     from .fix import FixOutcome
     from .io.source import Source
+
+_T = TypeVar("_T")
 
 
 class Job(Value):
@@ -120,10 +122,12 @@ class FileResult(Record):
 def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[bytes] = None,
                display: Optional[str] = None) -> FileResult:
     """Check one file and plan its fix (``--fix``/``--diff``); never raises for a problem with the file itself."""
-    return _quietly(lambda: _check_file(path, job, project, stdin_data, display), project)
+    return quietly(lambda: _check_file(path, job, project, stdin_data, display), project)
 
 
-def _quietly(check: Callable[[], FileResult], project: "Project") -> FileResult:
+def quietly(check: Callable[[], _T], project: "Project") -> _T:
+    """``check()``, the checked code's warnings not shown and the cyclic collector off (every front end's check
+    runs so: the public API's calls too)."""
     with warnings.catch_warnings():
         # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
         # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
@@ -222,8 +226,8 @@ def check_buffer(path: Optional[str], text: str, job: Job, project: "Project", *
 
     # (on_disk None: a text that is the file's as it stands on disk, as an editor's is until it is edited, is
     # checked as the file, so the facts found for it serve later checks, as they do for flake8's)
-    return _quietly(lambda: _check_source(read, path or "-", path, notebook, path is None, job, project,
-                                          FileResult(path or "-"), dependencies, on_disk=None), project)
+    return quietly(lambda: _check_source(read, path or "-", path, notebook, path is None, job, project,
+                                         FileResult(path or "-"), dependencies, on_disk=None), project)
 
 
 def _check_source(read: Callable[[], "Source"], path: str, filename: Optional[str], is_notebook: bool,

@@ -177,6 +177,22 @@ class SearchInputs(Value):
         #: each file found -> its (size, mtime), None when it could not be asked (a dangling link)
         self.files = files
 
+    def hold(self) -> bool:
+        """Whether every folder and file is as the search read it: a search now would find the same index."""
+        for folder, mtime in self.folders.items():
+            if folder_mtime(folder) != mtime:
+                return False
+        for path, stamp in self.files.items():
+            try:
+                info = os.stat(path)
+            except OSError:
+                if stamp is not None:
+                    return False
+                continue
+            if stamp != (info.st_size, info.st_mtime_ns):
+                return False
+        return True
+
 
 class ProjectIndex(Record):
     """The imports of every script and notebook under a project root, read as text once per run: who may import
@@ -467,12 +483,15 @@ def module_name(path: str) -> str:
 
 
 def scan(root: str, passes: Any = None, memory: Any = None,
-         api_word: Optional[Callable[[str], bool]] = None) -> Optional[ProjectIndex]:
+         api_word: Optional[Callable[[str], bool]] = None,
+         listed: Optional[dict[str, int]] = None) -> Optional[ProjectIndex]:
     """The :class:`ProjectIndex` of *root* (*passes*: the text prefilter, ``passes(text) -> bool``; *api_word*:
     :attr:`ProjectIndex.api_word`); None when
     there are more than MAX_FILES files to search (counted before any is read).  *memory* (the results cache's
     :class:`~winspawn_lint.io.cache.ScanMemory`) gives what an earlier run read in a file whose size and mtime
-    are unchanged, and keeps what this run reads: a warm run reads no file to search the project."""
+    are unchanged, and keeps what this run reads: a warm run reads no file to search the project.  *listed*, with
+    a *memory*: given each folder the walk listed, with its mtime, when it finds too many files (while they keep
+    their mtimes, it would again); left empty when a folder's mtime was too recent to tell."""
     found: list[str] = []
     # (a run with the cache keeps what the search read: folders as the walk lists them, files below)
     inputs: Optional[SearchInputs] = SearchInputs({}, {}) if memory is not None else None
@@ -489,6 +508,8 @@ def scan(root: str, passes: Any = None, memory: Any = None,
             if name.endswith((".py", ".ipynb")):
                 found.append(os.path.abspath(os.path.join(directory, name)))
                 if len(found) > MAX_FILES:
+                    if listed is not None and inputs is not None:
+                        listed.update(inputs.folders)
                     return None
     index = ProjectIndex(os.path.abspath(root), api_word=api_word)
     # What the graph's answers follow from, with the cache on: what the index holds of each file (read from

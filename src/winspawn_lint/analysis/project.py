@@ -40,7 +40,7 @@ from .names import Resolver
 
 if TYPE_CHECKING:
     from ..spawn_apis import Registry
-    from .importers import ProjectIndex
+    from .importers import ProjectIndex, SearchInputs
     from .imports import ImportFacts
 
 #: Larger modules are not read (generated code, vendored bundles).
@@ -156,6 +156,8 @@ class Project:
         self._constants: dict[tuple[str, str, tuple[int, int]], Any] = {}
         #: project root -> its imports, read as text (None: too many files to search)
         self._importers: dict[str, Optional["ProjectIndex"]] = {}
+        #: project root -> the folders whose listing found it too many files to search, with their mtimes
+        self._too_many: dict[str, "SearchInputs"] = {}
         #: directory -> the line length configured for files there, and the configuration files looked at (each
         #: with its size and mtime then: a long-lived process sees an edited configuration)
         self._line_lengths: dict[str, tuple[int, tuple[tuple[str, Optional[tuple[int, int]]], ...]]] = {}
@@ -1085,7 +1087,7 @@ class Project:
         """The imports of the files under *root* (:class:`.importers.ProjectIndex`); None when there are too many
         files to search.  Read once per root and run."""
         if root not in self._importers:
-            from .importers import scan
+            from .importers import SearchInputs, scan
             from .prefilter import may_have_findings, may_name_api
 
             registry = self.registry
@@ -1093,8 +1095,11 @@ class Project:
                 from ..spawn_apis import DEFAULT_REGISTRY
 
                 registry = DEFAULT_REGISTRY
-            self._importers[root] = scan(root, lambda text: may_have_findings(text, registry), self.scan_memory,
-                                         lambda word: may_name_api(word, registry))
+            listed: dict[str, int] = {}
+            index = self._importers[root] = scan(root, lambda text: may_have_findings(text, registry),
+                                                 self.scan_memory, lambda word: may_name_api(word, registry), listed)
+            if index is None and listed:
+                self._too_many[root] = SearchInputs(listed, {})
         return self._importers[root]
 
     def files_changed(self) -> None:
@@ -1102,8 +1107,22 @@ class Project:
         (:meth:`importers`).  What was read file by file checks itself against the file's size and mtime.  A
         long-lived owner (the language server) calls this when its client reports changed files."""
         self._importers.clear()
+        self._too_many.clear()
         self._root_of.clear()  # (a marker file created or deleted moves a project's root)
         self.context = object()
+
+    def files_may_have_changed(self) -> None:
+        """As :meth:`files_changed`, for an owner that is not told what changed (the public API, between its
+        calls): a search of a project is kept while every folder it listed and every file it found are as they
+        were (:meth:`.importers.SearchInputs.hold`), and so is the answer that a project has too many files to
+        search while the folders listed to find that are; each is done again otherwise."""
+        kept = {root: index for root, index in self._importers.items()
+                if index is not None and index.inputs is not None and index.inputs.hold()}
+        too_many = {root: listed for root, listed in self._too_many.items() if listed.hold()}
+        self.files_changed()
+        self._importers.update(kept)
+        self._importers.update(dict.fromkeys(too_many))
+        self._too_many.update(too_many)
 
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,

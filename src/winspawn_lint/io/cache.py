@@ -1015,8 +1015,8 @@ class ScanMemory:
 
     @classmethod
     def recorder(cls) -> "ScanMemory":
-        """A parallel run's worker's memory: it reads nothing and records what the worker's project search read,
-        for the parent to keep (:meth:`adopt`)."""
+        """A memory of this process alone: it reads no file, answers from what this process's searches read and
+        records that (a parallel run's worker's, for the parent to keep: :meth:`adopt`; the public API's)."""
         return cls(None, "")
 
     def _file(self, root: str) -> str:
