@@ -223,6 +223,7 @@ def _per_epoch_workers(ctx: Context) -> None:
     main = engine.main
     parents: dict[ast.AST, dict[ast.AST, ast.AST]] = {}
     sites = dict(ctx.index.calls)
+    reported: set[ast.AST] = set()  # (the loaders of this module reported: once each, at the first loop)
     for function in _looking_functions(ctx):
         for start in engine.summary(function, main).starts:
             worker = start.worker
@@ -232,9 +233,11 @@ def _per_epoch_workers(ctx: Context) -> None:
                 continue
             first = start.hops[0] if start.hops else None
             anchor, site = (first.call, first.site) if first is not None else (start.node, start.site)
-            if site is None or site.import_time:
-                continue  # WSP101: under spawn this loop never gets to a second epoch
-            loop = _repeating_loop(ctx, engine, parents, function, main, anchor, site, worker, first is None)
+            if site is None:
+                continue
+            # (a loop at import time is WSP101's too: under spawn it never gets to a second epoch, and once it is
+            # guarded, as WSP101's fix does, every epoch starts the workers again)
+            loop = _repeating_loop(ctx, engine, parents, function, main, anchor, site, start, first is None)
             where = ctx.line_ref(loop.lineno) if loop is not None else None
             if loop is None and first is not None:
                 loop = _loop_of_iteration(engine, parents, start)
@@ -242,6 +245,13 @@ def _per_epoch_workers(ctx: Context) -> None:
             if where is None:
                 continue
             own = worker.unit == main.path and worker.unit is not None
+            if own:
+                # (on the loader's call, where `persistent_workers=True` goes and a `# noqa` says "this one may
+                # restart": one finding per loader, however many loops iterate it)
+                if worker.node in reported:
+                    continue
+                reported.add(worker.node)
+                anchor = worker.node
             ctx.worker = (start.api, start.method, False)
             ctx.emit(rules.WSP902, anchor, line_only=isinstance(anchor, ast.stmt), line=where,
                      fix_hint={"loader": span(worker.node)} if own else None)
@@ -299,10 +309,12 @@ def _not_persistent(ctx: Context, worker, sites: dict) -> bool:
 
 
 def _repeating_loop(ctx: Context, engine, parents: dict, function: ast.AST, main, anchor: ast.AST, site,
-                    worker, direct: bool) -> Optional[ast.stmt]:
+                    start, direct: bool) -> Optional[ast.stmt]:
     """The loop of *function* around *anchor* (the iteration, or the call that leads to it) in whose every pass
     the same loader is iterated: the expression that carries it there is a name (or ``self.loader``) the loop
-    does not assign."""
+    does not assign, given to the call or a global of the module that the called function iterates
+    (:func:`_global_carrier`)."""
+    worker = start.worker
     if function not in parents:
         parents[function] = _parent_map(function)
     loop = _enclosing_loop(parents[function], anchor)
@@ -313,10 +325,26 @@ def _repeating_loop(ctx: Context, engine, parents: dict, function: ast.AST, main
         carriers = [_unwrap(ctx, iterated, site.scope)] if iterated is not None else []
     else:
         carriers = [a for a in (*anchor.args, *(k.value for k in anchor.keywords))
-                    if worker in engine.eval(a, main, site.scope)]
+                    if worker in engine.eval(a, main, site.scope)] or _global_carrier(ctx, start, function)
     if not carriers or not all(_stable(carrier, loop) for carrier in carriers):
         return None
     return loop
+
+
+def _global_carrier(ctx: Context, start, function: ast.AST) -> list[ast.Name]:
+    """The global of this module that a function of it iterates (``for batch in trainloader:`` in ``train()``,
+    called once per epoch by a loop of *function*), when no other function of the module assigns it (``global
+    trainloader``; *function*'s own assignments inside the loop are :func:`_stable`'s to find): then each call
+    iterates the same loader.  Empty otherwise."""
+    if start.unit != ctx.engine.main.path or start.site is None:
+        return []
+    iterated = _iterated(start.node)
+    name = _unwrap(ctx, iterated, start.site.scope) if iterated is not None else None
+    if not isinstance(name, ast.Name) or not _is_global(name.id, start.site.scope):
+        return []
+    if any(name.id in scope.globals_ for node, scope in ctx.index.scope_of.items() if node is not function):
+        return []
+    return [name]
 
 
 def _loop_of_iteration(engine, parents: dict, start) -> Optional[ast.stmt]:
