@@ -217,33 +217,22 @@ def _is_global(name: str, scope: Scope) -> bool:
 def _per_epoch_workers(ctx: Context) -> None:
     """A loader iterated again and again: by a loop of a function of this module (the iteration there, or in a
     function it calls with the loader, of this module or another: ``train_one_epoch(model, loader)`` in the
-    epoch loop), or by a loop of the function that iterates it (``while True: for batch in dl: yield batch``).
-    The starts come from the taint analysis's summaries, which follow the loader through calls and returns."""
+    epoch loop), or by a loop of the function that iterates it (``while True: for batch in dl: yield batch``);
+    and a loader this module builds that a loop of a module importing it iterates so (a ``get_loader()``
+    helper called by a training script).  The starts come from the taint analysis's summaries, which follow the
+    loader through calls and returns."""
     engine = ctx.engine
     main = engine.main
     parents: dict[ast.AST, dict[ast.AST, ast.AST]] = {}
     sites = dict(ctx.index.calls)
     reported: set[ast.AST] = set()  # (the loaders of this module reported: once each, at the first loop)
-    for function in _looking_functions(ctx):
+    for function in _looking_functions(main, engine.registry):
         for start in engine.summary(function, main).starts:
+            found = _restarted(ctx, main, function, start, sites, parents)
+            if found is None:
+                continue
+            anchor, where = found
             worker = start.worker
-            if worker is None or worker.data != _DATALOADER or not engine.active(start.api, start.count, start.via):
-                continue
-            if not _not_persistent(ctx, worker, sites):
-                continue
-            first = start.hops[0] if start.hops else None
-            anchor, site = (first.call, first.site) if first is not None else (start.node, start.site)
-            if site is None:
-                continue
-            # (a loop at import time is WSP101's too: under spawn it never gets to a second epoch, and once it is
-            # guarded, as WSP101's fix does, every epoch starts the workers again)
-            loop = _repeating_loop(ctx, engine, parents, function, main, anchor, site, start, first is None)
-            where = ctx.line_ref(loop.lineno) if loop is not None else None
-            if loop is None and first is not None:
-                loop = _loop_of_iteration(engine, parents, start)
-                where = _elsewhere(ctx, start.unit, loop.lineno) if loop is not None else None
-            if where is None:
-                continue
             own = worker.unit == main.path and worker.unit is not None
             if own:
                 # (on the loader's call, where `persistent_workers=True` goes and a `# noqa` says "this one may
@@ -252,29 +241,83 @@ def _per_epoch_workers(ctx: Context) -> None:
                     continue
                 reported.add(worker.node)
                 anchor = worker.node
-            ctx.worker = (start.api, start.method, False)
-            ctx.emit(rules.WSP902, anchor, line_only=isinstance(anchor, ast.stmt), line=where,
-                     fix_hint={"loader": span(worker.node)} if own else None)
-            ctx.worker = None
+            _emit(ctx, start, anchor, where, own)
+    if main.path is None or not _loader_calls(main, engine.registry) - reported:
+        return
+    # (the importer's check reports the loop where it reaches the loader; this one, the loader's call, where the
+    # fix goes and where the held-out audit labels it)
+    for importer in engine.importers(main):
+        if importer.notebook:
+            continue  # (a notebook's lines have no name in another file's message; its kernel is not re-imported)
+        for function in _looking_functions(importer, engine.registry):
+            for start in engine.summary(function, importer).starts:
+                worker = start.worker
+                if worker is None or worker.unit != main.path or worker.node in reported:
+                    continue
+                found = _restarted(ctx, importer, function, start, sites, parents)
+                if found is not None:
+                    reported.add(worker.node)
+                    _emit(ctx, start, worker.node, found[1], True)
 
 
-def _looking_functions(ctx: Context) -> Iterator[ast.AST]:
-    """The module's body and its functions that may iterate a loader repeatedly: those with a loop, or that
+def _restarted(ctx: Context, unit, function: ast.AST, start, sites: dict, parents: dict
+               ) -> Optional[tuple[ast.AST, str]]:
+    """For a worker start of *function*'s summary (*function* of *unit*: this module or one importing it), when it
+    is a loader without persistent workers that a loop iterates again and again: where this module's loop reaches
+    it (the iteration, or the call in the loop that leads to it) and how the message names the loop."""
+    engine = ctx.engine
+    worker = start.worker
+    if worker is None or worker.data != _DATALOADER or not engine.active(start.api, start.count, start.via):
+        return None
+    if not _not_persistent(ctx, worker, sites):
+        return None
+    first = start.hops[0] if start.hops else None
+    anchor, site = (first.call, first.site) if first is not None else (start.node, start.site)
+    if site is None:
+        return None
+    # (a loop at import time is WSP101's too: under spawn it never gets to a second epoch, and once it is
+    # guarded, as WSP101's fix does, every epoch starts the workers again)
+    loop = _repeating_loop(engine, parents, function, unit, anchor, site, start, first is None)
+    where = _elsewhere(ctx, unit.path, loop.lineno) if loop is not None else None
+    if loop is None and first is not None:
+        loop = _loop_of_iteration(engine, parents, start)
+        where = _elsewhere(ctx, start.unit, loop.lineno) if loop is not None else None
+    return (anchor, where) if where is not None else None
+
+
+def _emit(ctx: Context, start, anchor: ast.AST, where: str, own: bool) -> None:
+    ctx.worker = (start.api, start.method, False)
+    ctx.emit(rules.WSP902, anchor, line_only=isinstance(anchor, ast.stmt), line=where,
+             fix_hint={"loader": span(start.worker.node)} if own else None)
+    ctx.worker = None
+
+
+def _loader_calls(unit, registry) -> set[ast.Call]:
+    """The ``DataLoader(...)`` calls of *unit*."""
+    by_name = registry.by_name
+    return {call for call, site in unit.index.calls
+            if (api := by_name.get(unit.resolver.qualname(call.func, site.scope) or "")) is not None
+            and api.key == _DATALOADER}
+
+
+def _looking_functions(unit, registry) -> Iterator[ast.AST]:
+    """The body and functions of *unit* that may iterate a loader repeatedly: those with a loop, or that
     construct a ``DataLoader`` (and may hand it to a function that loops over it)."""
+    index = unit.index
     looping, building = set(), set()
-    for node, scope in ctx.index.scope_of.items():
-        if node is ctx.index.tree or scope.kind == "function":
+    for node, scope in index.scope_of.items():
+        if node is index.tree or scope.kind == "function":
             if any(isinstance(inner, _LOOPS) for inner in _own_nodes(node)):
                 looping.add(node)
-    by_name = ctx.engine.registry.by_name
-    for call, site in ctx.index.calls:
+    by_name = registry.by_name
+    for call, site in index.calls:
         owner = site.scope.function_scope()
-        node = owner.node if owner is not None else ctx.index.tree
+        node = owner.node if owner is not None else index.tree
         if node not in looping:
-            api = by_name.get(ctx.resolver.qualname(call.func, site.scope) or "")
+            api = by_name.get(unit.resolver.qualname(call.func, site.scope) or "")
             if api is not None and api.key == _DATALOADER:
                 building.add(node)
-    yield from (node for node in ctx.index.scope_of if node in looping or node in building)
+    yield from (node for node in index.scope_of if node in looping or node in building)
 
 
 def _own_nodes(root: ast.AST) -> Iterator[ast.AST]:
@@ -308,8 +351,8 @@ def _not_persistent(ctx: Context, worker, sites: dict) -> bool:
     return len(value) == 1 and next(iter(value)).kind == CONST and const_value(next(iter(value))) is False
 
 
-def _repeating_loop(ctx: Context, engine, parents: dict, function: ast.AST, main, anchor: ast.AST, site,
-                    start, direct: bool) -> Optional[ast.stmt]:
+def _repeating_loop(engine, parents: dict, function: ast.AST, unit, anchor: ast.AST, site, start,
+                    direct: bool) -> Optional[ast.stmt]:
     """The loop of *function* around *anchor* (the iteration, or the call that leads to it) in whose every pass
     the same loader is iterated: the expression that carries it there is a name (or ``self.loader``) the loop
     does not assign, given to the call or a global of the module that the called function iterates
@@ -322,27 +365,27 @@ def _repeating_loop(ctx: Context, engine, parents: dict, function: ast.AST, main
         return None
     if direct:
         iterated = _iterated(anchor)
-        carriers = [_unwrap(ctx, iterated, site.scope)] if iterated is not None else []
+        carriers = [_unwrap(unit.resolver, iterated, site.scope)] if iterated is not None else []
     else:
         carriers = [a for a in (*anchor.args, *(k.value for k in anchor.keywords))
-                    if worker in engine.eval(a, main, site.scope)] or _global_carrier(ctx, start, function)
+                    if worker in engine.eval(a, unit, site.scope)] or _global_carrier(unit, start, function)
     if not carriers or not all(_stable(carrier, loop) for carrier in carriers):
         return None
     return loop
 
 
-def _global_carrier(ctx: Context, start, function: ast.AST) -> list[ast.Name]:
+def _global_carrier(unit, start, function: ast.AST) -> list[ast.Name]:
     """The global of this module that a function of it iterates (``for batch in trainloader:`` in ``train()``,
     called once per epoch by a loop of *function*), when no other function of the module assigns it (``global
     trainloader``; *function*'s own assignments inside the loop are :func:`_stable`'s to find): then each call
     iterates the same loader.  Empty otherwise."""
-    if start.unit != ctx.engine.main.path or start.site is None:
+    if start.unit != unit.path or start.site is None:
         return []
     iterated = _iterated(start.node)
-    name = _unwrap(ctx, iterated, start.site.scope) if iterated is not None else None
+    name = _unwrap(unit.resolver, iterated, start.site.scope) if iterated is not None else None
     if not isinstance(name, ast.Name) or not _is_global(name.id, start.site.scope):
         return []
-    if any(name.id in scope.globals_ for node, scope in ctx.index.scope_of.items() if node is not function):
+    if any(name.id in scope.globals_ for node, scope in unit.index.scope_of.items() if node is not function):
         return []
     return [name]
 
@@ -394,11 +437,11 @@ def _elsewhere(ctx: Context, path: Optional[str], line: int) -> str:
     return f"{os.path.relpath(path, here)}:{line}"
 
 
-def _unwrap(ctx: Context, iterable: ast.expr, scope: Scope) -> ast.expr:
+def _unwrap(resolver, iterable: ast.expr, scope: Scope) -> ast.expr:
     for _ in range(MAX_DEPTH):
         if not (isinstance(iterable, ast.Call) and iterable.args):
             break
-        name = (ctx.resolver.qualname(iterable.func, scope) or "").replace("builtins.", "").rsplit(".", 1)[-1]
+        name = (resolver.qualname(iterable.func, scope) or "").replace("builtins.", "").rsplit(".", 1)[-1]
         if name not in _ITER_WRAPPERS:
             break
         iterable = iterable.args[0]
