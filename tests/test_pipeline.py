@@ -143,3 +143,39 @@ def test_the_api_answers_each_call_as_a_new_reader_would_while_the_project_chang
     (tmp_path / "train.py").unlink()
     age()
     assert found() == []
+
+
+def test_the_api_confirms_only_the_search_of_the_project_a_call_asks_about(tmp_path, monkeypatch):
+    """A caller going through many projects (one ``check_text`` call each) pays for the project it checks in: a
+    kept search is confirmed when its project is asked for again, not on every call, and only the last few are
+    kept."""
+    from winspawn_lint import pipeline
+    from winspawn_lint.analysis import importers, project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_UNCONFIRMED", 2)
+    files = []
+    for name in "abc":
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text("", encoding="utf-8")
+        (folder / "weights.py").write_text(_WEIGHTS, encoding="utf-8")
+        (folder / "train.py").write_text(_TRAIN, encoding="utf-8")
+        for path in [folder, *folder.iterdir()]:
+            os.utime(path, (1_600_000_000, 1_600_000_000))  # (old enough to prove them unchanged)
+        files.append(folder / "weights.py")
+    confirmed: list = []
+    hold = importers.SearchInputs.hold
+    monkeypatch.setattr(importers.SearchInputs, "hold", lambda inputs: confirmed.append(inputs) or hold(inputs))
+    for path in files:
+        assert [f.code for f in check_text(path.read_text(encoding="utf-8"), str(path))] == ["WSP103"]
+    assert confirmed == []
+    assert [f.code for f in check_text(files[1].read_text(encoding="utf-8"), str(files[1]))] == ["WSP103"]
+    assert len(confirmed) == 1 and next(iter(confirmed[0].files)).startswith(str(tmp_path / "b"))
+
+    def kept() -> list[str]:
+        return [os.path.basename(root) for root in pipeline._API_PROJECT._unconfirmed]
+
+    assert kept() == ["c"]  # (a's went when c's came: two at most, b's in use)
+    assert [f.code for f in check_text(files[0].read_text(encoding="utf-8"), str(files[0]))] == ["WSP103"]
+    assert len(confirmed) == 1  # (searched again)
+    assert kept() == ["c", "b"]

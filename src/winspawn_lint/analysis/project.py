@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from .importers import ProjectIndex, SearchInputs
     from .imports import ImportFacts
 
+#: How many searches of projects a reader kept between the public API's calls holds while not confirmed unchanged
+#: (:meth:`Project.files_may_have_changed`): each holds what it read of every file of its project.
+MAX_UNCONFIRMED = 8
 #: Larger modules are not read (generated code, vendored bundles).
 MAX_MODULE_BYTES = 1 << 20
 #: Parsed modules kept between files, the most recently used: a syntax tree with its index takes about 13 times
@@ -158,6 +161,10 @@ class Project:
         self._importers: dict[str, Optional["ProjectIndex"]] = {}
         #: project root -> the folders whose listing found it too many files to search, with their mtimes
         self._too_many: dict[str, "SearchInputs"] = {}
+        #: project root -> a search done before files may have changed, with what it read of the file system: taken
+        #: back when the root is asked for again and that still holds (:meth:`files_may_have_changed`); the most
+        #: recently used last
+        self._unconfirmed: dict[str, tuple[Optional["ProjectIndex"], "SearchInputs"]] = {}
         #: directory -> the line length configured for files there, and the configuration files looked at (each
         #: with its size and mtime then: a long-lived process sees an edited configuration)
         self._line_lengths: dict[str, tuple[int, tuple[tuple[str, Optional[tuple[int, int]]], ...]]] = {}
@@ -1090,6 +1097,13 @@ class Project:
             from .importers import SearchInputs, scan
             from .prefilter import may_have_findings, may_name_api
 
+            earlier = self._unconfirmed.pop(root, None)
+            if earlier is not None and earlier[1].hold():
+                self._importers[root] = earlier[0]
+                if earlier[0] is None:
+                    self._too_many[root] = earlier[1]
+                return earlier[0]
+
             registry = self.registry
             if registry is None:
                 from ..spawn_apis import DEFAULT_REGISTRY
@@ -1108,21 +1122,25 @@ class Project:
         long-lived owner (the language server) calls this when its client reports changed files."""
         self._importers.clear()
         self._too_many.clear()
+        self._unconfirmed.clear()
         self._root_of.clear()  # (a marker file created or deleted moves a project's root)
         self.context = object()
 
     def files_may_have_changed(self) -> None:
         """As :meth:`files_changed`, for an owner that is not told what changed (the public API, between its
-        calls): a search of a project is kept while every folder it listed and every file it found are as they
-        were (:meth:`.importers.SearchInputs.hold`), and so is the answer that a project has too many files to
-        search while the folders listed to find that are; each is done again otherwise."""
-        kept = {root: index for root, index in self._importers.items()
-                if index is not None and index.inputs is not None and index.inputs.hold()}
-        too_many = {root: listed for root, listed in self._too_many.items() if listed.hold()}
+        calls): a search of a project is taken back, when its root is asked for again, while every folder it listed
+        and every file it found are as they were (:meth:`.importers.SearchInputs.hold`), and so is the answer that
+        a project has too many files to search while the folders listed to find that are; each is done again
+        otherwise.  Only the :data:`MAX_UNCONFIRMED` searches last used are kept so, and none is checked before it
+        is asked for (a caller going through many projects pays for the one it checks in)."""
+        earlier = dict(self._unconfirmed)
+        for root, index in self._importers.items():
+            inputs = index.inputs if index is not None else self._too_many.get(root)
+            earlier.pop(root, None)
+            if inputs is not None:
+                earlier[root] = (index, inputs)
         self.files_changed()
-        self._importers.update(kept)
-        self._importers.update(dict.fromkeys(too_many))
-        self._too_many.update(too_many)
+        self._unconfirmed = dict(list(earlier.items())[-MAX_UNCONFIRMED:])
 
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,
