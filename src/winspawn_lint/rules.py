@@ -236,7 +236,7 @@ WSP902 = Rule(
     "WSP902",
     "dataloader-workers-restarted-per-epoch",
     "`DataLoader` with workers iterated in a loop ({line}) without `persistent_workers=True`: every "
-    "iteration starts new workers, and each spawned worker re-imports this module again",
+    "iteration starts new workers, and each spawned worker imports the script again",
     False,
     FixSafety.UNSAFE,
     "A `DataLoader` with workers and no `persistent_workers=True` is iterated once per epoch (performance).",
