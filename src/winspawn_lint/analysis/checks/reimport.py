@@ -226,7 +226,8 @@ def _per_epoch_workers(ctx: Context) -> None:
     parents: dict[ast.AST, dict[ast.AST, ast.AST]] = {}
     sites = dict(ctx.index.calls)
     reported: set[ast.AST] = set()  # (the loaders of this module reported: once each, at the first loop)
-    for function in _looking_functions(main, engine.registry):
+    loaders = _loader_calls(main, engine.registry)
+    for function in _looking_functions(main, loaders):
         for start in engine.summary(function, main).starts:
             found = _restarted(ctx, main, function, start, sites, parents)
             if found is None:
@@ -242,14 +243,14 @@ def _per_epoch_workers(ctx: Context) -> None:
                 reported.add(worker.node)
                 anchor = worker.node
             _emit(ctx, start, anchor, where, own)
-    if main.path is None or not _loader_calls(main, engine.registry) - reported:
+    if main.path is None or not loaders.keys() - reported:
         return
     # (the importer's check reports the loop where it reaches the loader; this one, the loader's call, where the
     # fix goes and where the held-out audit labels it)
     for importer in engine.importers(main):
         if importer.notebook:
             continue  # (a notebook's lines have no name in another file's message; its kernel is not re-imported)
-        for function in _looking_functions(importer, engine.registry):
+        for function in _looking_functions(importer, _loader_calls(importer, engine.registry)):
             for start in engine.summary(function, importer).starts:
                 worker = start.worker
                 if worker is None or worker.unit != main.path or worker.node in reported:
@@ -292,32 +293,27 @@ def _emit(ctx: Context, start, anchor: ast.AST, where: str, own: bool) -> None:
     ctx.worker = None
 
 
-def _loader_calls(unit, registry) -> set[ast.Call]:
-    """The ``DataLoader(...)`` calls of *unit*."""
+def _loader_calls(unit, registry) -> dict[ast.Call, Scope]:
+    """The ``DataLoader(...)`` calls of *unit*, with the scope of each."""
     by_name = registry.by_name
-    return {call for call, site in unit.index.calls
+    return {call: site.scope for call, site in unit.index.calls
             if (api := by_name.get(unit.resolver.qualname(call.func, site.scope) or "")) is not None
             and api.key == _DATALOADER}
 
 
-def _looking_functions(unit, registry) -> Iterator[ast.AST]:
+def _looking_functions(unit, loaders: dict[ast.Call, Scope]) -> Iterator[ast.AST]:
     """The body and functions of *unit* that may iterate a loader repeatedly: those with a loop, or that
-    construct a ``DataLoader`` (and may hand it to a function that loops over it)."""
+    construct a ``DataLoader`` (*loaders*: its calls), and may hand it to a function that loops over it."""
     index = unit.index
-    looping, building = set(), set()
+    looking = set()
     for node, scope in index.scope_of.items():
         if node is index.tree or scope.kind == "function":
             if any(isinstance(inner, _LOOPS) for inner in _own_nodes(node)):
-                looping.add(node)
-    by_name = registry.by_name
-    for call, site in index.calls:
-        owner = site.scope.function_scope()
-        node = owner.node if owner is not None else index.tree
-        if node not in looping:
-            api = by_name.get(unit.resolver.qualname(call.func, site.scope) or "")
-            if api is not None and api.key == _DATALOADER:
-                building.add(node)
-    yield from (node for node in index.scope_of if node in looping or node in building)
+                looking.add(node)
+    for scope in loaders.values():
+        owner = scope.function_scope()
+        looking.add(owner.node if owner is not None else index.tree)
+    yield from (node for node in index.scope_of if node in looking)
 
 
 def _own_nodes(root: ast.AST) -> Iterator[ast.AST]:
