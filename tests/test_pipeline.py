@@ -176,6 +176,8 @@ def test_the_api_confirms_only_the_search_of_the_project_a_call_asks_about(tmp_p
         return [os.path.basename(root) for root in pipeline._API_PROJECT._unconfirmed]
 
     assert kept() == ["c"]  # (a's went when c's came: two at most, b's in use)
+    # (and with it what the searches had read of a's files)
+    assert sorted(os.path.basename(root) for root in pipeline._API_PROJECT.scan_memory.roots) == ["b", "c"]
     assert [f.code for f in check_text(files[0].read_text(encoding="utf-8"), str(files[0]))] == ["WSP103"]
     assert len(confirmed) == 1  # (searched again)
     assert kept() == ["c", "b"]

@@ -28,7 +28,7 @@ import stat
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from ..finding import Finding
-from ..io.stamps import folder_mtime
+from ..io.stamps import folder_mtime, stat_stamp
 from .. import rules
 from ..records import Record, Value
 from ..rules import FixSafety
@@ -182,16 +182,8 @@ class SearchInputs(Value):
         for folder, mtime in self.folders.items():
             if folder_mtime(folder) != mtime:
                 return False
-        for path, stamp in self.files.items():
-            try:
-                info = os.stat(path)
-            except OSError:
-                if stamp is not None:
-                    return False
-                continue
-            if stamp != (info.st_size, info.st_mtime_ns):
-                return False
-        return True
+        # (each stamp was old enough to trust when it was taken: an equal one now is the same file)
+        return all(stat_stamp(path) == stamp for path, stamp in self.files.items())
 
 
 class ProjectIndex(Record):

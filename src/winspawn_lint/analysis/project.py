@@ -1141,6 +1141,8 @@ class Project:
                 earlier[root] = (index, inputs)
         self.files_changed()
         self._unconfirmed = dict(list(earlier.items())[-MAX_UNCONFIRMED:])
+        if self.scan_memory is not None:
+            self.scan_memory.keep_only(self._unconfirmed)  # (what was read of each file of the projects let go)
 
     def line_length(self, path: Optional[str]) -> int:
         """The maximum line length the project configures for *path* (flake8/pycodestyle ini files, ruff,

@@ -1036,6 +1036,14 @@ class ScanMemory:
             for key, record in records.items():
                 self._keep(root, key, record)
 
+    def keep_only(self, roots: Iterable[str]) -> None:
+        """Forget what was read of the projects at other roots than *roots* (a memory of this process alone that
+        outlives its searches: the public API's)."""
+        wanted = set(roots)
+        for kept in (self.roots, self.changed):
+            for root in [root for root in kept if root not in wanted]:
+                del kept[root]
+
     def recall(self, root: str, path: str, info: os.stat_result) -> Optional[tuple]:
         """What the search of the project at *root* read of *path*, as kept for its size and mtime in *info*:
         (passes the prefilter, the words its imports mention or None, its imports as ``(module, name, bound
