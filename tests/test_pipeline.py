@@ -181,3 +181,26 @@ def test_the_api_confirms_only_the_search_of_the_project_a_call_asks_about(tmp_p
     assert [f.code for f in check_text(files[0].read_text(encoding="utf-8"), str(files[0]))] == ["WSP103"]
     assert len(confirmed) == 1  # (searched again)
     assert kept() == ["c", "b"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
+def test_a_forked_child_checks_though_another_thread_held_the_api_when_it_forked(tmp_path):
+    """The API's calls share one reader behind a lock: a child forked while the lock was held starts with its own."""
+    from winspawn_lint import pipeline
+
+    path = tmp_path / "weights.py"
+    path.write_text(_WEIGHTS, encoding="utf-8")
+    with pipeline._API_LOCK:  # (as a thread in the middle of a call holds it)
+        pid = os.fork()
+        if pid == 0:
+            import signal
+
+            signal.alarm(20)  # (a child that waits for the lock dies of it)
+            code = 1
+            try:
+                check_text(_WEIGHTS, str(path))
+                code = 0
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -9,6 +9,7 @@ the same findings, at the same lines and columns, whichever way it arrives.
 from __future__ import annotations
 
 import ast
+import os
 import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator, Optional
@@ -114,6 +115,17 @@ def _is_the_file(text: str, filename: Optional[str]) -> bool:
 #: registry it reads for; one call at a time holds it (:func:`api_project`)
 _API_PROJECT: Optional["Project"] = None
 _API_LOCK = threading.Lock()
+
+
+def _forget_api_project() -> None:
+    # (a child forked while another thread held the lock would wait for it forever; and what the parent's reader
+    # kept is the parent's)
+    global _API_PROJECT, _API_LOCK
+    _API_PROJECT, _API_LOCK = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_api_project)
 
 
 @contextmanager
