@@ -152,4 +152,3 @@ def api_project(registry: "Registry") -> Iterator["Project"]:
         else:
             project.files_may_have_changed()
         yield project
-

@@ -126,8 +126,8 @@ def check_file(path: str, job: Job, project: "Project", stdin_data: Optional[byt
 
 
 def quietly(check: Callable[[], _T], project: "Project") -> _T:
-    """``check()``, the checked code's warnings not shown and the cyclic collector off (every front end's check
-    runs so: the public API's calls too)."""
+    """``check()``, the checked code's warnings not shown and the cyclic collector off (the driver's checks, for
+    the command line and the language server, and the public API's calls run so; flake8 calls its plugin itself)."""
     with warnings.catch_warnings():
         # ast.parse() and the fixer's compile() warn about the code checked (invalid escape sequences,
         # `is` with a literal...): that is not ours to report, and it would be noise on stderr.
