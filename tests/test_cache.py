@@ -367,6 +367,25 @@ def test_editing_a_project_module_rechecks_the_files_whose_findings_depend_on_it
     assert "WSP301" not in run("ds.py")[1]
 
 
+def test_a_settings_read_follows_the_script_that_fills_it_and_the_module_that_makes_it(project):
+    # data.py's collate function reads hp, made empty in hparams.py and configured by train.py's main(): the
+    # finding in data.py depends on both other files.
+    fixture = Path(__file__).parent / "fixtures" / "projects" / "hparams_configured_in_main"
+    for name in ("data.py", "hparams.py", "train.py"):
+        shutil.copy(fixture / name, project / name)
+    train = (project / "train.py").read_text()
+    found = "data.py:9:55: WSP107 `hp.seq_len`"
+    assert found in run("data.py")[1]
+    write(project / "train.py", train.replace("def main():\n    hp.configure(seq_len=2)\n",
+                                              "hp.configure(seq_len=2)\n\n\ndef main():\n"))
+    assert "WSP107" not in run("data.py")[1]  # configured at import: a spawned worker's import does it too
+    write(project / "train.py", train)
+    assert found in run("data.py")[1]
+    hparams = (project / "hparams.py").read_text()
+    write(project / "hparams.py", hparams.replace("hp = HParams()", "hp = HParams(seq_len=2)"))
+    assert "WSP107" not in run("data.py")[1]  # made configured
+
+
 def test_editing_a_module_another_check_only_looked_for_rechecks_only_that_module(project, monkeypatch):
     # Checking ds.py asks which files import it: train.py does, and resolving train.py's imports looks for
     # util.py without reading it.  Only util.py's presence is a dependency of ds.py's findings, not its text.

@@ -32,7 +32,7 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
          enabled: Optional[frozenset[str]], on_disk: bool) -> list[Finding]:
     # Imported here, not at the top: the prefilter is in this package, and a one-file run (pre-commit) whose
     # file it rejects should not pay for importing the analysis.
-    from .checks import import_time, pickling, reimport
+    from .checks import import_time, pickling, reimport, run_time_settings
     from .context import Context
     from .flow import Flow
     from .index import ModuleIndex
@@ -73,8 +73,8 @@ def _run(tree: ast.Module, lines: list[str], settings: Settings, filename: Optio
     # A kernel's `__main__` has no file: spawned workers never re-import a notebook, so WSP1xx do not apply there.
     # Nor do they re-run a `__main__.py` (`python -m pkg`, a directory, a zipapp): `multiprocessing.spawn` skips a
     # main module of that name (`_fixup_main_from_name`), so what its top level does runs once.
-    checks = (pickling,) if notebook else (pickling, reimport) if _is_dunder_main(filename) else \
-        (import_time, pickling, reimport)
+    checks = (pickling,) if notebook else (pickling, reimport, run_time_settings) if _is_dunder_main(filename) \
+        else (import_time, pickling, reimport, run_time_settings)
     with project.checking(path, module, on_disk=shared):
         engine.module_facts(engine.main)  # (first, while the engine is new: see Engine.module_facts)
         for check in (module.check for module in checks):

@@ -23,8 +23,8 @@ from ... import rules
 from ...spawn_apis import PICKLE, Arg
 from ..context import Context
 from ..heavy import dotted
-from ..index import FUNCTION_NODES, Binding, Scope
-from ..names import MAX_DEPTH
+from ..index import FUNCTION_NODES, Binding, ModuleIndex, Scope
+from ..names import MAX_DEPTH, Resolver
 from ..positions import span
 from ..taint import CONST, const_value
 from ..values import UNKNOWN
@@ -43,33 +43,33 @@ def check(ctx: Context) -> None:
         _per_epoch_workers(ctx)
     if rules.WSP107 not in wanted or not ctx.index.main_guards:
         return  # about what only the guard (or what it calls) assigns
-    places = _Places(ctx)
+    places = ParentOnly(ctx.index, ctx.resolver)
     payloads = [p for p in ctx.model.payloads if p.api.pickler == PICKLE and p.api.reimports_main]
     if places.assigned_at_run_time:
         _run_time_globals(ctx, places, payloads)
 
 
-class _Places:
-    """Which module-level statements run only in the parent: under the guard, or in functions the guard calls."""
+class ParentOnly:
+    """Which module-level statements of a module run only in the parent when it is the script: under the guard,
+    or in functions the guard calls."""
 
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
+    def __init__(self, index: ModuleIndex, resolver: Resolver) -> None:
         self.guarded: set[ast.stmt] = set()
         #: the guard's `else:`, which runs exactly where the guard does not: in the workers' re-import
         self.guard_else: set[ast.stmt] = set()
-        for guard in ctx.index.main_guards:
-            self.guarded.update(_statements(guard.body))
-            self.guard_else.update(_statements(guard.orelse))
-        self.import_time: set[ast.stmt] = set(_statements(ctx.index.tree.body)) - self.guarded
+        for guard in index.main_guards:
+            self.guarded.update(statements(guard.body))
+            self.guard_else.update(statements(guard.orelse))
+        self.import_time: set[ast.stmt] = set(statements(index.tree.body)) - self.guarded
         # function node -> the statements of its own body (not of nested defs)
         self.owner: dict[ast.stmt, ast.AST] = {}
-        for function in ctx.index.functions:
-            for stmt in _statements(function.body):
+        for function in index.functions:
+            for stmt in statements(function.body):
                 self.owner[stmt] = function
         self.edges: dict[ast.AST, set[ast.AST]] = {}
         guard_calls, import_calls = set(), set()
-        for call, site in ctx.index.calls:
-            callee = resolve_callee(call, site, ctx.index, ctx.resolver)
+        for call, site in index.calls:
+            callee = resolve_callee(call, site, index, resolver)
             if callee is None:
                 continue
             function = site.function
@@ -81,7 +81,7 @@ class _Places:
                 import_calls.add(callee)
         self.called_by_guard = self.closure(guard_calls)
         self.called_at_import = self.closure(import_calls)
-        module = ctx.index.module_scope
+        module = index.module_scope
         self.assigned_at_run_time = any(
             self.run_time(b) for bindings in module.bindings.values() for b in bindings)
 
@@ -97,13 +97,15 @@ class _Places:
 
     def run_time(self, binding: Binding) -> bool:
         """The binding is made only in the parent process, after the import."""
-        if binding.node in self.guarded:
-            return True
-        function = self.owner.get(binding.node)
+        return binding.node in self.guarded or self.run_time_statement(binding.node)
+
+    def run_time_statement(self, stmt: ast.AST) -> bool:
+        """The statement of a function runs only in the parent: the guard calls the function, the import does not."""
+        function = self.owner.get(stmt)
         return function is not None and function in self.called_by_guard and function not in self.called_at_import
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a block and of its nested blocks, not entering function or class bodies."""
     stack = list(body)
     while stack:
@@ -120,7 +122,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 # -- WSP107 -------------------------------------------------------------------------------------------
-def _run_time_globals(ctx: Context, places: _Places, payloads: list[Payload]) -> None:
+def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload]) -> None:
     entries: dict[ast.AST, tuple[str, Payload]] = {}  # function run in a worker -> its name, how it gets there
     for payload in payloads:
         for function, label in _worker_functions(ctx, payload):
