@@ -650,6 +650,14 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
     # Not heavy but worse: a worker that re-joins the process group at import blocks in the rendezvous.
     "torch.distributed.init_process_group": " (joining the process group)",
     "deepspeed.init_distributed": " (joining the process group)",
+} | {
+    # Not heavy either: each worker makes another writer, with an event file (and folder) of its own, or starts
+    # another run (measured: tests/fixtures/wsp103_summary_writer_at_import.py, wsp103_wandb_init_at_import.py).
+    name: " (a new TensorBoard event file)" for name in (
+        "torch.utils.tensorboard.SummaryWriter", "torch.utils.tensorboard.writer.SummaryWriter",
+        "tensorboardX.SummaryWriter", "tensorboardX.writer.SummaryWriter")
+} | {
+    "wandb.init": " (a new W&B run)",
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
 HEAVY_METHODS = frozenset({"from_pretrained"})
