@@ -15,10 +15,12 @@ A forked worker inherits the filled ``M``.  A spawned one imports config.py afre
 import made: ``M.scale`` raises there.  Reported on the read, in the module that reads it, when every part is
 seen: the object is made at import by a call without arguments of a class whose instances do not have the
 attribute until they are filled (a project class that neither defines it nor sets it by name, whose
-``__getattr__``, if any, can raise; or a library attribute dict of :data:`EMPTY_SETTINGS`), nothing fills it when
-a module is imported, a script that imports the reading module fills it at run time (under its guard, or in a
-function only the guard calls), and the reading function runs in the workers of an API that pickles it by
-reference (a method of a dataset a loader is given, a collate function...).  Anything unsure is silent.
+``__getattr__``, if any, can raise; or a library attribute dict of :data:`EMPTY_SETTINGS`), or is an empty dict
+read by key (``CONFIG["scale"]``); nothing fills it when a module is imported (nor a function of its module or of
+the reading one, which a decorator may call then, nor the worker code itself); a script that imports the reading
+module fills it at run time (under its guard, or in a function only the guard calls); and the reading function
+runs in the workers of an API that pickles it by reference (a method of a dataset a loader is given, a collate
+function...).  Anything unsure is silent.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ EMPTY_SETTINGS = frozenset({
     "box.Box", "easydict.EasyDict", "types.SimpleNamespace", "argparse.Namespace", "yacs.config.CfgNode",
     "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
 })
+#: Those of :data:`EMPTY_SETTINGS` that are dicts: reading a missing item raises ``KeyError`` as well.
+_ITEM_SETTINGS = EMPTY_SETTINGS - {"types.SimpleNamespace", "argparse.Namespace"}
+_DICTS = frozenset({"builtins.dict", "dict"})
 #: Methods that read a settings object without filling it.
 _READING_METHODS = frozenset({"get", "keys", "items", "values", "copy", "dump", "dumps", "to_dict", "clone",
                               "is_frozen", "is_configured", "__contains__", "__getitem__"})
@@ -52,12 +57,16 @@ _MAX_PART_DEPTH = 4
 
 
 class _Settings:
-    """A module-level object made empty at import: where (the unit, its name there) and what makes it."""
+    """A module-level object made empty at import: where (the unit, its name there), what makes it (``AttrDict()``,
+    ``{}``), and which reads of it fail until it is filled: of an attribute (``M.scale``), of an item
+    (``CONFIG["scale"]``)."""
 
-    __slots__ = ("unit", "name", "maker", "info", "info_unit")
+    __slots__ = ("unit", "name", "maker", "info", "info_unit", "attributes", "items")
 
-    def __init__(self, unit: Unit, name: str, maker: str, info: Optional[ClassInfo], info_unit: Optional[Unit]):
+    def __init__(self, unit: Unit, name: str, maker: str, attributes: bool, items: bool,
+                 info: Optional[ClassInfo] = None, info_unit: Optional[Unit] = None) -> None:
         self.unit, self.name, self.maker, self.info, self.info_unit = unit, name, maker, info, info_unit
+        self.attributes, self.items = attributes, items
 
 
 def check(ctx: Context) -> None:
@@ -94,9 +103,9 @@ def check(ctx: Context) -> None:
         where, path, line = filled
         ctx.worker = (how.api, how.method, False)
         # (no fix: the value is best passed as an argument, which is the author's choice of signature)
-        ctx.emit(rules.WSP107, read, fix_safety=FixSafety.NONE, name=f"{read.value.id}.{read.attr}", worker=how.label,
+        ctx.emit(rules.WSP107, read, fix_safety=FixSafety.NONE, name=_spelled(read), worker=how.label,
                  where=where, line=_line_of(ctx, path, line),
-                 seen=f"the empty `{settings.maker}()` that {_file_of(ctx, settings.unit.path)} makes at import")
+                 seen=f"the empty `{settings.maker}` that {_file_of(ctx, settings.unit.path)} makes at import")
     ctx.worker = None
 
 
@@ -197,11 +206,14 @@ def _closure(ctx: Context, calls: dict[ast.AST, list], roots: set[ast.AST]) -> s
 
 # -- what they read
 
-def _settings_reads(ctx: Context, functions: set[ast.AST]) -> Iterator[tuple[ast.AST, ast.Attribute, _Settings]]:
-    """The first read of a missing attribute of each settings object in each of *functions*: ``M.scale``, where
-    ``M`` is a global bound once, to a settings object made empty at import."""
+def _settings_reads(ctx: Context, functions: set[ast.AST]
+                    ) -> Iterator[tuple[ast.AST, "ast.Attribute | ast.Subscript", _Settings]]:
+    """The first read of a missing attribute or item of each settings object in each of *functions* (``M.scale``,
+    ``CONFIG["scale"]``), where ``M`` is a global bound once, to a settings object made empty at import, that none
+    of *functions* (the code that may run in workers) fills itself."""
     found: dict[str, Optional[_Settings]] = {}
     module = ctx.index.module_scope
+    reads: list[tuple[ast.AST, "ast.Attribute | ast.Subscript", _Settings]] = []
     for function in sorted(functions, key=lambda f: (f.lineno, f.col_offset)):
         scope = ctx.index.scope_of.get(function)
         if scope is None:
@@ -215,27 +227,61 @@ def _settings_reads(ctx: Context, functions: set[ast.AST]) -> Iterator[tuple[ast
                 bindings = module.bindings.get(name, [])
                 found[name] = _settings(ctx, bindings[0]) if len(bindings) == 1 else None
             settings = found[name]
-            if settings is not None and _missing(ctx, settings, node.attr):
+            if settings is not None and _missing(ctx, settings, node):
                 reported.add(name)
-                yield function, node, settings
+                reads.append((function, node, settings))
+    # (a per-process cache the worker fills, `if key not in CACHE: CACHE[key] = ...`, is the worker's own)
+    filled = {name for name in {read.value.id for _, read, _ in reads}
+              if any(_fills_in(function, name) for function in functions)}
+    return (read for read in reads if read[1].value.id not in filled)
 
 
-def _own_reads(function: ast.AST) -> Iterator[ast.Attribute]:
-    """``name.attr`` loads in *function*'s own body (not its nested functions), in source order, except those
-    called (``M.get(...)``: a method, not a setting)."""
+def _own_reads(function: ast.AST) -> Iterator["ast.Attribute | ast.Subscript"]:
+    """``name.attr`` and ``name["key"]`` loads in *function*'s own body (not its nested functions), in source
+    order, except attributes called (``M.get(...)``: a method, not a setting)."""
     called: set[int] = set()
-    nodes: list[ast.Attribute] = []
+    nodes: list["ast.Attribute | ast.Subscript"] = []
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Call):
+            called.add(id(node.func))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
+            nodes.append(node)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load) \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            nodes.append(node)
+    return (node for node in nodes if id(node) not in called)
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of *function*'s own body, in source order, not those of the functions, classes and lambdas in it."""
     stack = list(reversed(function.body))
     while stack:
         node = stack.pop()
         if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, ast.Call):
-            called.add(id(node.func))
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
-            nodes.append(node)
+        yield node
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
-    return (node for node in nodes if id(node) not in called)
+
+
+def _fills_in(function: ast.AST, name: str) -> bool:
+    """Whether *function*'s own body fills the global *name*: stores an attribute or item of it, or calls one of
+    its methods that does not only read."""
+    for node in _own_nodes(function):
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name) and node.value.id == name:
+            return True
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name \
+                and func.attr not in _READING_METHODS:
+            return True
+    return False
+
+
+def _spelled(read: "ast.Attribute | ast.Subscript") -> str:
+    """How a message names a read: ``M.scale``, ``CONFIG["scale"]``."""
+    if isinstance(read, ast.Attribute):
+        return f"{read.value.id}.{read.attr}"
+    return f'{read.value.id}["{read.slice.value}"]'
 
 
 def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
@@ -255,20 +301,40 @@ def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
     if len(bindings) != 1 or bindings[0].kind != "assign":
         return None
     value, stmt = bindings[0].value, bindings[0].node
-    if not (isinstance(value, ast.Call) and not value.args and not value.keywords) \
-            or stmt not in unit.index.tree.body or _used_at_import_time(unit, name, stmt):
+    if stmt not in unit.index.tree.body or _used_at_import_time(unit, name, stmt):
+        return None
+    # (a function of its module, or of this one, that fills it may run at import: a registry's decorator; not one
+    # that only the main guard calls, which is what fills it at run time)
+    if _filled_by_a_function(unit, name) or unit is not main and _filled_by_a_function(main, binding.name):
+        return None
+    if isinstance(value, ast.Dict) and not value.keys:
+        return _Settings(unit, name, "{}", attributes=False, items=True)
+    if not (isinstance(value, ast.Call) and not value.args and not value.keywords):
         return None
     objs = engine.eval(value, unit, unit.index.module_scope)
     if len(objs) != 1:
         return None
     obj = next(iter(objs))
-    if obj.kind in (EXT, EXTREF) and obj.data in EMPTY_SETTINGS:
-        return _Settings(unit, name, obj.data.rsplit(".", 1)[-1], None, None)
+    if obj.kind in (EXT, EXTREF) and obj.data in EMPTY_SETTINGS | _DICTS:
+        maker = obj.data.rsplit(".", 1)[-1] + "()"
+        return _Settings(unit, name, maker, attributes=obj.data not in _DICTS,
+                         items=obj.data in _ITEM_SETTINGS | _DICTS)
     if obj.kind == INST:
         info, info_unit = engine._class_info(obj)
         if info is not None and _holds_nothing_yet(ctx, info, info_unit):
-            return _Settings(unit, name, info.node.name, info, info_unit)
+            return _Settings(unit, name, info.node.name + "()", True, _a_plain_dict(ctx, info, info_unit),
+                             info, info_unit)
     return None
+
+
+def _filled_by_a_function(unit: Unit, name: str) -> bool:
+    """Whether a function of *unit* fills its global *name*, other than those only its main guard calls."""
+    fillers = [function for function in unit.index.functions if _fills_in(function, name)]
+    if not fillers:
+        return False
+    places = ParentOnly(unit.index, unit.resolver)
+    parent_only = places.called_by_guard - places.called_at_import
+    return any(function not in parent_only for function in fillers)
 
 
 def _holds_nothing_yet(ctx: Context, info: ClassInfo, unit: Unit) -> bool:
@@ -296,6 +362,18 @@ def _holds_nothing_yet(ctx: Context, info: ClassInfo, unit: Unit) -> bool:
     return True
 
 
+def _a_plain_dict(ctx: Context, info: ClassInfo, unit: Unit) -> bool:
+    """Whether a missing item of an instance raises ``KeyError``: a ``dict`` subclass that does not define how items
+    are found."""
+    engine = ctx.engine
+    chain = engine._class_chain(info, unit)
+    if any("__getitem__" in current.methods or "__missing__" in current.methods for current, _ in chain):
+        return False
+    return any(o.kind in (EXT, EXTREF) and o.data in _DICTS
+               for current, current_unit in chain for base in current.node.bases
+               for o in engine.eval(base, current_unit, current.scope))
+
+
 def _plain_base(base: Obj, project: set[int]) -> bool:
     """A base of a settings class whose instances hold nothing of their own: one of the class's project bases, or
     ``object``/``dict``."""
@@ -316,8 +394,13 @@ def _fills(stmt: ast.stmt) -> bool:
     return isinstance(func, ast.Attribute)
 
 
-def _missing(ctx: Context, settings: _Settings, attr: str) -> bool:
-    """Whether *attr* is not there on the object as the import made it."""
+def _missing(ctx: Context, settings: _Settings, read: "ast.Attribute | ast.Subscript") -> bool:
+    """Whether the attribute or item *read* reads is not there on the object as the import made it."""
+    if isinstance(read, ast.Subscript):
+        return settings.items  # (made empty, and nothing at import fills it)
+    attr = read.attr
+    if not settings.attributes:
+        return False
     if settings.info is None:
         return not attr.startswith("_")
     for current, _ in ctx.engine._class_chain(settings.info, settings.info_unit):
@@ -412,8 +495,10 @@ def _filling(stmt: ast.stmt, names: set[str]) -> Optional[str]:
     if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for target in targets:
-            if isinstance(target, (ast.Attribute, ast.Subscript)) and _dotted(target.value) in names:
-                return f"`{_dotted(target.value)}`'s store"
+            if isinstance(target, ast.Attribute) and _dotted(target.value) in names:
+                return f"`{_dotted(target.value)}.{target.attr} = ...`"
+            if isinstance(target, ast.Subscript) and _dotted(target.value) in names:
+                return f"`{_dotted(target.value)}[...] = ...`"
     return None
 
 
