@@ -542,7 +542,7 @@ class Engine:
         self._summaries: dict[int, Summary] = {}
         self._summarizing: set[int] = set()
         self._class_fields: dict[int, list] = {}
-        self._chains: dict[int, list[tuple[ClassInfo, Unit]]] = {}  # id of a class -> _class_chain
+        self._chains: dict[int, list[tuple[ClassInfo, Unit]]] = {}  # id of a class -> class_chain
         self._unit_of_node: dict[int, Unit] = {}
         self._callers: Optional[dict[int, list]] = None
         self._own_facts: Optional[ModuleFacts] = None
@@ -1172,7 +1172,7 @@ class Engine:
     def _imported(self, binding: Binding, unit: Unit) -> frozenset:
         """What an import binding names: a value of a project module, or a library's name."""
         qualname = binding.qualname or ""
-        found = self._project_target(binding, unit)
+        found = self.project_target(binding, unit)
         if found is not None:
             target_unit, name = found
             if name is None:
@@ -1183,7 +1183,7 @@ class Engine:
         kind = EXTMOD if isinstance(binding.node, ast.Import) else EXTREF
         return frozenset({Obj(kind, None, None, name or qualname.lstrip("."))})
 
-    def _project_target(self, binding: Binding, unit: Unit) -> Optional[tuple[Unit, Optional[str]]]:
+    def project_target(self, binding: Binding, unit: Unit) -> Optional[tuple[Unit, Optional[str]]]:
         """For an import binding: (the project module, the name in it, or None for the module itself)."""
         if unit.path is None:
             return None
@@ -1374,7 +1374,7 @@ class Engine:
             info = owner.index.classes.get(obj.node)
             if info is None:
                 return EMPTY
-            for current, current_unit in self._class_chain(info, owner):
+            for current, current_unit in self.class_chain(info, owner):
                 method = current.methods.get(attr)
                 if method is not None and kind == CLASS and not _decorated(method, "classmethod"):
                     # (a function read from the class: `Base.__init__(self, fn)` passes `self` itself)
@@ -1429,7 +1429,7 @@ class Engine:
         info = owner.index.classes.get(cls.node)
         return (info, owner) if info is not None else None
 
-    def _class_info(self, obj: Obj) -> tuple[Optional[ClassInfo], Optional[Unit]]:
+    def class_info(self, obj: Obj) -> tuple[Optional[ClassInfo], Optional[Unit]]:
         """The project class a class or instance object is of (None if the engine does not read it), and its unit."""
         owner = self._unit_for(obj)
         return (owner.index.classes.get(obj.node) if owner is not None else None), owner
@@ -2114,7 +2114,7 @@ class Engine:
             binding = self.bind(callee.node, owner, call, unit, scope) if waits else {}
             name = getattr(callee.node, "name", "<lambda>")
         elif callee.kind == CLASS:
-            info, owner = self._class_info(callee)
+            info, owner = self.class_info(callee)
             found = self._method(info, owner, "__init__") if info is not None else None
             if found is None:
                 return
@@ -2613,7 +2613,7 @@ class Engine:
         binding = unit.resolver.lookup(root.id, scope, getattr(root, "lineno", None))
         if binding is None or binding.kind != "import":
             return False
-        return self._project_target(binding, unit) is not None
+        return self.project_target(binding, unit) is not None
 
     def _super_method(self, site: Site, unit: Unit, name: str) -> Optional[tuple[ast.AST, Unit]]:
         """The method *name* that ``super()`` finds from a method of a project class (its first base that has
@@ -2625,7 +2625,7 @@ class Engine:
         info = unit.index.classes.get(owner.node)
         if info is None:
             return None
-        for current, current_unit in self._class_chain(info, unit)[1:]:
+        for current, current_unit in self.class_chain(info, unit)[1:]:
             if name in current.methods:
                 return current.methods[name], current_unit
         return None
@@ -2655,7 +2655,7 @@ class Engine:
             # (a count still waiting for arguments nobody gave, a `**kwargs` of a class built elsewhere: silent)
             return [start for start in inner.starts if start.iterated is None and not depends_on_parameters(
                 start.count) and self.active(start.api, start.count, start.via)]
-        info, owner = self._class_info(instance)
+        info, owner = self.class_info(instance)
         api = self._class_api(info, owner) if info is not None else None
         found = self._method(info, owner, "__init__") if info is not None else None
         if api is None or found is None or "__iter__" not in api.start_methods:
@@ -2673,7 +2673,7 @@ class Engine:
         key = id(cls.node)
         if key in self._api_subclasses:
             return self._api_subclasses[key]
-        info, owner = self._class_info(cls)
+        info, owner = self.class_info(cls)
         api = self._class_api(info, owner) if info is not None and self._method(info, owner, "__init__") is None \
             else None
         found = api if api is not None and api.kind == "object" and not api.sends_subclass else None
@@ -2683,7 +2683,7 @@ class Engine:
 
     def _class_api(self, info: ClassInfo, unit: Unit) -> Optional[SpawnAPI]:
         """The worker API a project class derives from (directly, or through project classes)."""
-        for current, current_unit in self._class_chain(info, unit):
+        for current, current_unit in self.class_chain(info, unit):
             for base in current.node.bases:
                 name = current_unit.resolver.qualname(base, current.scope) or ""
                 if name in self.registry.by_name:
@@ -2695,12 +2695,12 @@ class Engine:
     def _method(self, info: Optional[ClassInfo], unit: Unit, name: str) -> Optional[tuple[ast.AST, Unit]]:
         if info is None:
             return None
-        for current, current_unit in self._class_chain(info, unit):
+        for current, current_unit in self.class_chain(info, unit):
             if name in current.methods:
                 return current.methods[name], current_unit
         return None
 
-    def _class_chain(self, info: ClassInfo, unit: Unit) -> list[tuple[ClassInfo, Unit]]:
+    def class_chain(self, info: ClassInfo, unit: Unit) -> list[tuple[ClassInfo, Unit]]:
         """The class and its bases of the project, most derived first (bounded); found once per engine, unless
         the budget ran out while looking (then the bases it could not evaluate are missing)."""
         chain = self._chains.get(id(info.node))
@@ -2728,11 +2728,11 @@ class Engine:
         return chain
 
     def has_state_hook(self, obj: Obj) -> bool:
-        info, owner = self._class_info(obj)
-        return info is not None and any(_STATE_HOOKS & set(c.methods) for c, _ in self._class_chain(info, owner))
+        info, owner = self.class_info(obj)
+        return info is not None and any(_STATE_HOOKS & set(c.methods) for c, _ in self.class_chain(info, owner))
 
     def is_torch_dataset(self, info: ClassInfo, unit: Unit) -> bool:
-        for current, current_unit in self._class_chain(info, unit):
+        for current, current_unit in self.class_chain(info, unit):
             for base in current.node.bases:
                 name = current_unit.resolver.qualname(base, current.scope) or ""
                 if name in _TORCH_DATASET_BASES:
@@ -2770,7 +2770,7 @@ class Engine:
 
     def _field_stores(self, obj: Obj) -> list[tuple[str, frozenset, Store]]:
         out = []
-        info, owner = self._class_info(obj)
+        info, owner = self.class_info(obj)
         found = self._method(info, owner, "__init__") if info is not None else None
         if found is not None:
             init, init_unit = found
@@ -3019,7 +3019,7 @@ class Engine:
 
     def _sent_api(self, instance: Obj, method: str) -> Optional[SpawnAPI]:
         """The API that *method* of *instance* starts and sends it whole with, if its class derives from one."""
-        info, owner = self._class_info(instance)
+        info, owner = self.class_info(instance)
         api = self._class_api(info, owner) if info is not None else None
         return api if api is not None and api.sends_subclass and method in api.start_methods else None
 
@@ -3061,7 +3061,7 @@ class Engine:
         for callee in self.eval(call.func, unit, site.scope):
             target = callee.node
             if callee.kind == CLASS:
-                info, owner = self._class_info(callee)
+                info, owner = self.class_info(callee)
                 found = self._method(info, owner, "__init__") if info is not None else None
                 target = found[0] if found else None
             elif callee.kind not in (FUNC, BOUND):

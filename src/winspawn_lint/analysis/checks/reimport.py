@@ -31,7 +31,7 @@ from ..values import UNKNOWN
 from ..workers import Payload, instance_class, resolve_callee
 
 #: Methods of an object sent to workers that run *in* the worker (``__len__`` and ``__init__`` run in the parent).
-_WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__call__")
+WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__call__")
 _DATALOADER = "torch.utils.data.DataLoader"
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _ITER_WRAPPERS = frozenset({"enumerate", "iter", "tqdm", "reversed", "zip"})
@@ -125,7 +125,7 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload]) -> None:
     entries: dict[ast.AST, tuple[str, Payload]] = {}  # function run in a worker -> its name, how it gets there
     for payload in payloads:
-        for function, label in _worker_functions(ctx, payload):
+        for function, label in worker_functions(ctx, payload):
             entries.setdefault(function, (label, payload))
     if not entries:
         return
@@ -133,7 +133,7 @@ def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload])
     all_callables: list[ast.AST] = []
     for payload in ctx.model.payloads:
         if payload.arg.kind == "callable":
-            all_callables.extend(f for f, _ in _worker_functions(ctx, payload))
+            all_callables.extend(f for f, _ in worker_functions(ctx, payload))
     in_workers = places.closure([*entries, *all_callables])
     module = ctx.index.module_scope
     for entry, (label, payload) in entries.items():
@@ -163,7 +163,7 @@ def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload])
     ctx.worker = None
 
 
-def _worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str]]:
+def worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str]]:
     """Functions of this module that run in the worker because of this payload."""
     scope = payload.site.scope
     value, value_scope = ctx.resolver.value_of(payload.expr, scope)
@@ -182,7 +182,7 @@ def _worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str
     elif isinstance(value, ast.Call):  # an instance: what a worker calls on it
         info = instance_class(value, value_scope, ctx.index, ctx.resolver)
         if info is not None:
-            return [(info.methods[m], f"`{info.node.name}.{m}`") for m in _WORKER_METHODS if m in info.methods]
+            return [(info.methods[m], f"`{info.node.name}.{m}`") for m in WORKER_METHODS if m in info.methods]
     return []
 
 

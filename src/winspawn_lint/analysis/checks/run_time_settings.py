@@ -36,7 +36,7 @@ from ..context import Context
 from ..index import FUNCTION_NODES, Binding, ClassInfo
 from ..taint import BOUND, CLASS, EXT, EXTREF, FUNC, INST, Obj, Unit
 from ..workers import resolve_callee
-from .reimport import _WORKER_METHODS, ParentOnly, _worker_functions, statements
+from .reimport import WORKER_METHODS, ParentOnly, worker_functions, statements
 
 #: Library classes whose instance made without arguments has no attributes until it is filled, and raises
 #: ``AttributeError`` (or a subclass of it) when one is read.  (``addict.Dict`` is not one: it makes the key.)
@@ -131,7 +131,7 @@ def _functions_sent_here(ctx: Context) -> dict[ast.AST, _Sent]:
         if payload.api.pickler == PICKLE and payload.api.reimports_main:
             holder = payload.site.scope.function_scope()
             name = getattr(holder.node, "name", None) if holder is not None else None
-            for function, label in _worker_functions(ctx, payload):
+            for function, label in worker_functions(ctx, payload):
                 out.setdefault(function, _Sent(label, payload.api, payload.method, holder=name))
     return out
 
@@ -139,7 +139,7 @@ def _functions_sent_here(ctx: Context) -> dict[ast.AST, _Sent]:
 def _worker_methods(ctx: Context) -> Iterator[ast.AST]:
     """The methods of this module's classes that a worker calls on an instance it is sent."""
     for info in ctx.index.classes.values():
-        for name in _WORKER_METHODS:
+        for name in WORKER_METHODS:
             if name in info.methods:
                 yield info.methods[name]
 
@@ -162,7 +162,7 @@ def _functions_sent_from(ctx: Context, units: list[Unit]) -> dict[ast.AST, _Sent
                     out.setdefault(obj.node, _Sent(f"`{obj.node.name}`", api, sink.method, unit.path))
                 elif obj.kind == INST and obj.node in ctx.index.classes:
                     info = ctx.index.classes[obj.node]
-                    for name in _WORKER_METHODS:
+                    for name in WORKER_METHODS:
                         if name in info.methods:
                             out.setdefault(info.methods[name],
                                            _Sent(f"`{info.node.name}.{name}`", api, sink.method, unit.path))
@@ -289,7 +289,7 @@ def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
     engine = ctx.engine
     main = engine.main
     if binding.kind == "import":
-        target = engine._project_target(binding, main)
+        target = engine.project_target(binding, main)
         if target is None or target[1] is None or target[0] is main or _used_at_import_time(main, binding.name):
             return None
         unit, name = target
@@ -320,7 +320,7 @@ def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
         return _Settings(unit, name, maker, attributes=obj.data not in _DICTS,
                          items=obj.data in _ITEM_SETTINGS | _DICTS)
     if obj.kind == INST:
-        info, info_unit = engine._class_info(obj)
+        info, info_unit = engine.class_info(obj)
         if info is not None and _holds_nothing_yet(ctx, info, info_unit):
             return _Settings(unit, name, info.node.name + "()", True, _a_plain_dict(ctx, info, info_unit),
                              info, info_unit)
@@ -343,7 +343,7 @@ def _holds_nothing_yet(ctx: Context, info: ClassInfo, unit: Unit) -> bool:
     ``__slots__``) changes how its attributes are found, ``__getattr__`` (if any) can raise, and ``__init__``
     fills nothing unconditionally (``setattr``, ``self.update(...)`` directly in its body)."""
     engine = ctx.engine
-    chain = engine._class_chain(info, unit)
+    chain = engine.class_chain(info, unit)
     project = {id(current.node) for current, _ in chain}
     for current, current_unit in chain:
         for base in current.node.bases:
@@ -366,7 +366,7 @@ def _a_plain_dict(ctx: Context, info: ClassInfo, unit: Unit) -> bool:
     """Whether a missing item of an instance raises ``KeyError``: a ``dict`` subclass that does not define how items
     are found."""
     engine = ctx.engine
-    chain = engine._class_chain(info, unit)
+    chain = engine.class_chain(info, unit)
     if any("__getitem__" in current.methods or "__missing__" in current.methods for current, _ in chain):
         return False
     return any(o.kind in (EXT, EXTREF) and o.data in _DICTS
@@ -403,7 +403,7 @@ def _missing(ctx: Context, settings: _Settings, read: "ast.Attribute | ast.Subsc
         return False
     if settings.info is None:
         return not attr.startswith("_")
-    for current, _ in ctx.engine._class_chain(settings.info, settings.info_unit):
+    for current, _ in ctx.engine.class_chain(settings.info, settings.info_unit):
         if attr in current.body_scope.bindings or attr in current.methods:
             return False
         if any(stored == attr for stores in current.self_assignments.values() for stored, _, _, _ in stores):
@@ -474,7 +474,7 @@ def _names_for(ctx: Context, settings: _Settings, script: Unit) -> set[str]:
     for name, bindings in script.index.module_scope.bindings.items():
         if len(bindings) != 1 or bindings[0].kind != "import":
             continue
-        target = engine._project_target(bindings[0], script)
+        target = engine.project_target(bindings[0], script)
         if target is None or target[0] is not settings.unit:
             continue
         if target[1] == settings.name:
