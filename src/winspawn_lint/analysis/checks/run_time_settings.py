@@ -35,7 +35,6 @@ from ...spawn_apis import PICKLE, SpawnAPI
 from ..context import Context
 from ..index import FUNCTION_NODES, Binding, ClassInfo
 from ..taint import BOUND, CLASS, EXT, EXTREF, FUNC, INST, Obj, Unit
-from ..workers import resolve_callee
 from .reimport import WORKER_METHODS, ParentOnly, worker_functions, statements
 
 #: Library classes whose instance made without arguments has no attributes until it is filled, and raises
@@ -82,8 +81,8 @@ def check(ctx: Context) -> None:
     entries = set(own) | set(_worker_methods(ctx))
     if not entries:
         return
-    calls = _calls_by_function(ctx)
-    reads = list(_settings_reads(ctx, _closure(ctx, calls, entries)))
+    places = ParentOnly(ctx.index, ctx.resolver)  # (for its call graph of this module's functions)
+    reads = list(_settings_reads(ctx, places.closure(entries)))
     if not reads:
         return
     importers = [unit for unit in engine.importers(main) if not unit.notebook]
@@ -92,7 +91,7 @@ def check(ctx: Context) -> None:
         sent.setdefault(entry, how)
     reached: dict[ast.AST, _Sent] = {}
     for entry in sorted(sent, key=lambda f: (f.lineno, f.col_offset)):
-        for function in _closure(ctx, calls, {entry}):
+        for function in places.closure([entry]):
             reached.setdefault(function, sent[entry])
     scripts = [unit for unit in (main, *importers) if unit.index.main_guards]
     for function, read, settings in reads:
@@ -177,31 +176,6 @@ def _sent(value: frozenset, depth: int) -> Iterator[Obj]:
             for _, part in obj.parts:
                 if isinstance(part, frozenset):
                     yield from _sent(part, depth + 1)
-
-
-def _calls_by_function(ctx: Context) -> dict[ast.AST, list]:
-    out: dict[ast.AST, list] = {}
-    for call, site in ctx.index.calls:
-        function = site.function
-        if function is not None:
-            out.setdefault(function.node, []).append((call, site))
-    return out
-
-
-def _closure(ctx: Context, calls: dict[ast.AST, list], roots: set[ast.AST]) -> set[ast.AST]:
-    """*roots* and the functions of this module they call (bounded: each function is visited once)."""
-    seen: set[ast.AST] = set()
-    todo = list(roots)
-    while todo:
-        node = todo.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for call, site in calls.get(node, ()):
-            callee = resolve_callee(call, site, ctx.index, ctx.resolver)
-            if callee is not None:
-                todo.append(callee)
-    return seen
 
 
 # -- what they read
