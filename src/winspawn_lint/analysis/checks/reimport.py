@@ -281,10 +281,10 @@ def _restarted(ctx: Context, unit, function: ast.AST, start, sites: dict, parent
     # (a loop at import time is WSP101's too: under spawn it never gets to a second epoch, and once it is
     # guarded, as WSP101's fix does, every epoch starts the workers again)
     loop = _repeating_loop(engine, parents, function, unit, anchor, site, start, first is None)
-    where = _elsewhere(ctx, unit.path, loop.lineno) if loop is not None else None
+    where = elsewhere(ctx, unit.path, loop.lineno) if loop is not None else None
     if loop is None and first is not None:
         loop = _loop_of_iteration(engine, parents, start)
-        where = _elsewhere(ctx, start.unit, loop.lineno) if loop is not None else None
+        where = elsewhere(ctx, start.unit, loop.lineno) if loop is not None else None
     return (anchor, where) if where is not None else None
 
 
@@ -427,12 +427,17 @@ def _stable(carrier: ast.expr, loop: ast.stmt) -> bool:
     return True
 
 
-def _elsewhere(ctx: Context, path: Optional[str], line: int) -> str:
+def elsewhere(ctx: Context, path: Optional[str], line: int) -> str:
     """How a message names a line of another module (or of this one)."""
     if path is None or path == ctx.engine.main.path:
         return ctx.line_ref(line)
+    return f"{relative_path(ctx, path)}:{line}"
+
+
+def relative_path(ctx: Context, path: str) -> str:
+    """How a message names another module's file: relative to the checked module's folder."""
     here = os.path.dirname(ctx.engine.main.path) if ctx.engine.main.path else os.getcwd()
-    return f"{os.path.relpath(path, here)}:{line}"
+    return os.path.relpath(path, here)
 
 
 def _unwrap(resolver, iterable: ast.expr, scope: Scope) -> ast.expr:

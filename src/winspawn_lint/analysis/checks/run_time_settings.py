@@ -26,16 +26,16 @@ function...).  Anything unsure is silent.
 from __future__ import annotations
 
 import ast
-import os
 from typing import Iterator, Optional
 
 from ... import rules
 from ...rules import FixSafety
 from ...spawn_apis import PICKLE, SpawnAPI
 from ..context import Context
+from ..heavy import dotted
 from ..index import FUNCTION_NODES, Binding, ClassInfo
 from ..taint import BOUND, CLASS, EXT, EXTREF, FUNC, INST, Obj, Unit
-from .reimport import WORKER_METHODS, ParentOnly, worker_functions, statements
+from .reimport import WORKER_METHODS, ParentOnly, elsewhere, relative_path, statements, worker_functions
 
 #: Library classes whose instance made without arguments has no attributes until it is filled, and raises
 #: ``AttributeError`` (or a subclass of it) when one is read.  (``addict.Dict`` is not one: it makes the key.)
@@ -82,7 +82,8 @@ def check(ctx: Context) -> None:
     if not entries:
         return
     places = ParentOnly(ctx.index, ctx.resolver)  # (for its call graph of this module's functions)
-    reads = list(_settings_reads(ctx, places.closure(entries)))
+    parent_only: dict[int, ParentOnly] = {id(main): places}  # (each module's, made once per check)
+    reads = list(_settings_reads(ctx, places.closure(entries), parent_only))
     if not reads:
         return
     importers = [unit for unit in engine.importers(main) if not unit.notebook]
@@ -96,15 +97,15 @@ def check(ctx: Context) -> None:
     scripts = [unit for unit in (main, *importers) if unit.index.main_guards]
     for function, read, settings in reads:
         how = reached.get(function)
-        filled = _filled_at_run_time(ctx, settings, scripts, how) if how is not None else None
+        filled = _filled_at_run_time(ctx, settings, scripts, how, parent_only) if how is not None else None
         if how is None or filled is None:
             continue
         where, path, line = filled
         ctx.worker = (how.api, how.method, False)
         # (no fix: the value is best passed as an argument, which is the author's choice of signature)
         ctx.emit(rules.WSP107, read, fix_safety=FixSafety.NONE, name=_spelled(read), worker=how.label,
-                 where=where, line=_line_of(ctx, path, line),
-                 seen=f"the empty `{settings.maker}` that {_file_of(ctx, settings.unit.path)} makes at import")
+                 where=where, line=elsewhere(ctx, path, line),
+                 seen=f"the empty `{settings.maker}` that {relative_path(ctx, settings.unit.path)} makes at import")
     ctx.worker = None
 
 
@@ -180,7 +181,7 @@ def _sent(value: frozenset, depth: int) -> Iterator[Obj]:
 
 # -- what they read
 
-def _settings_reads(ctx: Context, functions: set[ast.AST]
+def _settings_reads(ctx: Context, functions: set[ast.AST], parent_only: dict[int, ParentOnly]
                     ) -> Iterator[tuple[ast.AST, "ast.Attribute | ast.Subscript", _Settings]]:
     """The first read of a missing attribute or item of each settings object in each of *functions* (``M.scale``,
     ``CONFIG["scale"]``), where ``M`` is a global bound once, to a settings object made empty at import, that none
@@ -199,7 +200,7 @@ def _settings_reads(ctx: Context, functions: set[ast.AST]
                 continue
             if name not in found:
                 bindings = module.bindings.get(name, [])
-                found[name] = _settings(ctx, bindings[0]) if len(bindings) == 1 else None
+                found[name] = _settings(ctx, bindings[0], parent_only) if len(bindings) == 1 else None
             settings = found[name]
             if settings is not None and _missing(ctx, settings, node):
                 reported.add(name)
@@ -238,17 +239,22 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
 
 
 def _fills_in(function: ast.AST, name: str) -> bool:
-    """Whether *function*'s own body fills the global *name*: stores an attribute or item of it, or calls one of
-    its methods that does not only read."""
-    for node in _own_nodes(function):
-        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
-                and isinstance(node.value, ast.Name) and node.value.id == name:
-            return True
-        func = node.func if isinstance(node, ast.Call) else None
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name \
-                and func.attr not in _READING_METHODS:
-            return True
-    return False
+    """Whether *function*'s own body fills the global *name*."""
+    return any(_fill(node, {name}) is not None for node in _own_nodes(function))
+
+
+def _fill(node: ast.AST, names: set[str]) -> Optional[str]:
+    """How *node* fills the object *names* name (``M``, ``config.M``), for a message: a call of one of its methods
+    that does not only read (``M.update(...)``), or a store (or deletion) of an attribute or item of it."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        receiver = dotted(node.func.value)
+        if receiver in names and node.func.attr not in _READING_METHODS:
+            return f"`{receiver}.{node.func.attr}()`"
+    elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        receiver = dotted(node.value)
+        if receiver in names:
+            return f"`{receiver}.{node.attr} = ...`" if isinstance(node, ast.Attribute) else f"`{receiver}[...] = ...`"
+    return None
 
 
 def _spelled(read: "ast.Attribute | ast.Subscript") -> str:
@@ -258,7 +264,7 @@ def _spelled(read: "ast.Attribute | ast.Subscript") -> str:
     return f'{read.value.id}["{read.slice.value}"]'
 
 
-def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
+def _settings(ctx: Context, binding: Binding, parent_only: dict[int, ParentOnly]) -> Optional[_Settings]:
     """The settings object a global names: ``from config import M`` (or ``M = AttrDict()`` in this module)."""
     engine = ctx.engine
     main = engine.main
@@ -279,7 +285,8 @@ def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
         return None
     # (a function of its module, or of this one, that fills it may run at import: a registry's decorator; not one
     # that only the main guard calls, which is what fills it at run time)
-    if _filled_by_a_function(unit, name) or unit is not main and _filled_by_a_function(main, binding.name):
+    if _filled_by_a_function(unit, name, parent_only) or unit is not main and _filled_by_a_function(
+            main, binding.name, parent_only):
         return None
     if isinstance(value, ast.Dict) and not value.keys:
         return _Settings(unit, name, "{}", attributes=False, items=True)
@@ -301,14 +308,22 @@ def _settings(ctx: Context, binding: Binding) -> Optional[_Settings]:
     return None
 
 
-def _filled_by_a_function(unit: Unit, name: str) -> bool:
+def _filled_by_a_function(unit: Unit, name: str, parent_only: dict[int, ParentOnly]) -> bool:
     """Whether a function of *unit* fills its global *name*, other than those only its main guard calls."""
     fillers = [function for function in unit.index.functions if _fills_in(function, name)]
     if not fillers:
         return False
-    places = ParentOnly(unit.index, unit.resolver)
-    parent_only = places.called_by_guard - places.called_at_import
-    return any(function not in parent_only for function in fillers)
+    places = _parent_only(unit, parent_only)
+    run_time = places.called_by_guard - places.called_at_import
+    return any(function not in run_time for function in fillers)
+
+
+def _parent_only(unit: Unit, kept: dict[int, ParentOnly]) -> ParentOnly:
+    """*unit*'s :class:`ParentOnly`, made the first time a check asks for it."""
+    found = kept.get(id(unit))
+    if found is None:
+        found = kept[id(unit)] = ParentOnly(unit.index, unit.resolver)
+    return found
 
 
 def _holds_nothing_yet(ctx: Context, info: ClassInfo, unit: Unit) -> bool:
@@ -409,8 +424,8 @@ def _expressions(stmt: ast.stmt) -> Iterator[ast.AST]:
 
 # -- who fills them
 
-def _filled_at_run_time(ctx: Context, settings: _Settings, scripts: list[Unit], sent: _Sent
-                        ) -> Optional[tuple[str, Optional[str], int]]:
+def _filled_at_run_time(ctx: Context, settings: _Settings, scripts: list[Unit], sent: _Sent,
+                        parent_only: dict[int, ParentOnly]) -> Optional[tuple[str, Optional[str], int]]:
     """Where a script fills *settings* when it runs, in the parent only (a method call or a store on it under its
     guard, or in a function only the guard calls), and no script fills it at import: (how the message says where,
     the script's path, the line); None otherwise.  Named: the first by path and line of the scripts that send the
@@ -424,7 +439,7 @@ def _filled_at_run_time(ctx: Context, settings: _Settings, scripts: list[Unit], 
             continue
         if any(_used_at_import_time(script, name) for name in names if "." not in name):
             return None
-        places = ParentOnly(script.index, script.resolver)
+        places = _parent_only(script, parent_only)
         for stmt in (*places.guarded, *places.owner):
             if not (stmt in places.guarded or places.run_time_statement(stmt)):
                 continue
@@ -459,39 +474,13 @@ def _names_for(ctx: Context, settings: _Settings, script: Unit) -> set[str]:
 
 
 def _filling(stmt: ast.stmt, names: set[str]) -> Optional[str]:
-    """How *stmt* fills the object *names* name: ``M.update(...)`` (a method that does not only read), or a store
-    of an attribute or item of it."""
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
-        func = stmt.value.func
-        receiver = _dotted(func.value)
-        if receiver in names and func.attr not in _READING_METHODS:
-            return f"`{receiver}.{func.attr}()`"
+    """How a statement of a script fills the object *names* name: a call of a method as a statement of its own, or
+    an assignment to an attribute or item (:func:`_fill`)."""
+    if isinstance(stmt, ast.Expr):
+        return _fill(stmt.value, names)
     if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        for target in targets:
-            if isinstance(target, ast.Attribute) and _dotted(target.value) in names:
-                return f"`{_dotted(target.value)}.{target.attr} = ...`"
-            if isinstance(target, ast.Subscript) and _dotted(target.value) in names:
-                return f"`{_dotted(target.value)}[...] = ...`"
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            how = _fill(target, names)
+            if how is not None:
+                return how
     return None
-
-
-def _dotted(expr: ast.AST) -> Optional[str]:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
-        return f"{expr.value.id}.{expr.attr}"
-    return None
-
-
-def _line_of(ctx: Context, path: Optional[str], line: int) -> str:
-    if path is None or path == ctx.engine.main.path:
-        return ctx.line_ref(line)
-    return f"{_file_of(ctx, path)}:{line}"
-
-
-def _file_of(ctx: Context, path: Optional[str]) -> str:
-    here = ctx.engine.main.path
-    if path is None or here is None:
-        return path or "this module"
-    return os.path.relpath(path, os.path.dirname(here))
