@@ -32,7 +32,10 @@ to the module that the most files of its repository import, ruff ``E,F``
 without its cache on one thread and on all, the check and the fix run
 (``--diff --unsafe-fixes``, which writes nothing) of the largest repository,
 and the wall time of one small file (winspawn-lint, ruff, and a bare
-``python -c pass`` for the interpreter's own start).
+``python -c pass`` for the interpreter's own start).  After the repetitions,
+the cold, warm and after-an-edit runs are profiled by phase
+(``benchmarks/phases.py``, never beside a timed run), and each speed target
+missed gets a line saying what stands in its way.
 
 winspawn-lint is byte-compiled first, as an installer does.  POSIX only
 (``resource``).  Needs ``flake8`` and ``ruff`` installed next to
@@ -701,6 +704,58 @@ def ml_measurements(ml: MLCorpus, ruff: str, work: Path) -> list[Measurement]:
     ]
 
 
+PHASES = ROOT / "benchmarks" / "phases.py"
+#: launches of the warm profile (a warm run takes tens of milliseconds: one gives too few samples) and of the
+#: profile after an edit (each after its own edit)
+WARM_PROFILE_LAUNCHES, EDIT_PROFILE_LAUNCHES = 10, 5
+
+
+@dataclass
+class Profile:
+    """What ``benchmarks/phases.py`` measured of a run (medians of its launches): CPU seconds of the interpreter's
+    start, of importing the command and of the run itself, and the run's share per phase (of all samples)."""
+    interpreter: float
+    imports: float
+    run: float
+    samples: int
+    shares: dict[str, float]
+
+    def phases(self) -> str:
+        return ", ".join(f"{phase} {share:.0%}" for phase, share in self.shares.items() if share >= 0.005)
+
+
+def profile(m: Measurement, work: Path, launches: int = 1) -> Profile:
+    """*m*'s command (a serial winspawn-lint run) under the sampling profiler, *launches* times (each after
+    *m*'s ``prepare``); the shares weighted by samples."""
+    found = []
+    for _ in range(launches):
+        if m.prepare is not None:
+            m.prepare()
+        proc = subprocess.run([PY, str(PHASES), "--", *m.argv[3:]], cwd=work,
+                              env={**os.environ, **m.env}, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"profile of {m.label}: exit status {proc.returncode}\n{proc.stderr[-3000:]}")
+        found.append(json.loads(proc.stdout.splitlines()[-1]))
+    samples = sum(f["samples"] for f in found)
+    shares: dict[str, float] = {}
+    for f in found:
+        for phase, share in f["shares"].items():
+            shares[phase] = shares.get(phase, 0.0) + share * f["samples"] / (samples or 1)
+    return Profile(statistics.median(f["interpreter_cpu"] for f in found),
+                   statistics.median(f["import_cpu"] for f in found),
+                   statistics.median(f["run_cpu"] for f in found), samples,
+                   dict(sorted(shares.items(), key=lambda item: -item[1])))
+
+
+def ml_profiles(ms: dict[str, Measurement], work: Path) -> dict[str, Profile]:
+    """The cold, warm and after-an-edit runs of the ML section, profiled by phase once the timed repetitions are
+    done (the profiler costs time of its own: it never runs beside a timed measurement)."""
+    warm = ms["ml_warm"]
+    run_once(warm, work)  # (the cache as the last edit left it: brought up to date, so the profile is of a warm run)
+    return {"cold": profile(ms["ml_cold_j1"], work), "warm": profile(warm, work, launches=WARM_PROFILE_LAUNCHES),
+            "edit": profile(ms["ml_edit"], work, launches=EDIT_PROFILE_LAUNCHES)}
+
+
 def ml_notes(ms: dict[str, Measurement], ml: MLCorpus) -> dict[str, str]:
     """Facts from the outputs of the last repetition; the cached runs must report what the cold one does."""
     cold = ms["ml_cold_j1"].stdout
@@ -720,22 +775,32 @@ def ml_notes(ms: dict[str, Measurement], ml: MLCorpus) -> dict[str, str]:
                   f"{ml.largest}; the fix run's diff rewrites {rewritten} files of {ml.largest}"}
 
 
-def ml_targets(ms: dict[str, Measurement], ml: MLCorpus) -> list[str]:
-    """Issue 26's targets, each a ratio of two measurements of the same repetition (medians of the ratios)."""
+def ml_targets(ms: dict[str, Measurement], ml: MLCorpus, profiles: Optional[dict[str, Profile]] = None) -> list[str]:
+    """Issue 26's targets, each a ratio of two measurements of the same repetition (medians of the ratios); for
+    each missed, what stands in the way, from the profiles (:func:`ml_profiles`) when there are any."""
     out = []
     cold = paired(ms, "ml_cold_j1", "ml_ruff_1t", "cpu")
     floor = paired(ms, "ml_cold_j1", "ml_floor", "cpu")
     out.append(f"- cold CPU, `-j 1` / ruff `E,F` on one thread: **{fmt(cold)}** (target ≤ 2.0: {verdict(cold, 2.0)}; "
                f"stretch ≤ 1.0: {verdict(cold, 1.0)}); / the parse floor: {fmt(floor)}; "
                f"wall on every core / ruff's default threads: {fmt(paired(ms, 'ml_cold_jN', 'ml_ruff', 'wall'))}.")
+    if profiles and verdict(cold, 2.0) == "MISSED":
+        out.append(f"  - in the way: reading and `ast.parse` of every file alone (the floor) is "
+                   f"{fmt(paired(ms, 'ml_floor', 'ml_ruff_1t', 'cpu'))}× ruff's run; the cold run's CPU by phase "
+                   f"({profiles['cold'].samples} samples): {profiles['cold'].phases()}.")
     warm = paired(ms, "ml_warm", "ml_ruff_1t", "cpu")
     warm_wall = paired(ms, "ml_warm", "ml_ruff", "wall")
     out.append(f"- warm rerun, nothing changed / ruff `E,F --no-cache` on one thread: **{fmt(warm)}** CPU (target "
                f"≤ 0.10: {verdict(warm, 0.10)}); wall / ruff on every core: {fmt(warm_wall)}; "
                f"the run that fills the cache / the cold run: {fmt(paired(ms, 'ml_fill', 'ml_cold_j1', 'cpu'))} CPU.")
+    if profiles and verdict(warm, 0.10) == "MISSED":
+        out.append("  - in the way: " + _in_the_way(ms, profiles["warm"], f"{WARM_PROFILE_LAUNCHES} runs"))
     edit = paired(ms, "ml_edit", "ml_ruff_1t", "cpu")
     out.append(f"- warm rerun after editing one module that {ml.edited_importers} files import / ruff `E,F --no-cache` "
                f"on one thread: **{fmt(edit)}** CPU (target ≤ 0.25: {verdict(edit, 0.25)}).")
+    if profiles and verdict(edit, 0.25) == "MISSED":
+        each = f"{EDIT_PROFILE_LAUNCHES} runs, each after its own edit"
+        out.append("  - in the way: " + _in_the_way(ms, profiles["edit"], each))
     one = paired(ms, "one_wsp", "one_python", "wall")
     ms_ = (lambda v: "–" if v is None else f"{v * 1000:.0f} ms")
     out.append(f"- one small file, wall / `python -c pass` (medians of {ONE_FILE_RUNS} launches per repetition): "
@@ -756,7 +821,17 @@ def ml_targets(ms: dict[str, Measurement], ml: MLCorpus) -> list[str]:
     return out
 
 
-def ml_section(ml: MLCorpus, ms: dict[str, Measurement], notes: dict[str, str]) -> list[str]:
+def _in_the_way(ms: dict[str, Measurement], p: Profile, runs: str) -> str:
+    """A short run's cost, split: the interpreter's start, importing the command, and the run by phase."""
+    ms_ = (lambda seconds: f"{seconds * 1000:.0f} ms")
+    return (f"the interpreter's start alone (`python -c pass`) is "
+            f"{fmt(paired(ms, 'one_python', 'ml_ruff_1t', 'cpu'))}× ruff's CPU; under the profiler ({runs}), "
+            f"the interpreter's start took {ms_(p.interpreter)} of CPU, importing the command {ms_(p.imports)}, "
+            f"the run {ms_(p.run)}, by phase ({p.samples} samples): {p.phases()}.")
+
+
+def ml_section(ml: MLCorpus, ms: dict[str, Measurement], notes: dict[str, str],
+               profiles: Optional[dict[str, Profile]] = None) -> list[str]:
     repos = ", ".join(f"{repo} ({ml.commits[repo]})" for repo in ml.repos)
     return [
         "## ML repositories",
@@ -767,7 +842,7 @@ def ml_section(ml: MLCorpus, ms: dict[str, Measurement], notes: dict[str, str]) 
         "",
         *table({k: m for k, m in ms.items() if k.startswith(("ml_", "one_"))}),
         "",
-        *ml_targets(ms, ml),
+        *ml_targets(ms, ml, profiles),
         "",
         "Outputs: " + notes["ml"] + ".",
         "",
@@ -884,7 +959,7 @@ def site_only(ms: dict[str, Measurement]) -> dict[str, Measurement]:
 
 
 def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta: dict, quick: bool,
-              previous: Path, ml: Optional[MLCorpus] = None) -> str:
+              previous: Path, ml: Optional[MLCorpus] = None, profiles: Optional[dict[str, Profile]] = None) -> str:
     n_lines = c.total_lines(c.files)
     lines = [
         "# Performance",
@@ -908,7 +983,7 @@ def write_doc(c: Corpus, ms: dict[str, Measurement], notes: dict[str, str], meta
         "too long); the same sample for both arms",
         f"- benchmark wall time: {meta['elapsed'] / 60:.0f} min",
         "",
-        *(ml_section(ml, ms, notes) if ml is not None else []),
+        *(ml_section(ml, ms, notes, profiles) if ml is not None else []),
         "## site-packages and the standard library",
         "",
         *table(site_only(ms)),
@@ -1030,11 +1105,17 @@ def main(argv: Optional[list[str]] = None) -> int:
             if output is not None:  # after every repetition, so an interrupted run still leaves a report
                 output.parent.mkdir(parents=True, exist_ok=True)
                 output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output, ml))
+        profiles = None
+        if ml is not None:
+            print("profiling the cold, warm and after-an-edit runs by phase", flush=True)
+            profiles = ml_profiles(ms, work)
+            if output is not None:
+                output.write_text(write_doc(corpus, ms, notes, meta, ns.quick, output, ml, profiles))
         print()
         print("\n".join(table(ms)))
         print()
         if ml is not None:
-            print("\n".join(ml_targets(ms, ml)))
+            print("\n".join(ml_targets(ms, ml, profiles)))
             print("\nOutputs: " + notes["ml"] + ".")
             print("Commits: " + ", ".join(f"{repo} {ml.commits[repo]}" for repo in ml.repos) + ".")
         if corpus is not None:
