@@ -652,12 +652,14 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
     "deepspeed.init_distributed": " (joining the process group)",
 } | {
     # Not heavy either: each worker makes another writer, with an event file (and folder) of its own, or starts
-    # another run (measured: tests/fixtures/wsp103_summary_writer_at_import.py, wsp103_wandb_init_at_import.py).
+    # another run (measured: tests/fixtures/wsp103_summary_writer_at_import.py, wsp103_wandb_init_at_import.py,
+    # wsp103_mlflow_start_run_at_import.py).
     name: " (a new TensorBoard event file)" for name in (
         "torch.utils.tensorboard.SummaryWriter", "torch.utils.tensorboard.writer.SummaryWriter",
         "tensorboardX.SummaryWriter", "tensorboardX.writer.SummaryWriter")
 } | {
     "wandb.init": " (a new W&B run)",
+    "mlflow.start_run": " (a new MLflow run)",
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
 HEAVY_METHODS = frozenset({"from_pretrained"})
