@@ -308,3 +308,29 @@ def test_a_damaged_record_is_as_if_there_were_none(project, damage):
     after = run(".")  # (held to --no-cache's answer)
     assert "train.py" in after[1]
     assert json.loads(record.read_text())["checked"] != data["checked"]
+
+
+def test_a_tree_checked_as_soon_as_it_was_written_is_recorded_once_it_settles(tmp_path, monkeypatch, looked_up):
+    """Specification: a fact found from one file is kept by the file's content while its mtime is too recent to
+    trust (a tree checked right after a clone, a checkout or a copy), and by its mtime once it is old; entries of
+    either kind say the same fact when what was found is the same, and the run is recorded.  (Two files' entries,
+    one made before the tree settled and one after an edit, once kept every later run of such a tree from being
+    recorded: each looked every file up, 0.25 s of CPU where a record answers in 0.07 s on the ML benchmark's
+    repositories.)"""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    (root / "config.py").write_text("NUM_WORKERS = 2\n")
+    (root / "train.py").write_text(TRAIN)
+    (root / "eval.py").write_text(TRAIN.replace("pass", "print(batch)"))
+    monkeypatch.chdir(root)
+    monkeypatch.setenv(cache_module.ENV_VAR, str(tmp_path / "cache"))
+    first = run(".")  # (every mtime too recent: entries by content, no record)
+    assert records(tmp_path / "cache") == []
+    settle(root, 1)
+    (root / "eval.py").write_text(TRAIN.replace("pass", "print(batch, 1)"))
+    settle(root, 2)
+    assert run(".") == first  # (eval.py checked again, its facts by mtime; train.py's entry by content)
+    assert len(records(tmp_path / "cache")) == 1
+    looked_up.clear()
+    assert run(".") == first
+    assert [seen for seen in looked_up if seen.startswith("entry")] == []

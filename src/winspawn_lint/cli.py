@@ -230,7 +230,7 @@ def _check_cached(paths: list[str], job: Job, jobs: Optional[int], project: Proj
     # After an edit, the files whose findings did not depend on what changed are answered from the record too,
     # and only the others are looked up (after an edit of a module 107 files import, 1 of 315 on timm).
     recall = cache.recall_run(key, frozenset(absolute)) if key is not None else None
-    inputs = cache_module.RunInputs() if key is not None else None
+    inputs = cache_module.RunInputs(project.same_derived) if key is not None else None
     hits, todo = [], []
     if recall is not None and inputs is not None:
         recalled = recall.found

@@ -1020,6 +1020,21 @@ class Project:
             return now.partition("|")[2] == found
         return self._derived_digest(key) == digest
 
+    @staticmethod
+    def same_derived(key: str, kept: str, other: str) -> Optional[str]:
+        """Of two digests of the derived fact *key* that the entries of one run hold, each found to hold, the one
+        to keep when both say the same: a fact of one file found alike, the file known by its content in one (an
+        entry made while its mtime was too recent to trust) and by its mtime in the other (made once it was old);
+        the one by mtime, which the next run proves with a stat.  None when they say different things."""
+        if key.split(_SEPARATOR, 1)[0] not in _FILE_FACTS:
+            return None
+        kept_stamp, _, kept_found = kept.partition("|")
+        other_stamp, _, other_found = other.partition("|")
+        if kept_found != other_found:
+            return None
+        by_mtime = _stamp_in(other_stamp)
+        return other if by_mtime is not None and by_mtime not in PRESENCE and isinstance(by_mtime[1], int) else kept
+
     def _file_fact(self, path: str, found: str) -> str:
         """The digest of a fact found from the file at *path* alone: its stamp (by its content when its mtime is
         too recent to trust, as a snapshot records it), then what was found."""

@@ -54,7 +54,7 @@ import os
 import re
 import sys
 import time
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..__version__ import __version__
 from ..records import Record
@@ -297,10 +297,13 @@ class RunInputs:
     recorded) as soon as anything cannot be trusted: a file checked without an entry (an error, a fix), an mtime
     too recent."""
 
-    __slots__ = ("complete", "findings", "uses", "derived", "folders", "searched", "proven", "kept", "base")
+    __slots__ = ("complete", "findings", "uses", "derived", "folders", "searched", "proven", "kept", "base", "same")
 
-    def __init__(self) -> None:
+    def __init__(self, same: Optional[Callable[[str, str, str], Optional[str]]] = None) -> None:
         self.complete = True
+        #: of two digests of one derived fact, each found to hold, the one to keep when both say the same, else
+        #: None (``Project.same_derived``: a fact of one file known by its content in one, by its mtime in the other)
+        self.same = same
         #: each file's absolute path -> its findings (:data:`_RUN_ROW` fields each)
         self.findings: dict[str, list] = {}
         #: each file -> what its findings depend on: groups of (path, its record as an entry keeps it: its stamp,
@@ -340,8 +343,13 @@ class RunInputs:
         derived = {fact: digest for found in facts for fact, digest in found.items()}
         self.findings[key] = rows
         for fact, digest in derived.items():
-            if self.derived.setdefault(fact, digest) != digest:
-                self.complete = False  # (two digests in one run: the project changed while it ran)
+            kept = self.derived.setdefault(fact, digest)
+            if kept != digest:
+                chosen = self.same(fact, kept, digest) if self.same is not None else None
+                if chosen is None:
+                    self.complete = False  # (two digests in one run: the project changed while it ran)
+                else:
+                    self.derived[fact] = chosen
         self.uses[key] = (files, {(folder, mtime, names) for folder, (mtime, names) in entry.absent.items()}, derived)
 
     def confirm(self, derive: Any) -> None:
@@ -938,8 +946,12 @@ class ResultsCache:
         facts = dict(inputs.derived)
         for index in _bits(_union(derived for _, _, derived in inputs.kept.values())):
             fact, digest = base_derived[index]
-            if facts.setdefault(fact, digest) != digest:
-                return  # (two digests of a fact in one run: the project changed while it ran)
+            kept = facts.setdefault(fact, digest)
+            if kept != digest:
+                chosen = inputs.same(fact, kept, digest) if inputs.same is not None else None
+                if chosen is None:
+                    return  # (two digests of a fact in one run: the project changed while it ran)
+                facts[fact] = chosen
         fact_at = {fact: index for index, fact in enumerate(facts)}
         # Each path with each record of it (its stamp, its presence, None) is one row, asked once by the next run;
         # a path two files saw two ways (edited while the run read it) makes two rows: one of them fails then.
