@@ -80,9 +80,19 @@ def read_labels(path: Path) -> list[Label]:
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     return [Label(r["repo"], r["commit"], r["path"], int(r["line"]), r["class"], r["evidence"], r["why"],
-                  tuple(int(x) for x in (r.get("use_lines") or "").split(";") if x),
-                  int(r["cell"]) if r.get("cell") else None)
+                  _use_lines(r.get("use_lines") or "", r["path"]), int(r["cell"]) if r.get("cell") else None)
             for r in rows]
+
+
+def _use_lines(text: str, path: str) -> tuple[int, ...]:
+    """The lines of ``use_lines`` in the label's own file: ``12;40``, or ``path:12`` (half d also names uses in
+    other files that way; a finding there is not this file's, so those are left out)."""
+    lines = []
+    for item in filter(None, text.split(";")):
+        where, _, line = item.rpartition(":")
+        if not where or where == path:
+            lines.append(int(line))
+    return tuple(lines)
 
 
 def unreadable_files(stderr: str, paths: list[str]) -> dict[str, str]:

@@ -646,6 +646,9 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
     "torchtext.vocab.GloVe", "torchtext.vocab.FastText", "torchtext.vocab.CharNGram", "torchtext.vocab.Vectors",
     "gensim.downloader.load", "gensim.models.KeyedVectors.load", "gensim.models.KeyedVectors.load_word2vec_format",
     "gensim.models.Word2Vec.load", "fasttext.load_model",
+    # networks a metric or a face tool builds from weights on disk: LPIPS (a VGG or AlexNet and its own layers),
+    # dlib's landmark, face-recognition and CNN detector models (tens to a hundred megabytes each)
+    "lpips.LPIPS", "dlib.shape_predictor", "dlib.face_recognition_model_v1", "dlib.cnn_face_detection_model_v1",
 )} | {
     # Not heavy but worse: a worker that re-joins the process group at import blocks in the rendezvous.
     "torch.distributed.init_process_group": " (joining the process group)",
@@ -1018,6 +1021,10 @@ TORCH_SHARED_STATE: Mapping[str, Unpicklable] = {
     "torch.Generator": Unpicklable("a `torch.Generator` (spawned workers cannot rebuild its shared state)", True),
 }
 GENERATOR = Unpicklable("a generator", False)
+#: Resources whose object pickles once closed (measured: a PyTables ``File`` after ``close()``; not an h5py file,
+#: an lmdb environment, an sqlite3 connection, a zip file or ``open()``'s, closed or not): ``self.f = open_file(p)``
+#: read in ``__init__`` and closed there before any worker sees the dataset.
+PICKLES_CLOSED = frozenset({UNPICKLABLE_CALLS["tables.open_file"]})
 
 #: multiprocessing's semaphore-based objects: they reach a child only by inheritance (Process args,
 #: Pool initargs), never with a pool task (measured: "Lock objects should only be shared between

@@ -41,9 +41,9 @@ from ..io.compact_tree import node_class
 from ..records import Record
 from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
-                          MP_SYNC_PRIMITIVES, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS, PROGRESS_BAR,
-                          THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS,
-                          Arg, Registry, SpawnAPI, Unpicklable, keeper)
+                          MP_SYNC_PRIMITIVES, PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
+                          PROGRESS_BAR, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
+                          UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
@@ -146,6 +146,8 @@ _GLOBAL_ATTRS = frozenset(name.rsplit(".", 1)[1] for name in UNPICKLABLE_GLOBALS
 #: Progress bars that iterate what they wrap when they are iterated.
 _PROGRESS_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "rich.progress.track"})
 _START_METHODS = frozenset({"spawn", "forkserver", "fork"})
+#: library classes whose instances ``/`` joins into another instance of the class
+_PATHS = frozenset({"pathlib.Path"})
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
 
@@ -536,7 +538,8 @@ class Engine:
         self._tops: dict[int, frozenset[int]] = {}  # by the id of a function node: see _top_level
         self._globals: dict[tuple, frozenset] = {}
         self._fields: dict[Obj, list] = {}
-        self._fielding: set[Obj] = set()
+        #: the instances whose attributes are being worked out -> what the stores so far gave (:meth:`field_stores`)
+        self._fielding: dict[Obj, list] = {}
         self._resolving: set[tuple] = set()
         self._evaluating: set[int] = set()
         self._summaries: dict[int, Summary] = {}
@@ -722,6 +725,8 @@ class Engine:
         if kind is ast.UnaryOp and isinstance(expr.op, ast.USub):
             values = self.eval(expr.operand, unit, scope)
             return {_const(-const_value(o)) for o in values if _number(const_value(o))}
+        if kind is ast.BinOp and isinstance(expr.op, ast.Div):  # (`Path(root) / "train"`: a path again)
+            return {o for o in self.eval(expr.left, unit, scope) if o.kind == EXT and o.data in _PATHS}
         if kind is ast.BinOp and type(expr.op) in _BINOPS:
             left, right = self.eval(expr.left, unit, scope), self.eval(expr.right, unit, scope)
             if isinstance(expr.op, ast.Add) and any(o.kind == SEQ for o in left | right):
@@ -2753,17 +2758,20 @@ class Engine:
     def field_stores(self, obj: Obj) -> list[tuple[str, frozenset, Store]]:
         """(attribute, value, the store) for what an instance holds: its class's ``__init__`` stores (with the
         constructor's arguments), then what was stored on it after it was made.  An attribute read while the
-        instance's own attributes are being worked out (``self.b = self.a``) is unknown."""
+        instance's own attributes are being worked out (``self.b = self.a``) has what the stores before it gave
+        (``self.root = root`` then ``self.entries = self.root.iterdir()``): unknown when none did."""
         if obj in self._fields:
             return self._fields[obj]
-        if obj in self._fielding or self._depth > MAX_EVAL_DEPTH or not self._tick():
+        if obj in self._fielding:
+            return list(self._fielding[obj])
+        if self._depth > MAX_EVAL_DEPTH or not self._tick():
             return []
-        self._fielding.add(obj)
+        self._fielding[obj] = []
         self._depth += 1
         try:
             found = self._field_stores(obj)
         finally:
-            self._fielding.discard(obj)
+            del self._fielding[obj]
             self._depth -= 1
         self._fields[obj] = found
         return found
@@ -2779,23 +2787,26 @@ class Engine:
             for method, method_unit in [found, *self._overriding_hooks(info, owner, init, init_unit)]:
                 binding = _arguments_of(obj) if method is init else {}
                 binding[_first_param(method)] = frozenset({obj})
-                stores += [(store, binding) for store in self._self_stores(method, method_unit)]
+                stores += [(store, binding, method) for store in self._self_stores(method, method_unit)]
                 scope = method_unit.index.scope_of.get(method)
                 if scope is not None:
                     paths.update(branch_paths(scope))
             # Each store is an entry of its own, so that what it holds is said to be stored where it is: after
             # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
             # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
-            for store, binding in stores:
+            for store, binding, method in stores:
                 guards = self._bound_type_guards(store, binding)
                 if guards is None or guards and not _arguments_of(obj):
                     # (`if isinstance(scale, float): self.scale = lambda s: scale` given a function, or by a
                     # constructor call nobody is known to make: the callers' arguments decide, and none is known)
                     continue
                 value = self._npz(self.substitute(store.value, binding), store, info, owner)
+                if any(o.kind == RES and o.data in PICKLES_CLOSED for o in value) and _closed_after(method, store):
+                    value = frozenset(o for o in value if not (o.kind == RES and o.data in PICKLES_CLOSED))
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
                 out.append((store.attr, value, store))
+                self._fielding[obj].append((store.attr, value, store))
             out = _without_thread_mode(out, paths)
         later = []
         for name, value in obj.parts:
@@ -3879,6 +3890,26 @@ def _iterations_of(unit: Unit, function: ast.AST) -> list:
             by_function.setdefault(key, []).append((iterable, report, site))
         unit.module.derived["iterations_by_function"] = by_function
     return by_function.get(id(function), [])
+
+
+def _closed_after(method: ast.AST, store: Store) -> bool:
+    """Whether a statement of *method*'s own body after *store* (a top-level ``self.f = ...``) closes what it stored:
+    ``self.f.close()``, unconditionally."""
+    self_name = _first_param(method)
+    body = getattr(method, "body", [])
+    if store.item is not None or store.stmt not in body:
+        return False
+    for stmt in body[body.index(store.stmt) + 1:]:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "close" \
+                and not call.args and isinstance(call.func.value, ast.Attribute) \
+                and call.func.value.attr == store.attr and isinstance(call.func.value.value, ast.Name) \
+                and call.func.value.value.id == self_name:
+            return True
+        stored = stmt.targets if isinstance(stmt, ast.Assign) else []
+        if any(isinstance(target, ast.Attribute) and target.attr == store.attr for target in stored):
+            return False  # (stored again: what is kept is the new value)
+    return False
 
 
 def _attribute_stores(unit: Unit, function: ast.AST) -> list:

@@ -190,7 +190,7 @@ def _global_reads(ctx: Context, function: ast.AST, scope: Scope) -> Iterator[ast
     """First read of each module-level name in a function's own body (nested defs are separate functions)."""
     nodes, stack = [], list(function.body)
     while stack:
-        node = stack.pop(0)
+        node = stack.pop()
         if not isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
             nodes.append(node)
             stack.extend(ast.iter_child_nodes(node))
@@ -199,8 +199,9 @@ def _global_reads(ctx: Context, function: ast.AST, scope: Scope) -> Iterator[ast
     inner = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     inner |= {n.arg for n in nodes if isinstance(n, ast.arg)}
     seen: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+    loads = [node for node in nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    for node in sorted(loads, key=lambda n: (n.lineno, n.col_offset)):  # (the first in the source, at any depth)
+        if node.id not in seen:
             seen.add(node.id)
             if (node.id not in inner or node.id in scope.globals_) and _is_global(node.id, scope):
                 yield node
