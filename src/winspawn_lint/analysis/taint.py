@@ -538,8 +538,9 @@ class Engine:
         self._tops: dict[int, frozenset[int]] = {}  # by the id of a function node: see _top_level
         self._globals: dict[tuple, frozenset] = {}
         self._fields: dict[Obj, list] = {}
-        #: the instances whose attributes are being worked out -> what the stores so far gave (:meth:`field_stores`)
-        self._fielding: dict[Obj, list] = {}
+        #: the instances whose attributes are being worked out -> what the stores so far gave, and the branch paths
+        #: of their statements (:meth:`field_stores`)
+        self._fielding: dict[Obj, tuple[list, dict]] = {}
         self._resolving: set[tuple] = set()
         self._evaluating: set[int] = set()
         self._summaries: dict[int, Summary] = {}
@@ -2763,10 +2764,11 @@ class Engine:
         if obj in self._fields:
             return self._fields[obj]
         if obj in self._fielding:
-            return list(self._fielding[obj])
+            so_far, paths = self._fielding[obj]
+            return _without_thread_mode(list(so_far), paths)
         if self._depth > MAX_EVAL_DEPTH or not self._tick():
             return []
-        self._fielding[obj] = []
+        self._fielding[obj] = ([], {})
         self._depth += 1
         try:
             found = self._field_stores(obj)
@@ -2783,7 +2785,7 @@ class Engine:
         if found is not None:
             init, init_unit = found
             stores = []
-            paths: dict[ast.AST, tuple] = {}
+            so_far, paths = self._fielding[obj]  # (filled as found: what a read of an attribute meanwhile sees)
             for method, method_unit in [found, *self._overriding_hooks(info, owner, init, init_unit)]:
                 binding = _arguments_of(obj) if method is init else {}
                 binding[_first_param(method)] = frozenset({obj})
@@ -2806,7 +2808,7 @@ class Engine:
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
                 out.append((store.attr, value, store))
-                self._fielding[obj].append((store.attr, value, store))
+                so_far.append((store.attr, value, store))
             out = _without_thread_mode(out, paths)
         later = []
         for name, value in obj.parts:
