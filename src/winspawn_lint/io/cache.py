@@ -343,14 +343,21 @@ class RunInputs:
         derived = {fact: digest for found in facts for fact, digest in found.items()}
         self.findings[key] = rows
         for fact, digest in derived.items():
-            kept = self.derived.setdefault(fact, digest)
-            if kept != digest:
-                chosen = self.same(fact, kept, digest) if self.same is not None else None
-                if chosen is None:
-                    self.complete = False  # (two digests in one run: the project changed while it ran)
-                else:
-                    self.derived[fact] = chosen
+            if not self.merge(self.derived, fact, digest):
+                self.complete = False  # (two digests in one run: the project changed while it ran)
         self.uses[key] = (files, {(folder, mtime, names) for folder, (mtime, names) in entry.absent.items()}, derived)
+
+    def merge(self, facts: dict[str, str], fact: str, digest: str) -> bool:
+        """Add *digest* of the derived fact *fact* to *facts*; False when *facts* has another digest of it that does
+        not say the same (:attr:`same`), else True (keeping the digest :attr:`same` chose)."""
+        kept = facts.setdefault(fact, digest)
+        if kept == digest:
+            return True
+        chosen = self.same(fact, kept, digest) if self.same is not None else None
+        if chosen is None:
+            return False
+        facts[fact] = chosen
+        return True
 
     def confirm(self, derive: Any) -> None:
         """Whether each derived fact still has (*derive*: ``Project.derived_holds`` of the run's reader) the
@@ -946,12 +953,8 @@ class ResultsCache:
         facts = dict(inputs.derived)
         for index in _bits(_union(derived for _, _, derived in inputs.kept.values())):
             fact, digest = base_derived[index]
-            kept = facts.setdefault(fact, digest)
-            if kept != digest:
-                chosen = inputs.same(fact, kept, digest) if inputs.same is not None else None
-                if chosen is None:
-                    return  # (two digests of a fact in one run: the project changed while it ran)
-                facts[fact] = chosen
+            if not inputs.merge(facts, fact, digest):
+                return  # (two digests of a fact in one run: the project changed while it ran)
         fact_at = {fact: index for index, fact in enumerate(facts)}
         # Each path with each record of it (its stamp, its presence, None) is one row, asked once by the next run;
         # a path two files saw two ways (edited while the run read it) makes two rows: one of them fails then.
