@@ -226,9 +226,9 @@ class ProjectIndex(Record):
 
     def relevant(self, path: str) -> bool:
         """Whether a file whose own text names no worker API may still hold a finding: its imports may reach one
-        (:meth:`ImportGraph.reaches`: its sources may be sent there), or a module that names one imports it
-        (directly, or through one more module: its sources may be sent there, its import-time work repeated by
-        spawned workers)."""
+        (:meth:`ImportGraph.reaches`: its sources may be sent there), or a module that may imports it (directly,
+        or through one more module: its sources may be sent there, its import-time work repeated by spawned
+        workers; a script that names no worker API may start workers through a class it imports)."""
         key = os.path.abspath(path)
         if self.answers is not None:
             return key in self.answers.relevant
@@ -236,9 +236,8 @@ class ProjectIndex(Record):
         if graph.reaches(key):
             return True
         importers = graph.importers.get(key, set())
-        if importers & self.sinks:
-            return True
-        return any(graph.importers.get(importer, set()) & self.sinks for importer in importers)
+        return any(graph.reaches(importer) or any(graph.reaches(further) for further in graph.importers.get(
+            importer, ())) for importer in importers)
 
     def graph(self) -> "ImportGraph":
         if self._graph is None:

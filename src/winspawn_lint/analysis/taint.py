@@ -73,7 +73,7 @@ MAX_BRANCH_DEPTH = 8
 MAX_CALLERS = 24
 #: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
 MAX_IMPORTERS = 48
-IMPORTER_DEPTH = 2
+IMPORTER_DEPTH = 3
 #: Sinks, starts and stores one summary takes from the functions it calls (of each kind).
 MAX_SUMMARY_ITEMS = 256
 #: Modules one engine reads (the checked file's, or one that imports it, on its own): this bounds its work, and its
@@ -1209,13 +1209,16 @@ class Engine:
             for alias in node.names:
                 if (alias.asname or alias.name) != binding.name:
                     continue
-                # `from pkg import mod` may name a module of the package, or a name its __init__ defines
-                path = search.module_file(unit.path, node.module or "", node.level) if (node.module or node.level) \
-                    else None
-                if path is None:
+                # `from pkg import mod` may name a module of the package, or a name its __init__ defines; a folder
+                # without __init__.py (a namespace package) has only its modules
+                if not (node.module or node.level):
                     return None
+                path = search.module_file(unit.path, node.module or "", node.level)
                 sub = search.module_file(unit.path, f"{node.module}.{alias.name}" if node.module else alias.name,
                                          node.level)
+                if path is None:
+                    target = self.unit(sub) if sub is not None else None
+                    return (target, None) if target is not None else None
                 owner = self.unit(path)
                 # (a package's `__init__` importing its own submodule, `from pkg import wrappers`, binds the name
                 # by this very statement: the submodule is what it gets)
@@ -3354,8 +3357,8 @@ class Engine:
                     if importer is None or not self._imports_at_import_time(importer, current):
                         continue
                     seen.add(path)
-                    # (only a script whose text names a worker API can start workers itself)
-                    if path in index.sinks and self.module_facts(importer).starts:
+                    # (only a script whose imports may reach a worker API can start workers)
+                    if self.project.reaches(path) and self.module_facts(importer).starts:
                         out.append((importer, between))
                     following.append((importer, (*between, path)))
             frontier = following
