@@ -2053,7 +2053,9 @@ class Engine:
                     return
             if method_name in self._object_methods:
                 receivers = self.eval(func.value, unit, scope)
-                for worker in (o for o in receivers if o.kind == WORKER):
+                # (in a set's order the first of several would be chosen by hashes: a message's chain, a summary's
+                # items past its bound; the source's order is the same in every run)
+                for worker in sorted((o for o in receivers if o.kind == WORKER), key=_order):
                     obj_api = self.registry.by_key.get(worker.data)
                     if obj_api is None:
                         continue
@@ -2068,7 +2070,7 @@ class Engine:
                                                          scope):
                             summary.sinks.append(SinkUse(obj_api, unit.path, call, site, arg, value, count, True,
                                                          explicit, via=via))
-                for instance in (o for o in receivers if o.kind == INST):
+                for instance in sorted((o for o in receivers if o.kind == INST), key=_order):
                     self._sent_instance(instance, method_name, call, site, unit, summary)
                 # a worker object that is a parameter: the start happens where a caller gives one
                 symbolic = frozenset(o for o in receivers if o.kind in (PARAM, FIELD))
@@ -2091,7 +2093,7 @@ class Engine:
             subclassed = (self._api_subclass(c) for c in callees if c.kind == CLASS)
             for api in {api.key: api for api in subclassed if api is not None}.values():
                 self._api_sinks(api, call, site, unit, summary)
-        for callee in callees:
+        for callee in sorted(callees, key=_order) if len(callees) > 1 else callees:
             if (callee.kind == PARAM and callee.parts == () or self._dispatched(callee)) and \
                     len(summary.deferred) < MAX_SUMMARY_ITEMS:
                 summary.deferred = [*summary.deferred, (callee, call, site, unit.path)]

@@ -1,5 +1,5 @@
 """A run-time global across modules (``rules.WSP107``): a settings object made empty at import and filled by the
-script when it runs, read by worker code in another module.
+script when it runs, read by worker code in another module (or in the script itself: ``CONFIG = {}`` at its top).
 
 The shape (lcnn, WaveRNN)::
 
@@ -105,7 +105,8 @@ def check(ctx: Context) -> None:
         # (no fix: the value is best passed as an argument, which is the author's choice of signature)
         ctx.emit(rules.WSP107, read, fix_safety=FixSafety.NONE, name=_spelled(read), worker=how.label,
                  where=where, line=elsewhere(ctx, path, line),
-                 seen=f"the empty `{settings.maker}` that {relative_path(ctx, settings.unit.path)} makes at import")
+                 seen=f"the empty `{settings.maker}` that "
+                      f"{'this module' if settings.unit is main else relative_path(ctx, settings.unit.path)} makes at import")
     ctx.worker = None
 
 
@@ -437,7 +438,9 @@ def _filled_at_run_time(ctx: Context, settings: _Settings, scripts: list[Unit], 
         names = _names_for(ctx, settings, script)
         if not names:
             continue
-        if any(_used_at_import_time(script, name) for name in names if "." not in name):
+        # (the script that makes it: the statement that does is not one that fills it)
+        made = settings.unit.index.module_scope.bindings[settings.name][0].node if script is settings.unit else None
+        if any(_used_at_import_time(script, name, made) for name in names if "." not in name):
             return None
         places = _parent_only(script, parent_only)
         for stmt in (*places.guarded, *places.owner):
