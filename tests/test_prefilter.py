@@ -112,9 +112,9 @@ def test_real_guards_without_worker_apis_are_rejected(text):
 
 
 def test_registry_extensions_pass_the_prefilter():
-    settings = Settings(select=frozenset(RULES), extra_apis=from_config([{"name": "mylib.parallel_map",
+    settings = Settings(select=frozenset(RULES), extra_apis=from_config([{"name": "mylib.scatter_tasks",
                                                                           "payload": ["fn:0"]}]))
-    text = "from mylib import parallel_map\nparallel_map(lambda x: x, range(3))\n"
+    text = "from mylib import scatter_tasks\nscatter_tasks(lambda x: x, range(3))\n"
     assert not may_have_findings(text, Settings().registry)
     assert may_have_findings(text, settings.registry)
     assert_complete(text, "ext.py", settings)

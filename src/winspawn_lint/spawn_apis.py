@@ -271,9 +271,12 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
     ),
     SpawnAPI(
         "torch.utils.data.DataLoader",
-        # webdataset's WebLoader is a DataLoader subclass that passes its arguments on unchanged.
+        # webdataset's WebLoader is a DataLoader subclass that passes its arguments on unchanged; so is
+        # schnetpack's AtomsLoader (1.x and 2.x: the same positions, its own default `collate_fn`; read in its
+        # source, not run).
         ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader", "webdataset.WebLoader",
-         "webdataset.compat.WebLoader"),
+         "webdataset.compat.WebLoader", "schnetpack.data.AtomsLoader", "schnetpack.data.loader.AtomsLoader",
+         "schnetpack.AtomsLoader"),
         "`DataLoader`",
         kind="object",
         # Workers start when the loader is iterated; its sampler and batch_sampler stay in the main process.
@@ -408,6 +411,28 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         payload=(Arg("function", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
         pickler=DILL,
         context="multiprocess",
+    ),
+    # QuTiP's parallel loops over a multiprocessing pool, the standard pickler: `parfor` (QuTiP 3 and 4) on
+    # `multiprocessing.Pool()`, the default context; `parallel_map` on it in QuTiP 4 and, in QuTiP 5, on a
+    # `ProcessPoolExecutor` whose context is fork on Linux and macOS and the default (spawn) on Windows (read in
+    # qutip 5.3.1 `solver/parallel.py` and qutip 4's `parallel.py`): taken as spawning on Windows only.
+    SpawnAPI(
+        "qutip.parfor",
+        ("qutip.parfor", "qutip.parallel.parfor"),
+        "QuTiP `parfor`",
+        kind="call",
+        payload=(Arg("func", 0, kind="callable"), Arg(None, 1, kind="args", rest=True)),
+        payload_with_tasks=True,  # (the function goes with each task, under fork too)
+    ),
+    SpawnAPI(
+        "qutip.parallel_map",
+        ("qutip.parallel_map", "qutip.parallel.parallel_map", "qutip.solver.parallel.parallel_map"),
+        "QuTiP `parallel_map`",
+        kind="call",
+        payload=(Arg("task", 0, kind="callable"), Arg("values", 1, kind="args"), Arg("task_args", 2, kind="args"),
+                 Arg("task_kwargs", 3, kind="kwargs")),
+        context="fork-unless-windows",
+        payload_with_tasks=True,
     ),
     SpawnAPI(
         "pebble.ProcessPool",
@@ -564,12 +589,17 @@ KEEPERS: tuple[Keeper, ...] = (
            positions=((1, "loader"), (3, "transform"), (4, "target_transform"))),
     Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
     # MONAI's transforms keep what they are given (`Lambdad(keys, func=f)` calls `f` in the worker), and its
-    # datasets their `transform`, the second argument (measured, monai 1.6.1: a lambda in `Lambdad` fails to pickle
-    # with the dataset).
+    # datasets their `data` and `transform`, the first two arguments (measured, monai 1.6.1: a lambda in `Lambdad`
+    # fails to pickle with the dataset, and so does a dataset given as another's `data`, as pathology pipelines give
+    # a `CSVDataset` to a `PatchWSIDataset`).
     Keeper(("monai.transforms.",), every=True, transparent=True),
     Keeper(("monai.data.Dataset", "monai.data.CacheDataset", "monai.data.PersistentDataset",
             "monai.data.SmartCacheDataset", "monai.data.LMDBDataset", "monai.data.ZipDataset"),
-           keywords=("transform",), positions=((1, "transform"),)),
+           keywords=("data", "transform"), positions=((0, "data"), (1, "transform"))),
+    Keeper(("monai.data.PatchWSIDataset", "monai.data.wsi_datasets.PatchWSIDataset"),
+           keywords=("data", "transform"), positions=((0, "data"), (3, "transform"))),
+    Keeper(("monai.data.CSVDataset", "monai.data.dataset.CSVDataset"), keywords=("transform",),
+           positions=((5, "transform"),)),
     # A vector environment keeps the functions that make its environments (`self.env_fns = env_fns`, gym 0.26 and
     # gymnasium 1.4): measured, one in a process's state fails "Can't pickle local object" when a factory's local
     # function is among them.
@@ -931,10 +961,12 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     # (measured the same way: duckdb 2.0.1 "cannot pickle 'DuckDBPyConnection' object"; rasterio 1.4.4 "self._hds
     # cannot be converted to a Python object for pickling"; openslide-python 1.4.7 on a tiled TIFF and decord
     # 0.6.0 on an mp4, "ctypes objects containing pointers cannot be pickled"; pickle and dill alike.
-    # `openslide.open_slide` of a plain image gives an `ImageSlide`, which pickles: not listed.)
+    # `openslide.open_slide` gives an `OpenSlide` for a whole-slide image (its documentation; what pathology
+    # pipelines open it for) and an `ImageSlide`, which pickles, for a plain image: listed as the former.)
     "duckdb.connect": Unpicklable("a DuckDB connection", False),
     "rasterio.open": Unpicklable("an open rasterio dataset", False),
     "openslide.OpenSlide": Unpicklable("an `OpenSlide` slide", False),
+    "openslide.open_slide": Unpicklable("an `OpenSlide` slide", False),
     "decord.VideoReader": Unpicklable("a decord `VideoReader`", False),
     # TypeError: cannot pickle 'SSLContext' object, under fork too when pickled (measured: pickle, dill)
     "ssl.create_default_context": Unpicklable("an `ssl.SSLContext`", False),

@@ -1694,6 +1694,15 @@ class Engine:
         if name == "importlib.import_module":
             return frozenset({Obj(RES, unit.path, call, MODULE_OBJECT)})
         kept = keeper(name)
+        if kept is not None and not kept.every and not kept.transparent:
+            # (a dataset keeps each by its name: a message says where, `.transform.transforms[0]`, `.data`)
+            named = [(".transform" if k.arg == "transforms" else f".{k.arg}", k.value) for k in call.keywords
+                     if k.arg in kept.keywords]
+            named += [(f".{attr}", call.args[position]) for position, attr in kept.positions
+                      if position < len(call.args)
+                      and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1])]
+            return frozenset({Obj(EXT, unit.path, call, name,
+                                  _merge_parts([(attr, self.eval(a, unit, scope)) for attr, a in named]))})
         if kept is not None:
             arguments = []
             if kept.every:
@@ -2801,7 +2810,13 @@ class Engine:
             # Each store is an entry of its own, so that what it holds is said to be stored where it is: after
             # `self.conn = None`, `self.conn = sqlite3.connect(path)` holds the connection; `self.loaders[k] = v`
             # and `self.parts.append(v)` put the item in a container of their own, beside what was stored there.
+            # (a store by a name computed at run time may replace any attribute: what the others say is one of
+            # the values it may hold; a summary lists a callee's stores before its caller's own, so which came
+            # first is not known)
+            replaced = any(store.attr == ANY_ATTR for store, _, _ in stores)
             for store, binding, method in stores:
+                if store.attr == ANY_ATTR:
+                    continue
                 guards = self._bound_type_guards(store, binding)
                 if guards is None or guards and not _arguments_of(obj):
                     # (`if isinstance(scale, float): self.scale = lambda s: scale` given a function, or by a
@@ -2812,6 +2827,8 @@ class Engine:
                     value = frozenset(o for o in value if not (o.kind == RES and o.data in PICKLES_CLOSED))
                 if store.item is not None:
                     value = frozenset({Obj(DICT, owner.path, store.stmt, None, ((store.item, value),))})
+                elif replaced:
+                    value = value | _REPLACED_AT_RUN_TIME
                 out.append((store.attr, value, store))
                 so_far.append((store.attr, value, store))
             out = _without_thread_mode(out, paths)
@@ -2819,6 +2836,8 @@ class Engine:
         for name, value in obj.parts:
             if name.startswith("+."):
                 attr, _, key = name[2:].partition("#")
+                if attr == ANY_ATTR:
+                    continue
                 stmt, stmt_unit, always = self._stores_by_key.get(key, (None, None, None))
                 if always is not None:  # (what __init__ stored there is gone)
                     out = [entry for entry in out if entry[0] != attr]
@@ -3837,6 +3856,10 @@ def _is_super(expr: ast.AST) -> bool:
 
 
 _UNKNOWN_ARG = object()  # a call whose arguments cannot be matched (``*args`` before the position)
+#: The attribute of a store whose name is computed at run time (``setattr(self, key, value)``), and what an attribute
+#: stored before it may hold after it: an object nothing is known of (a worker count it gives may be workers).
+ANY_ATTR = "*"
+_REPLACED_AT_RUN_TIME = frozenset({Obj(EXTREF, None, None, "<setattr>")})
 
 
 def _argument(call: ast.Call, arg: Arg) -> Any:
@@ -3961,10 +3984,18 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
             # `self.datasets.append(ds)`: an item of the list held there (as `self.datasets[i] = ds` is)
             items.setdefault(owner, []).append((node, node.value.func.value, node.value.args[-1], None))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
-                and node.value.func.id == "setattr" and len(node.value.args) == 3 \
-                and isinstance(node.value.args[1], ast.Constant) and isinstance(node.value.args[1].value, str):
-            attributes.setdefault(owner, []).append((node, node.value.args[0], node.value.args[1].value,
+                and node.value.func.id == "setattr" and len(node.value.args) == 3:
+            name = node.value.args[1]
+            # (a name computed at run time, `for key, value in params.items(): setattr(self, key, value)`: any
+            # attribute stored before it may have been replaced)
+            known = isinstance(name, ast.Constant) and isinstance(name.value, str)
+            attributes.setdefault(owner, []).append((node, node.value.args[0], name.value if known else ANY_ATTR,
                                                      node.value.args[2]))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and len(node.value.args) == 1 \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "update" \
+                and isinstance(node.value.func.value, ast.Attribute) and node.value.func.value.attr == "__dict__":
+            # `self.__dict__.update(params)`: the same
+            attributes.setdefault(owner, []).append((node, node.value.func.value.value, ANY_ATTR, node.value.args[0]))
         if isinstance(node, ast.expr):
             continue  # (statements hold the stores; a lambda's body is an expression)
         inner = id(node) if isinstance(node, FUNCTION_NODES) else owner
