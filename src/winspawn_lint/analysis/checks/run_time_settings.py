@@ -103,10 +103,10 @@ def check(ctx: Context) -> None:
         where, path, line = filled
         ctx.worker = (how.api, how.method, False)
         # (no fix: the value is best passed as an argument, which is the author's choice of signature)
+        made_in = "this module" if settings.unit is main else relative_path(ctx, settings.unit.path)
         ctx.emit(rules.WSP107, read, fix_safety=FixSafety.NONE, name=_spelled(read), worker=how.label,
                  where=where, line=elsewhere(ctx, path, line),
-                 seen=f"the empty `{settings.maker}` that "
-                      f"{'this module' if settings.unit is main else relative_path(ctx, settings.unit.path)} makes at import")
+                 seen=f"the empty `{settings.maker}` that {made_in} makes at import")
     ctx.worker = None
 
 
