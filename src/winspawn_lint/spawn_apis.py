@@ -412,10 +412,11 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         pickler=DILL,
         context="multiprocess",
     ),
-    # QuTiP's parallel loops over a multiprocessing pool, the standard pickler: `parfor` (QuTiP 3 and 4) on
+    # QuTiP's parallel loops over a multiprocessing pool, the standard pickler: `parfor` (QuTiP 3 and 4 only) on
     # `multiprocessing.Pool()`, the default context; `parallel_map` on it in QuTiP 4 and, in QuTiP 5, on a
     # `ProcessPoolExecutor` whose context is fork on Linux and macOS and the default (spawn) on Windows (read in
-    # qutip 5.3.1 `solver/parallel.py` and qutip 4's `parallel.py`): taken as spawning on Windows only.
+    # qutip 5.3.1 `solver/parallel.py` and qutip 4's `parallel.py`): `parallel_map` is taken as spawning on Windows
+    # only, which both versions do.
     SpawnAPI(
         "qutip.parfor",
         ("qutip.parfor", "qutip.parallel.parfor"),

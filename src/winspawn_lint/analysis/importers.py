@@ -226,9 +226,9 @@ class ProjectIndex(Record):
 
     def relevant(self, path: str) -> bool:
         """Whether a file whose own text names no worker API may still hold a finding: its imports may reach one
-        (:meth:`ImportGraph.reaches`: its sources may be sent there), or a module that may imports it (directly,
-        or through one more module: its sources may be sent there, its import-time work repeated by spawned
-        workers; a script that names no worker API may start workers through a class it imports)."""
+        (:meth:`ImportGraph.reaches`: its sources may be sent there), or a module that may reach one imports it
+        (directly, or through one more module: its sources may be sent there, its import-time work repeated by
+        spawned workers; a script that names no worker API may start workers through a class it imports)."""
         key = os.path.abspath(path)
         if self.answers is not None:
             return key in self.answers.relevant
