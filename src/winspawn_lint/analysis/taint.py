@@ -1472,7 +1472,7 @@ class Engine:
         if not callees and any(k.arg in DATASET_TRANSFORM_KEYWORDS for k in call.keywords):
             # A callee that cannot be told (``datasets.__dict__[name](root, transform=t)``): by convention what
             # is given a transform is a dataset, and keeps it.
-            parts = [(".transform" if k.arg == "transforms" else f".{k.arg}", self.eval(k.value, unit, scope))
+            parts = [(_kept_as(k.arg), self.eval(k.value, unit, scope))
                      for k in call.keywords if k.arg in DATASET_TRANSFORM_KEYWORDS]
             out.add(Obj(EXT, unit.path, call, "dataset", _merge_parts(parts)))
         return frozenset(out)
@@ -1696,8 +1696,7 @@ class Engine:
         kept = keeper(name)
         if kept is not None and not kept.every and not kept.transparent:
             # (a dataset keeps each by its name: a message says where, `.transform.transforms[0]`, `.data`)
-            named = [(".transform" if k.arg == "transforms" else f".{k.arg}", k.value) for k in call.keywords
-                     if k.arg in kept.keywords]
+            named = [(_kept_as(k.arg), k.value) for k in call.keywords if k.arg in kept.keywords]
             named += [(f".{attr}", call.args[position]) for position, attr in kept.positions
                       if position < len(call.args)
                       and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1])]
@@ -1735,7 +1734,7 @@ class Engine:
         if name.startswith("builtins."):
             return EMPTY
         # A library object: by convention a dataset keeps its transforms; what else it keeps is unknown.
-        parts = [(".transform" if k.arg == "transforms" else f".{k.arg}", self.eval(k.value, unit, scope))
+        parts = [(_kept_as(k.arg), self.eval(k.value, unit, scope))
                  for k in call.keywords if k.arg in DATASET_TRANSFORM_KEYWORDS] if _class_like(name) else []
         parts += self._keyword_parts(call, unit, scope, constants_only=True)
         return frozenset({Obj(EXT, unit.path, call, name, _merge_parts(parts))})
@@ -3853,6 +3852,11 @@ def _is_static(function: ast.AST) -> bool:
 
 def _is_super(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+
+
+def _kept_as(keyword: str) -> str:
+    """The attribute a library dataset keeps a keyword argument as: its name (``transforms=`` as ``.transform``)."""
+    return ".transform" if keyword == "transforms" else f".{keyword}"
 
 
 _UNKNOWN_ARG = object()  # a call whose arguments cannot be matched (``*args`` before the position)
