@@ -332,6 +332,35 @@ def test_the_importers_of_a_module_are_found_through_a_sys_path_edit(tmp_path):
     assert Project().importers_of(str(root / "lib" / "weights.py"), 8) == [str(root / "tools" / "train.py")]
 
 
+def test_a_candidate_importer_whose_imports_cannot_name_the_module_is_not_parsed(tmp_path, monkeypatch):
+    """The search finds ``a.b`` only as ``<folder>/a/b.py`` or ``<folder>/a/b/__init__.py``: a file whose imports
+    mention ``utils`` but name no path that ends so (``from torch import utils``, ``from other.utils import f``) is
+    not parsed to be asked what it imports; the answer is the one the parse gives."""
+    from winspawn_lint.analysis import imports
+
+    root = make_project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "",
+        "pkg/model.py": "from . import utils\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/head.py": "from ..utils import identity\n",
+        "other/__init__.py": "",
+        "other/utils.py": "",
+        "other/sub/tail.py": "from .. import utils\n",
+        "train.py": "import pkg.utils.extra\n",
+        "eval.py": "from pkg import (\n    model,\n    utils,\n)\n",
+        "bench.py": "from torch import utils\nfrom other.utils import f\n",
+        "docs.py": "from torch.utils import data\n",
+    })
+    parsed = []
+    bare = imports.import_facts_of_text
+    monkeypatch.setattr(imports, "import_facts_of_text", lambda data: parsed.append(data) or bare(data))
+    found = Project().importers_of(str(root / "pkg" / "utils.py"), 8)
+    assert [Path(path).relative_to(root).as_posix() for path in found] == [
+        "eval.py", "pkg/model.py", "pkg/sub/head.py", "train.py"]
+    assert not any(b"torch" in data or b"from .. import" in data for data in parsed)
+
+
 # --- libraries where they are installed --------------------------------------------------------------------------
 
 

@@ -428,7 +428,8 @@ def test_a_files_check_reads_what_a_new_readers_does_after_another_check_read_it
 
 def test_a_script_the_run_checks_later_is_parsed_once_though_the_import_search_asks_it_first(tmp_path, monkeypatch):
     """loader.py's loader takes its worker count from the caller, so its check asks which modules import it:
-    train.py mentions the name, and the search asks it what it imports (``other.loader``, another module).  The
+    app/train.py imports a module of that name, and the search asks it what it imports (``app/loader.py``, the
+    module beside the script, another module).  The
     run checks train.py next; its reader, told so (``Project.expect``), parses train.py whole for the question
     and keeps it for train.py's own check, instead of a bare parse and then another.  Either way the findings
     and the files each check reads are a new reader's."""
@@ -436,15 +437,14 @@ def test_a_script_the_run_checks_later_is_parsed_once_though_the_import_search_a
         "pyproject.toml": "",
         "loader.py": "from torch.utils.data import DataLoader\n\n\ndef make(data, workers):\n"
                      "    return DataLoader(data, num_workers=workers, collate_fn=lambda batch: batch)\n",
-        "other/__init__.py": "",
-        "other/loader.py": "SIZE = 8\n",
-        "train.py": "from torch.utils.data import DataLoader\n\nfrom other.loader import SIZE\n\n"
-                    "LOADER = DataLoader(range(SIZE), num_workers=2, collate_fn=lambda batch: batch)\n",
+        "app/loader.py": "SIZE = 8\n",
+        "app/train.py": "from torch.utils.data import DataLoader\n\nfrom loader import SIZE\n\n"
+                        "LOADER = DataLoader(range(SIZE), num_workers=2, collate_fn=lambda batch: batch)\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    paths = [str(tmp_path / "loader.py"), str(tmp_path / "train.py")]
+    paths = [str(tmp_path / "loader.py"), str(tmp_path / "app" / "train.py")]
     monkeypatch.chdir(tmp_path)
     reads = _recorded_reads(monkeypatch)
     alone = []

@@ -473,6 +473,43 @@ def module_name(path: str) -> str:
     return os.path.splitext(base)[0]
 
 
+def may_name(rows: Sequence[Import], importer: str, target: str) -> bool:
+    """Whether one of *rows*, the imports the project's search read in the file at *importer* (every import
+    statement of it, and maybe more: :func:`_imports` errs towards finding one), may name the module at
+    *target*: the import search finds ``a.b`` only as ``<folder>/a/b.py`` or ``<folder>/a/b/__init__.py``
+    (:func:`.imports._module_file`), so a name whose parts are not the last parts of *target*'s path cannot be it.
+    ``from m import n`` is taken to name ``m`` and any ``m.<name>`` (a list of names continued with a backslash is
+    read only up to the line's end).  A cheap test that spares the parse of most of a popular name's candidate
+    importers (:meth:`.project.Project.importers_of`)."""
+    if target.endswith(f"{os.sep}__init__.py"):
+        stem = os.path.dirname(target)
+    elif target.endswith(".py"):
+        stem = target[:-len(".py")]
+    else:
+        return True
+    parts = stem.split(os.sep)
+    for module, name, _ in rows:
+        level = len(module) - len(module.lstrip("."))
+        dotted = [p for p in module[level:].split(".") if p]
+        if level:
+            base = os.path.dirname(importer)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            folder = os.path.join(base, *dotted)
+            if stem == folder or (name and os.path.dirname(stem) == folder):
+                return True
+        elif name:  # (`from m import n`: m, or m.n)
+            if _ends_with(parts, dotted) or _ends_with(parts[:-1], dotted):
+                return True
+        elif any(_ends_with(parts, dotted[:end]) for end in range(1, len(dotted) + 1)):  # (`import a.b`: a, a.b)
+            return True
+    return False
+
+
+def _ends_with(parts: list[str], tail: list[str]) -> bool:
+    return bool(tail) and len(parts) >= len(tail) and parts[-len(tail):] == tail
+
+
 def scan(root: str, passes: Any = None, memory: Any = None,
          api_word: Optional[Callable[[str], bool]] = None,
          listed: Optional[dict[str, int]] = None) -> Optional[ProjectIndex]:

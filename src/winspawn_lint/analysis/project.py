@@ -795,11 +795,30 @@ class Project:
             for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
                 if len(out) >= limit:
                     break
-                if key in self.imported_files(candidate):
+                if self._may_import(candidate, key) and key in self.imported_files(candidate):
                     out.append(candidate)
         finally:
             self._probing -= 1
         return out
+
+    def _may_import(self, candidate: str, target: str) -> bool:
+        """Whether the imports of the file at *candidate*, as the project's search read them, may name the module
+        at *target* (:func:`.importers.may_name`): when they cannot, the file is not parsed to be asked.  A "no"
+        is recorded as a derived fact of the candidate (it no longer holds once the file is edited to import
+        the module), as the parse's answer is (``import rows``)."""
+        if candidate in self._buffers or candidate in self._checking:
+            return True  # (a text that may not be the file's: its own imports answer)
+        if self._names_module(candidate, target):
+            return True
+        self.derived(_key("names module", candidate, target))
+        return False
+
+    def _names_module(self, candidate: str, target: str) -> bool:
+        from .importers import may_name
+
+        index = self.importers(self.root(target))  # (the search that found the candidate: :meth:`mentioning`)
+        rows = index.imports.get(candidate) if index is not None else None
+        return rows is None or may_name(rows, candidate, target)
 
     def imported_files(self, path: str) -> frozenset[str]:
         """The project files the imports of the module at *path* name (at any place of it), as the import search
@@ -935,7 +954,8 @@ class Project:
         the modules around it), ``reaches`` (whether a module may reach a worker API), or a fact of one file
         (:data:`_FILE_FACTS`): ``module`` (a module is there and parses: :meth:`module_used`), ``binding`` (how it
         binds a name: :meth:`binding_used`), ``may edit`` (whether its text may edit ``sys.path``), ``search
-        facts`` (:meth:`search_facts`) or ``import rows`` (its import statements: :meth:`imported_files`)."""
+        facts`` (:meth:`search_facts`), ``import rows`` (its import statements: :meth:`imported_files`) or ``names
+        module`` (whether the imports the project's search read in it may name a module: :meth:`_may_import`)."""
         digest = self._derived_digest(key)
         if self._derived is not None:
             self._derived.setdefault(key, digest)
@@ -975,6 +995,8 @@ class Project:
             with self._unrecorded():
                 facts = self.import_facts(root)
             return self._import_facts_digest(root, kind, facts)
+        if kind == "names module":
+            return self._file_fact(root, "1" if self._names_module(root, name) else "0")
         if kind == "importers":
             stem = name
             index = self.importers(root)
@@ -1217,7 +1239,7 @@ def _note_all(reads: dict[str, Optional[Stamp]], recorded: KeptFiles) -> None:
 #: between the parts of a derived fact's key (a character no path holds)
 _SEPARATOR = "\x1f"
 #: the kinds of derived facts found from one file (its path where a key holds a root)
-_FILE_FACTS = frozenset({"module", "binding", "may edit", "search facts", "import rows"})
+_FILE_FACTS = frozenset({"module", "binding", "may edit", "search facts", "import rows", "names module"})
 
 
 def _stamp_text(stamp: Optional[Stamp]) -> str:
