@@ -7,11 +7,14 @@ a line map takes every line of that module back to (cell number, line in
 the cell).  Cells are numbered as ruff numbers them: 1-based, counting
 every cell of the notebook, markdown and raw cells included.
 
-IPython syntax is *masked*, not parsed: a line magic (``%time ...``), a
+IPython syntax is *masked*, not parsed: a line magic (``%matplotlib inline``), a
 shell escape (``!pip ...``), help (``obj?``, ``??obj``) and the assignment
 forms (``files = !ls``, ``x = %who_ls``) become a ``pass`` statement (or
 ``x = ...``) at the same indentation, tagged with a marker comment, so the
-line count and the block structure stay as they were.  A cell magic
+line count and the block structure stay as they were.  A line magic that runs the
+Python after it in the kernel (``%time results = pool.map(f, files)``) becomes
+``pass; results = pool.map(f, files)``, the prefix padded to its length, so
+that statement is checked at its own columns.  A cell magic
 (``%%bash``) masks its whole cell, except the magics whose body is Python
 run in the kernel (``%%time``, ``%%capture`` ...), where only the first line
 is masked.  A candidate inside a multi-line string or an open bracket is
@@ -26,6 +29,7 @@ formatting cannot be reproduced exactly, it is not rewritten.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import json
@@ -41,6 +45,9 @@ SUFFIX = ".ipynb"
 
 #: cell magics whose body is Python executed in the kernel's namespace: the body is checked
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+#: a line magic that runs the statement after it (``%time x = f()``; not one given options: ``%timeit -n 3``)
+_TIMED = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>%(?:time|timeit|prun)[ \t]+)(?P<code>[^-\s].*)$")
+_TIMED_MASK = "pass;"
 
 # A statement, not a comment: code the fixer inserts before a cell's first statement then stays in that cell
 # (a comment would belong to the statement after it, and the insertion would land in the cell before).
@@ -240,14 +247,26 @@ def _candidates(lines: list[str]) -> dict[int, tuple[str, str, int]]:
             span = 1
             while i + span - 1 < len(lines) - 1 and lines[i + span - 1].rstrip().endswith("\\"):
                 span += 1  # a magic continued with a backslash takes the next line too
+            timed = _TIMED.match(line) if span == 1 else None
             if assign:
                 found[i] = (assign["indent"], f"{assign['names']} = ...", span)
+            elif timed is not None and _one_simple_statement(timed["code"]):
+                found[i] = (timed["indent"], _TIMED_MASK.ljust(len(timed["magic"])) + timed["code"], span)
             else:
                 found[i] = (match["indent"], "pass", span)
             i += span
         else:
             i += 1
     return found
+
+
+def _one_simple_statement(code: str) -> bool:
+    """Whether *code* is Python that may follow ``pass;`` on one line (one or more simple statements)."""
+    try:
+        ast.parse(f"{_TIMED_MASK} {code}")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _mask_lines(lines: list[str], store: dict[int, list[str]]) -> list[str]:
@@ -422,6 +441,12 @@ def _unmask_all(body: list[str], notebook: Notebook) -> list[str]:
         first = originals[0]
         old_indent = first[: len(first) - len(first.lstrip())]
         new_indent = tag["indent"]
+        timed = _TIMED.match(first)
+        statement = line[len(new_indent):line.rindex(_MAGIC_TAG)]
+        if timed is not None and statement.startswith(_TIMED_MASK):
+            # (the statement a timing magic runs, as the fixer left it, after the magic)
+            out.append(new_indent + timed["magic"] + statement[len(timed["magic"]):])
+            continue
         out.extend(new_indent + o[len(old_indent):] if o.startswith(old_indent) else o for o in originals)
     return out
 
