@@ -137,14 +137,15 @@ class SpawnAPI(Value):
 
     __slots__ = ("key", "names", "label", "kind", "start_methods", "count", "payload", "method_payload", "pickler",
                  "reimports_main", "method_names", "required_keyword", "training", "context", "payload_with_tasks",
-                 "returns", "sends_subclass")
+                 "returns", "sends_subclass", "threads")
 
     def __init__(self, key: str, names: tuple[str, ...], label: str, kind: str = "call",
                  start_methods: tuple[str, ...] = (), count: WorkerCount | None = None, payload: tuple[Arg, ...] = (),
                  method_payload: Mapping[str, tuple[Arg, ...]] | None = None, pickler: str = PICKLE,
                  reimports_main: bool = True, method_names: tuple[str, ...] = (),
                  required_keyword: str | None = None, training: bool = False, context: str = "default",
-                 payload_with_tasks: bool = False, returns: str | None = None, sends_subclass: bool = False) -> None:
+                 payload_with_tasks: bool = False, returns: str | None = None, sends_subclass: bool = False,
+                 threads: str | None = None) -> None:
         self.key = key  # stable identifier, shown in messages
         self.names = names  # qualified names of the callable
         self.label = label  # how messages name it
@@ -176,6 +177,11 @@ class SpawnAPI(Value):
         #: an instance of a subclass is itself pickled when started, with everything its ``__init__`` stores on
         #: ``self`` (``Process.start()`` under spawn sends the process object to the child)
         self.sends_subclass = sends_subclass
+        #: a keyword that, given True, makes its workers threads of this process (``thread_pool=True``): then it
+        #: starts no process, as a worker count its ``no_workers`` holds (0) says
+        self.threads = threads
+        if threads is not None and (count is None or 0 not in count.no_workers):
+            raise ValueError(f"{key}: a worker API with a threads keyword needs a count that 0 means none of")
 
 
 _FN = Arg("func", 0, kind="callable")
@@ -287,6 +293,22 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
             Arg("collate_fn", 6, kind="callable"),
             Arg("worker_init_fn", 10, kind="callable"),
         ),
+    ),
+    SpawnAPI(
+        "mxnet.gluon.data.DataLoader",
+        # MXNet Gluon's DataLoader (1.9.1, measured; the last release): `num_workers > 0` builds a
+        # `multiprocessing.Pool` when the loader is built, with the dataset in its initializer's arguments (1.3 and
+        # earlier: `Process(args=(dataset, ..., batchify_fn))` when it is iterated), so the dataset is pickled
+        # under spawn (a lambda its `.transform()` keeps: "Can't pickle local object"), and `batchify_fn` goes
+        # with every batch (a lambda fails under fork too); `thread_pool=True` uses threads.  Workers are taken
+        # to start when it is iterated, which every release does.
+        ("mxnet.gluon.data.DataLoader", "mxnet.gluon.data.dataloader.DataLoader"),
+        "`gluon.data.DataLoader`",
+        kind="object",
+        start_methods=("__iter__",),
+        count=WorkerCount("num_workers", 7, no_workers=(ABSENT, 0)),
+        payload=(Arg("dataset", 0), Arg("batchify_fn", 6, kind="callable")),
+        threads="thread_pool",
     ),
     SpawnAPI(
         "monai.data.DataLoader",
@@ -545,6 +567,15 @@ FREEZE_SUPPORT = frozenset(
 EAGER_HANDLE_CLASSES: Mapping[str, str] = {
     "torchvision.datasets.LSUN": "an lmdb environment (torchvision `LSUN` opens it in `__init__`)",
     "torchvision.datasets.LSUNClass": "an lmdb environment (torchvision `LSUNClass` opens it in `__init__`)",
+}
+
+#: Readers whose result holds an open file when they are given ``backed=`` (anything but ``None``/``False``): a
+#: backed AnnData keeps its HDF5 file open ("h5py objects cannot be pickled"; measured with anndata 0.12.19, and
+#: an AnnData read into memory pickles; `anndata.read` is the name older releases gave `read_h5ad`).  scanpy's
+#: readers are anndata's.
+BACKED_READERS: Mapping[str, str] = {
+    name: "a backed AnnData (`backed=` keeps its HDF5 file open)"
+    for name in ("anndata.read_h5ad", "anndata.read", "anndata.io.read_h5ad", "scanpy.read", "scanpy.read_h5ad")
 }
 
 

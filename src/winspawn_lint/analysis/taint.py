@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from ..io.compact_tree import node_class
 from ..records import Record
-from ..spawn_apis import (ABSENT, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
+from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
                           PROGRESS_BAR, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
@@ -126,6 +126,12 @@ _DERIVED_DATASET_METHODS = frozenset({"map", "filter", "select", "shuffle", "sor
                                       "flatten", "with_format", "set_format", "flatten_indices", "shard", "take",
                                       "skip", "add_column", "class_encode_column", "train_test_split"})
 _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
+#: MXNet Gluon datasets, and their methods that return a dataset keeping the receiver and the function given
+#: (``ds.transform(fn)``, ``ds.transform_first(fn)``: a ``_LazyTransformDataset``, which a `gluon.data.DataLoader`
+#: with workers pickles: measured with mxnet 1.9.1); GluonCV's datasets are Gluon's
+_GLUON_DATASETS = ("mxnet.gluon.data.", "gluoncv.data.")
+_GLUON_TRANSFORMS = frozenset({"transform", "transform_first"})
+_GLUON_LAZY = "mxnet.gluon.data.dataset._LazyTransformDataset"
 #: the types of a constant whose truth an expression's test is known by (`if DEBUG`, `if 0`, `if None`)
 _FOLDED_TESTS = frozenset({"bool", "int", "NoneType", "str"})
 #: the methods that give back what they are given (:data:`PREPARING_METHODS`), whatever the class
@@ -1494,6 +1500,12 @@ class Engine:
             elif obj.kind in (EXT, RES) and method in _RETURNS_SELF:
                 out.add(obj)
                 known = True
+            elif method in _GLUON_TRANSFORMS and obj.kind in (EXT, INST) and self._gluon_dataset(obj):
+                given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "fn")]
+                fn = frozenset().union(*(self.eval(a, unit, scope) for a in given)) if given else EMPTY
+                out.add(Obj(EXT, unit.path, call, _GLUON_LAZY,
+                            _merge_parts([("._data", frozenset({obj})), ("._fn", fn)])))
+                known = True
             elif obj.kind == EXT and method in _TRANSFORM_SETTERS:
                 args = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "transform")]
                 added = frozenset().union(*(self.eval(a, unit, scope) for a in args)) if args else EMPTY
@@ -1687,6 +1699,9 @@ class Engine:
             return frozenset({Obj(RES, unit.path, call,
                                   Unpicklable(f"a `{name.rsplit('.', 1)[-1]}` dataset, which holds "
                                               + EAGER_HANDLE_CLASSES[name], False))})
+        if name in BACKED_READERS and any(k.arg == "backed" and isinstance(k.value, ast.Constant)
+                                          and k.value.value not in (None, False) for k in call.keywords):
+            return frozenset({Obj(RES, unit.path, call, Unpicklable(BACKED_READERS[name], False))})
         if name == "numpy.load" and call.args and isinstance(call.args[0], ast.Constant) \
                 and str(call.args[0].value).endswith(".npz"):
             return frozenset({Obj(RES, unit.path, call,
@@ -2420,7 +2435,15 @@ class Engine:
             return frozenset({_const(1)})
         if count.via is not None:
             return EMPTY  # read from the object `via` names (see _via)
+        if self._threads(api, call, unit, scope):
+            return _NO_PROCESS
         return self._argument_value(call, Arg(count.keyword, count.position), unit, scope)
+
+    def _threads(self, api: SpawnAPI, call: ast.Call, unit: Unit, scope: Scope) -> bool:
+        """Whether *call* makes its workers threads (``gluon.data.DataLoader(thread_pool=True)``)."""
+        return api.threads is not None and any(
+            k.arg == api.threads and self.eval(k.value, unit, scope) == frozenset({_const(True)})
+            for k in call.keywords)
 
     def _via(self, api: SpawnAPI, call: ast.Call, unit: Unit, scope: Scope) -> Optional[tuple[frozenset, str]]:
         if api.count is None or api.count.via is None:
@@ -2485,6 +2508,11 @@ class Engine:
             return value
         call = worker.node
         if isinstance(call, ast.Call):
+            if api.threads is not None and any(k.arg == api.threads for k in call.keywords):
+                owner = self._unit_for(worker)
+                scope = self._scope_of_call(call, owner) if owner is not None else None
+                if scope is not None and self._threads(api, call, owner, scope):
+                    return _NO_PROCESS
             if any(k.arg == keyword for k in call.keywords):
                 return EMPTY  # given, as a value not known here (`num_workers=n` of a caller's unknown `n`)
             if api.count.position is not None and api.count.position < len(call.args):
@@ -2751,15 +2779,23 @@ class Engine:
         return info is not None and any(_STATE_HOOKS & set(c.methods) for c, _ in self.class_chain(info, owner))
 
     def is_torch_dataset(self, info: ClassInfo, unit: Unit) -> bool:
+        return any(name in _TORCH_DATASET_BASES for name in self._library_bases(info, unit))
+
+    def _library_bases(self, info: ClassInfo, unit: Unit) -> Iterator[str]:
+        """The qualified names of the library classes the class derives from (as its bases are written, and as
+        they evaluate), its project bases' included."""
         for current, current_unit in self.class_chain(info, unit):
             for base in current.node.bases:
-                name = current_unit.resolver.qualname(base, current.scope) or ""
-                if name in _TORCH_DATASET_BASES:
-                    return True
-                if any(o.kind == EXTREF and o.data in _TORCH_DATASET_BASES
-                       for o in self.eval(base, current_unit, current.scope)):
-                    return True
-        return False
+                yield current_unit.resolver.qualname(base, current.scope) or ""
+                yield from (o.data for o in self.eval(base, current_unit, current.scope) if o.kind == EXTREF)
+
+    def _gluon_dataset(self, obj: Obj) -> bool:
+        """Whether *obj* is an MXNet Gluon dataset: one the library makes, or an instance of a class deriving from
+        one of its dataset classes."""
+        if obj.kind == EXT:
+            return obj.data.startswith(_GLUON_DATASETS)
+        info, owner = self.class_info(obj) if obj.kind == INST else (None, None)
+        return info is not None and any(name.startswith(_GLUON_DATASETS) for name in self._library_bases(info, owner))
 
     def fields(self, obj: Obj) -> dict[str, frozenset]:
         """The attributes an instance holds once constructed: what ``__init__`` (and the methods it calls on
@@ -3862,6 +3898,8 @@ def _kept_as(keyword: str) -> str:
 _UNKNOWN_ARG = object()  # a call whose arguments cannot be matched (``*args`` before the position)
 #: The attribute of a store whose name is computed at run time (``setattr(self, key, value)``), and what an attribute
 #: stored before it may hold after it: an object nothing is known of (a worker count it gives may be workers).
+#: the worker count of a call whose workers are threads (:attr:`SpawnAPI.threads`)
+_NO_PROCESS = frozenset({_const(0)})
 ANY_ATTR = "*"
 _REPLACED_AT_RUN_TIME = frozenset({Obj(EXTREF, None, None, "<setattr>")})
 

@@ -137,6 +137,9 @@ class Values:
         count = api.count
         if count is None:
             return SOME
+        if api.threads is not None and any(k.arg == api.threads and self.fold(k.value, scope) is True
+                                           for k in call.keywords):
+            return NONE  # (its workers are threads)
         if count.via is not None:
             via_arg, keyword = count.via
             found, _ = self.argument(call, via_arg, scope)

@@ -26,7 +26,7 @@ from ..heavy import dotted
 from ..index import FUNCTION_NODES, Binding, ModuleIndex, Scope
 from ..names import MAX_DEPTH, Resolver
 from ..positions import span
-from ..taint import CONST, const_value
+from ..taint import BOUND, CONST, FUNC, INST, Obj, const_value
 from ..values import UNKNOWN
 from ..workers import Payload, instance_class, resolve_callee
 
@@ -35,6 +35,8 @@ WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__call__")
 _DATALOADER = "torch.utils.data.DataLoader"
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _ITER_WRAPPERS = frozenset({"enumerate", "iter", "tqdm", "reversed", "zip"})
+#: How deep a sink's value is searched for the functions and instances it sends (``Subset(ds)``, a partial).
+_MAX_PART_DEPTH = 4
 
 
 def check(ctx: Context) -> None:
@@ -183,7 +185,39 @@ def worker_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str]
         info = instance_class(value, value_scope, ctx.index, ctx.resolver)
         if info is not None:
             return [(info.methods[m], f"`{info.node.name}.{m}`") for m in WORKER_METHODS if m in info.methods]
+        return _held_functions(ctx, payload)
     return []
+
+
+def _held_functions(ctx: Context, payload: Payload) -> list[tuple[ast.AST, str]]:
+    """The functions of this module a payload made by a call holds, as the taint analysis sees it: what a
+    library object keeps (``ds.transform(fn)`` of a Gluon dataset, ``Subset(Frames(), rows)``), a function or
+    the worker methods of an instance."""
+    engine = ctx.engine
+    if engine is None:
+        return []
+    out: list[tuple[ast.AST, str]] = []
+    for obj in sent_objects(engine.eval(payload.expr, engine.main, payload.site.scope), 0):
+        if obj.unit != engine.main.path:
+            continue
+        scope = ctx.index.scope_of.get(obj.node)
+        if obj.kind in (FUNC, BOUND) and scope is not None and scope.parent is not None \
+                and scope.parent.kind in ("module", "class"):
+            out.append((obj.node, f"`{obj.node.name}`"))
+        elif obj.kind == INST and obj.node in ctx.index.classes:
+            info = ctx.index.classes[obj.node]
+            out += [(info.methods[m], f"`{info.node.name}.{m}`") for m in WORKER_METHODS if m in info.methods]
+    return list(dict.fromkeys(out))
+
+
+def sent_objects(value: frozenset, depth: int) -> Iterator[Obj]:
+    """The objects of a sink's value and those they hold (``Subset(ds)``, a partial's function), bounded."""
+    for obj in value:
+        yield obj
+        if depth < _MAX_PART_DEPTH:
+            for _, part in obj.parts:
+                if isinstance(part, frozenset):
+                    yield from sent_objects(part, depth + 1)
 
 
 def _global_reads(ctx: Context, function: ast.AST, scope: Scope) -> Iterator[ast.Name]:

@@ -35,7 +35,8 @@ from ..context import Context
 from ..heavy import dotted
 from ..index import FUNCTION_NODES, Binding, ClassInfo
 from ..taint import BOUND, CLASS, EXT, EXTREF, FUNC, INST, Obj, Unit
-from .reimport import WORKER_METHODS, ParentOnly, elsewhere, relative_path, statements, worker_functions
+from .reimport import (WORKER_METHODS, ParentOnly, elsewhere, relative_path, sent_objects, statements,
+                       worker_functions)
 
 #: Library classes whose instance made without arguments has no attributes until it is filled, and raises
 #: ``AttributeError`` (or a subclass of it) when one is read.  (``addict.Dict`` is not one: it makes the key.)
@@ -51,8 +52,6 @@ _READING_METHODS = frozenset({"get", "keys", "items", "values", "copy", "dump", 
                               "is_frozen", "is_configured", "__contains__", "__getitem__"})
 #: Bases a project settings class may have whose instances hold no attribute of their own.
 _PLAIN_BASES = frozenset({"builtins.object", "builtins.dict", "object", "dict"})
-#: How deep a sink's value is searched for the functions and instances it sends (``Subset(ds)``, a partial).
-_MAX_PART_DEPTH = 4
 
 
 class _Settings:
@@ -156,7 +155,7 @@ def _functions_sent_from(ctx: Context, units: list[Unit]) -> dict[ast.AST, _Sent
             api = sink.api
             if api.pickler != PICKLE or not api.reimports_main or not engine.active(api, sink.count, sink.via):
                 continue
-            for obj in _sent(sink.value, 0):
+            for obj in sent_objects(sink.value, 0):
                 if obj.unit != here:
                     continue
                 if obj.kind in (FUNC, BOUND) and obj.node in ctx.index.functions:
@@ -168,16 +167,6 @@ def _functions_sent_from(ctx: Context, units: list[Unit]) -> dict[ast.AST, _Sent
                             out.setdefault(info.methods[name],
                                            _Sent(f"`{info.node.name}.{name}`", api, sink.method, unit.path))
     return out
-
-
-def _sent(value: frozenset, depth: int) -> Iterator[Obj]:
-    """The objects of a sink's value and those they hold (``Subset(ds)``, a partial's function), bounded."""
-    for obj in value:
-        yield obj
-        if depth < _MAX_PART_DEPTH:
-            for _, part in obj.parts:
-                if isinstance(part, frozenset):
-                    yield from _sent(part, depth + 1)
 
 
 # -- what they read
