@@ -625,6 +625,11 @@ KEEPERS: tuple[Keeper, ...] = (
     # fails to pickle with the dataset, and so does a dataset given as another's `data`, as pathology pipelines give
     # a `CSVDataset` to a `PatchWSIDataset`).
     Keeper(("monai.transforms.",), every=True, transparent=True),
+    # Gluon's batchify functions keep the functions they combine (`Tuple(Stack(), f)` keeps `(Stack(), f)` as
+    # `_fn`: read in GluonCV's, GluonNLP's and MXNet 2's sources, not run), and go with every batch of a
+    # `gluon.data.DataLoader` as its `batchify_fn`.
+    Keeper(("gluoncv.data.batchify.", "gluonnlp.data.batchify.", "mxnet.gluon.data.batchify."), every=True,
+           transparent=True),
     Keeper(("monai.data.Dataset", "monai.data.CacheDataset", "monai.data.PersistentDataset",
             "monai.data.SmartCacheDataset", "monai.data.LMDBDataset", "monai.data.ZipDataset"),
            keywords=("data", "transform"), positions=((0, "data"), (1, "transform"))),
