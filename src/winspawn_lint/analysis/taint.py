@@ -2508,11 +2508,10 @@ class Engine:
             return value
         call = worker.node
         if isinstance(call, ast.Call):
-            if api.threads is not None and any(k.arg == api.threads for k in call.keywords):
-                owner = self._unit_for(worker)
-                scope = self._scope_of_call(call, owner) if owner is not None else None
-                if scope is not None and self._threads(api, call, owner, scope):
-                    return _NO_PROCESS
+            owner = self._unit_for(worker) if api.threads is not None else None
+            scope = self._scope_of_call(call, owner) if owner is not None else None
+            if scope is not None and self._threads(api, call, owner, scope):
+                return _NO_PROCESS
             if any(k.arg == keyword for k in call.keywords):
                 return EMPTY  # given, as a value not known here (`num_workers=n` of a caller's unknown `n`)
             if api.count.position is not None and api.count.position < len(call.args):
@@ -3896,10 +3895,10 @@ def _kept_as(keyword: str) -> str:
 
 
 _UNKNOWN_ARG = object()  # a call whose arguments cannot be matched (``*args`` before the position)
-#: The attribute of a store whose name is computed at run time (``setattr(self, key, value)``), and what an attribute
-#: stored before it may hold after it: an object nothing is known of (a worker count it gives may be workers).
 #: the worker count of a call whose workers are threads (:attr:`SpawnAPI.threads`)
 _NO_PROCESS = frozenset({_const(0)})
+#: The attribute of a store whose name is computed at run time (``setattr(self, key, value)``), and what an attribute
+#: stored before it may hold after it: an object nothing is known of (a worker count it gives may be workers).
 ANY_ATTR = "*"
 _REPLACED_AT_RUN_TIME = frozenset({Obj(EXTREF, None, None, "<setattr>")})
 
