@@ -349,6 +349,7 @@ def test_a_candidate_importer_whose_imports_cannot_name_the_module_is_not_parsed
         "other/sub/tail.py": "from .. import utils\n",
         "train.py": "import pkg.utils.extra\n",
         "eval.py": "from pkg import (\n    model,\n    utils,\n)\n",
+        "export.py": "from pkg import \\\n    utils\n",  # (the names continue on the next line)
         "bench.py": "from torch import utils\nfrom other.utils import f\n",
         "docs.py": "from torch.utils import data\n",
     })
@@ -357,7 +358,7 @@ def test_a_candidate_importer_whose_imports_cannot_name_the_module_is_not_parsed
     monkeypatch.setattr(imports, "import_facts_of_text", lambda data: parsed.append(data) or bare(data))
     found = Project().importers_of(str(root / "pkg" / "utils.py"), 8)
     assert [Path(path).relative_to(root).as_posix() for path in found] == [
-        "eval.py", "pkg/model.py", "pkg/sub/head.py", "train.py"]
+        "eval.py", "export.py", "pkg/model.py", "pkg/sub/head.py", "train.py"]
     assert not any(b"torch" in data or b"from .. import" in data for data in parsed)
 
 

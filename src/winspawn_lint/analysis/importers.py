@@ -44,7 +44,7 @@ _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
 _IMPORT = re.compile(r"import[ \t]+([^\n#;]+)")
-_FROM = re.compile(r"from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
+_FROM = re.compile(r"from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|(?:\\\n|[^\n#;])*)")  # (a `\` line end continues)
 _DYNAMIC = re.compile(r"(?:import_module|__import__)\(\s*[rRuU]?['\"]([.\w]+)['\"]")
 _WORD = re.compile(r"\w+")
 _TOP_DEF = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
@@ -473,41 +473,67 @@ def module_name(path: str) -> str:
     return os.path.splitext(base)[0]
 
 
-def may_name(rows: Sequence[Import], importer: str, target: str) -> bool:
-    """Whether one of *rows*, the imports the project's search read in the file at *importer* (every import
-    statement of it, and maybe more: :func:`_imports` errs towards finding one), may name the module at
-    *target*: the import search finds ``a.b`` only as ``<folder>/a/b.py`` or ``<folder>/a/b/__init__.py``
-    (:func:`.imports._module_file`), so a name whose parts are not the last parts of *target*'s path cannot be it.
-    ``from m import n`` is taken to name ``m`` and any ``m.<name>`` (a list of names continued with a backslash is
-    read only up to the line's end).  A cheap test that spares the parse of most of a popular name's candidate
-    importers (:meth:`.project.Project.importers_of`)."""
-    if target.endswith(f"{os.sep}__init__.py"):
-        stem = os.path.dirname(target)
-    elif target.endswith(".py"):
-        stem = target[:-len(".py")]
-    else:
-        return True
-    parts = stem.split(os.sep)
-    for module, name, _ in rows:
-        level = len(module) - len(module.lstrip("."))
-        dotted = [p for p in module[level:].split(".") if p]
-        if level:
-            base = os.path.dirname(importer)
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            folder = os.path.join(base, *dotted)
-            if stem == folder or (name and os.path.dirname(stem) == folder):
-                return True
-        elif name:  # (`from m import n`: m, or m.n)
-            if _ends_with(parts, dotted) or _ends_with(parts[:-1], dotted):
-                return True
-        elif any(_ends_with(parts, dotted[:end]) for end in range(1, len(dotted) + 1)):  # (`import a.b`: a, a.b)
+class NamedModules(Value):
+    """The modules the imports of one file may name, as the project's search read them (every import statement of
+    it, and maybe more: :func:`_imports` errs towards finding one), in a form that answers for any module at once:
+    the import search finds ``a.b`` only as ``<folder>/a/b.py`` or ``<folder>/a/b/__init__.py``
+    (:func:`.imports._module_file`), so a module whose path does not end with a name's parts cannot be it.
+    ``from m import n`` is taken to name ``m`` and any ``m.<name>``.  A cheap test that spares the parse of most of a
+    popular name's candidate importers (:meth:`.project.Project.importers_of`)."""
+
+    __slots__ = ("tails", "parents", "folders", "parent_folders", "longest")
+
+    def __init__(self, rows: Sequence[Import], importer: str) -> None:
+        tails: set[tuple[str, ...]] = set()  # (a module path must end with one)
+        parents: set[tuple[str, ...]] = set()  # (its folder must end with one: `from m import n`'s `m.<name>`)
+        folders: set[str] = set()  # (a relative import's module, as a path without `.py`)
+        parent_folders: set[str] = set()  # (... and the folder of its `<name>`)
+        for module, name, _ in rows:
+            level = len(module) - len(module.lstrip("."))
+            dotted = tuple(p for p in module[level:].split(".") if p)
+            if level:
+                base = os.path.dirname(importer)
+                for _ in range(level - 1):
+                    base = os.path.dirname(base)
+                folder = os.path.join(base, *dotted)
+                folders.add(folder)
+                if name:
+                    parent_folders.add(folder)
+            elif name:  # (`from m import n`: m, or m.n)
+                tails.add(dotted)
+                parents.add(dotted)
+            else:  # (`import a.b`: a, then a.b)
+                tails.update(dotted[:end] for end in range(1, len(dotted) + 1))
+        tails.discard(())
+        parents.discard(())
+        self.tails, self.parents = frozenset(tails), frozenset(parents)
+        self.folders, self.parent_folders = frozenset(folders), frozenset(parent_folders)
+        self.longest = max(map(len, tails | parents), default=0)
+
+    def may_name(self, target: "ModulePath") -> bool:
+        """Whether one of the imports may name the module at *target*."""
+        if target.stem is None or target.stem in self.folders or target.folder in self.parent_folders:
             return True
-    return False
+        parts = target.parts
+        for end in range(1, min(self.longest, len(parts) - 1) + 1):
+            if parts[-end:] in self.tails or parts[-end - 1:-1] in self.parents:
+                return True
+        return False
 
 
-def _ends_with(parts: list[str], tail: list[str]) -> bool:
-    return bool(tail) and len(parts) >= len(tail) and parts[-len(tail):] == tail
+class ModulePath(Value):
+    """The path of a module as :meth:`NamedModules.may_name` compares it: without ``.py`` (a package without
+    ``/__init__.py``), its folder, and its parts; *stem* None for a file that is no Python module."""
+
+    __slots__ = ("stem", "folder", "parts")
+
+    def __init__(self, target: str) -> None:
+        if target.endswith(f"{os.sep}__init__.py"):
+            self.stem: Optional[str] = os.path.dirname(target)
+        else:
+            self.stem = target[:-len(".py")] if target.endswith(".py") else None
+        self.folder = os.path.dirname(self.stem) if self.stem is not None else None
+        self.parts = tuple(self.stem.split(os.sep)) if self.stem is not None else ()
 
 
 def scan(root: str, passes: Any = None, memory: Any = None,
@@ -664,7 +690,7 @@ def _imports(text: str) -> tuple[frozenset[str], tuple[Import, ...]]:
         words.update(_WORD.findall(match.group(2)))
         if not _RELATIVE.match(module):
             continue
-        for part in re.sub(r"#[^\n]*", "", match.group(2)).strip("() \t\n\\").split(","):
+        for part in re.sub(r"#[^\n]*|\\\n", " ", match.group(2)).strip("() \t\n\\").split(","):
             pieces = part.split()
             if pieces == ["*"]:
                 found[(module, "*", "")] = None

@@ -40,7 +40,7 @@ from .names import Resolver
 
 if TYPE_CHECKING:
     from ..spawn_apis import Registry
-    from .importers import ProjectIndex, SearchInputs
+    from .importers import ModulePath, ProjectIndex, SearchInputs
     from .imports import ImportFacts
 
 #: How many searches of projects a reader kept between the public API's calls holds while not confirmed unchanged
@@ -176,6 +176,8 @@ class Project:
         self._checking: dict[str, ProjectModule] = {}
         #: the paths in ``_checking`` whose text is not the file's (see :meth:`checking`)
         self._buffers: set[str] = set()
+        #: file -> (the import rows the project's search read in it, the modules they may name): one per file
+        self._named_modules: dict[str, tuple[tuple, Any]] = {}
         self._root_of: dict[str, str] = {}
         #: key -> (a fact derived from files, what it read: files with their stamps then, and derived facts with
         #: their digests, and the parsed modules it holds) (see :meth:`memo`)
@@ -781,10 +783,12 @@ class Project:
         module at *path* (resolved as Python would resolve them).  The answer depends on every file of the
         project: the set of files whose imports mention the module is recorded as a derived fact
         (:meth:`derived`); a popular module's other importers are not parsed."""
-        from .importers import module_name
+        from .importers import ModulePath, module_name
 
         key = os.path.abspath(path)
         candidates = sorted(self.mentioning(key, module_name(key)) or ())
+        index = self.importers(self.root(key))  # (what mentioning() read the candidates from)
+        target = ModulePath(key)
         out: list[str] = []
         # A candidate is read only to be asked what it imports (and its import search what it adds to sys.path):
         # no answer holds its nodes, so the check does not take it (:meth:`_take`), and it is freed when it leaves
@@ -795,30 +799,38 @@ class Project:
             for candidate in candidates[:limit * _CANDIDATES_PER_IMPORTER]:
                 if len(out) >= limit:
                     break
-                if self._may_import(candidate, key) and key in self.imported_files(candidate):
+                if self._may_import(candidate, key, target, index) and key in self.imported_files(candidate):
                     out.append(candidate)
         finally:
             self._probing -= 1
         return out
 
-    def _may_import(self, candidate: str, target: str) -> bool:
+    def _may_import(self, candidate: str, key: str, target: "ModulePath", index: Optional["ProjectIndex"]) -> bool:
         """Whether the imports of the file at *candidate*, as the project's search read them, may name the module
-        at *target* (:func:`.importers.may_name`): when they cannot, the file is not parsed to be asked.  A "no"
-        is recorded as a derived fact of the candidate (it no longer holds once the file is edited to import
-        the module), as the parse's answer is (``import rows``)."""
+        at *key* (*target*, its path as compared; *index*, the project's search that found the candidate:
+        :class:`.importers.NamedModules`): when they cannot, the file is not parsed to be asked.  A "no" is recorded
+        as a derived fact of the candidate (it no longer holds once the file is edited to import the module), as the
+        parse's answer is (``import rows``)."""
         if candidate in self._buffers or candidate in self._checking:
             return True  # (a text that may not be the file's: its own imports answer)
-        if self._names_module(candidate, target):
+        if self._names_module(candidate, target, index):
             return True
-        self.derived(_key("names module", candidate, target))
+        if self._derived is not None:
+            fact = _key("names module", candidate, key)
+            if fact not in self._derived:
+                self._derived[fact] = self._file_fact(candidate, "0")
         return False
 
-    def _names_module(self, candidate: str, target: str) -> bool:
-        from .importers import may_name
+    def _names_module(self, candidate: str, target: "ModulePath", index: Optional["ProjectIndex"]) -> bool:
+        from .importers import NamedModules
 
-        index = self.importers(self.root(target))  # (the search that found the candidate: :meth:`mentioning`)
         rows = index.imports.get(candidate) if index is not None else None
-        return rows is None or may_name(rows, candidate, target)
+        if rows is None:
+            return True
+        kept = self._named_modules.get(candidate)
+        if kept is None or kept[0] is not rows:  # (the rows of another search: the file, or the project, changed)
+            kept = self._named_modules[candidate] = (rows, NamedModules(rows, candidate))
+        return kept[1].may_name(target)
 
     def imported_files(self, path: str) -> frozenset[str]:
         """The project files the imports of the module at *path* name (at any place of it), as the import search
@@ -996,7 +1008,10 @@ class Project:
                 facts = self.import_facts(root)
             return self._import_facts_digest(root, kind, facts)
         if kind == "names module":
-            return self._file_fact(root, "1" if self._names_module(root, name) else "0")
+            from .importers import ModulePath
+
+            found = self._names_module(root, ModulePath(name), self.importers(self.root(name)))
+            return self._file_fact(root, "1" if found else "0")
         if kind == "importers":
             stem = name
             index = self.importers(root)
@@ -1160,6 +1175,7 @@ class Project:
         self._importers.clear()
         self._too_many.clear()
         self._unconfirmed.clear()
+        self._named_modules.clear()
         self._root_of.clear()  # (a marker file created or deleted moves a project's root)
         self.context = object()
 
