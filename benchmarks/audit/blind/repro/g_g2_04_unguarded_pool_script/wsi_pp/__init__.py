@@ -1,0 +1,1 @@
+from wsi_pp.filters import calculate_filters, run_tiling

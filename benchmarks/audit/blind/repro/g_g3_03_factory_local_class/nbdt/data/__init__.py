@@ -1,0 +1,2 @@
+from .custom import *
+from .cifar import *
