@@ -155,6 +155,19 @@ def test_spawn_api_with_dill_is_the_opt_in_portability_rule(project, capsys):
     assert (14, "WSP901") in found["src/app/train.py"]  # ... which the portability rule points out
 
 
+def test_spawn_api_threads_keyword_means_no_process(project, capsys):
+    train = project / "src/app/train.py"
+    train.write_text(train.read_text(encoding="utf-8").replace(
+        "n_jobs=4)", "n_jobs=4, threads=True)\n    mylib.parallel_map(lambda x: x, [1, 2], n_jobs=4, threads=False)"),
+        encoding="utf-8")
+    config(project, '''
+        spawn-api = [{ name = "mylib.parallel_map", workers = "n_jobs", payload = ["fn:0"], threads = "threads" }]
+    ''')
+    _, found, _ = lint(capsys, "src/app/train.py")
+    assert (14, "WSP201") not in found["src/app/train.py"]  # threads: nothing is pickled
+    assert (15, "WSP201") in found["src/app/train.py"]
+
+
 # A dataset that keeps the result of an in-house call; line 7 is WSP301 once `unpicklable` names the call.
 KEEPS_A_CONNECTION = '''\
 import mylab.db
@@ -330,6 +343,9 @@ BAD = [
     ('spawn-api = [{ name = "a.b", payload = ["fn:x"] }]', ".spawn-api[0].payload"),
     ('spawn-api = [{ name = "a.b", method-payload = { run = 3 } }]', ".spawn-api[0].method-payload"),
     ('spawn-api = [{ name = "a.b", context = "thread" }]', ".spawn-api[0].context"),
+    ('spawn-api = [{ name = "a.b", workers = "n", threads = true }]', ".spawn-api[0].threads"),
+    ('spawn-api = [{ name = "a.b", threads = "in_threads" }]', ".spawn-api[0].threads"),
+    ('spawn-api = [{ name = "a.b", workers = "n", no-workers = [1], threads = "t" }]', ".spawn-api[0].threads"),
     ('unpicklable = "a.b"', ".unpicklable"),
     ("unpicklable = [3]", ".unpicklable[0]"),
     ('unpicklable = [{ name = "a.b", bogus = 1 }]', "'bogus'"),

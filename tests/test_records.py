@@ -36,7 +36,8 @@ class _DataPoint:
 def test_the_repr_is_the_dataclass_one():
     # (sorting keys may hold a record's repr: it must not change with the class's kind)
     assert repr(_Point(1, 2, "a")) == repr(_DataPoint(1, 2, "a")).replace("_DataPoint", "_Point")
-    assert repr(Arg("func", 0, kind="callable")) == "Arg(keyword='func', position=0, kind='callable', rest=False)"
+    assert repr(Arg("func", 0, kind="callable")) == \
+        "Arg(keyword='func', position=0, kind='callable', rest=False, with_tasks=False)"
 
 
 def test_equality_and_hash_count_the_compared_fields_only():

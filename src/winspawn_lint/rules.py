@@ -136,7 +136,7 @@ WSP201 = Rule(
     "WSP201",
     "lambda-to-worker",
     "lambda passed as {role} to {api}, which pickles it for worker processes: "
-    "\"Can't pickle <lambda>\" under spawn; {remedy}",
+    "\"Can't pickle <lambda>\" {when}; {remedy}",
     True,
     FixSafety.SAFE,
     "A lambda reaches a worker that pickles with the standard pickler.",
@@ -189,12 +189,12 @@ WSP205 = Rule(
 WSP206 = Rule(
     "WSP206",
     "notebook-definition-to-worker",
-    "{what}, defined in the notebook, reaches {api} as {role} in {where}, which pickles it by reference to "
-    "the kernel's `__main__`, where a spawned worker cannot find it; move it into a `.py` module next to the "
-    "notebook and import it",
+    "{what}, defined in the notebook, reaches {api} as {role} in {where}, {how}; move it into a `.py` module "
+    "next to the notebook and import it",
     True,
     FixSafety.UNSAFE,
-    "A function or class defined in a notebook reaches a worker that pickles with the standard pickler.",
+    "A function or class defined in a notebook reaches a worker that pickles with the standard pickler, or a "
+    "function that reads the notebook's names reaches one that pickles with dill.",
 )
 
 WSP301 = Rule(

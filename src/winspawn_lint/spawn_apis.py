@@ -100,10 +100,10 @@ ABSENT = _Marker.ABSENT
 class Arg(Value):
     """An argument of a call: by keyword and/or position. ``position`` counts after any bound receiver."""
 
-    __slots__ = ("keyword", "position", "kind", "rest")
+    __slots__ = ("keyword", "position", "kind", "rest", "with_tasks")
 
     def __init__(self, keyword: str | None = None, position: int | None = None, kind: str = "object",
-                 rest: bool = False) -> None:
+                 rest: bool = False, with_tasks: bool = False) -> None:
         self.keyword = keyword
         self.position = position
         #: "callable" (a function run in the worker), "object" (pickled as data),
@@ -111,6 +111,9 @@ class Arg(Value):
         self.kind = kind
         #: also every further positional argument (``submit(fn, *args)``)
         self.rest = rest
+        #: it goes with every task, pickled under fork too, where the API's other arguments go once under spawn
+        #: only (Gluon's `batchify_fn`; :attr:`SpawnAPI.payload_with_tasks` says it of every argument)
+        self.with_tasks = with_tasks
 
     def describe(self) -> str:
         return f"`{self.keyword}`" if self.keyword else f"argument {self.position + 1}"
@@ -254,6 +257,24 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         sends_subclass=True,
     ),
     SpawnAPI(
+        "multiprocessing.Manager",
+        # A manager is a server process, started when it is made; it is sent nothing.  Measured: a module-level
+        # `Manager()` in a script (or in a module the script imports) makes the server re-import the script and
+        # make another manager while it bootstraps: RuntimeError in the child, EOFError in the parent, under
+        # spawn; fine under fork (tests/fixtures/wsp101_manager_at_import.py).
+        _mp("Manager"),
+        "`multiprocessing.Manager`",
+        kind="call",
+    ),
+    SpawnAPI(
+        "multiprocess.Manager",
+        ("multiprocess.Manager",),
+        "`multiprocess.Manager`",
+        kind="call",
+        pickler=DILL,
+        context="multiprocess",
+    ),
+    SpawnAPI(
         "concurrent.futures.ProcessPoolExecutor",
         ("concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor"),
         "`ProcessPoolExecutor`",
@@ -307,7 +328,7 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         kind="object",
         start_methods=("__iter__",),
         count=WorkerCount("num_workers", 7, no_workers=(ABSENT, 0)),
-        payload=(Arg("dataset", 0), Arg("batchify_fn", 6, kind="callable")),
+        payload=(Arg("dataset", 0), Arg("batchify_fn", 6, kind="callable", with_tasks=True)),
         threads="thread_pool",
     ),
     SpawnAPI(
@@ -730,6 +751,15 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
 } | {
     "wandb.init": " (a new W&B run)",
     "mlflow.start_run": " (a new MLflow run)",
+} | {
+    # each worker fetches the file again, or at least asks the server whether its copy is current (measured with
+    # a `file://` URL: tests/fixtures/wsp103_download_at_import.py)
+    name: " (a download)" for name in (
+        "urllib.request.urlretrieve", "gdown.download", "gdown.download_folder", "gdown.cached_download",
+        "wget.download", "torch.hub.download_url_to_file", "huggingface_hub.hf_hub_download",
+        "huggingface_hub.snapshot_download", "torchvision.datasets.utils.download_url",
+        "torchvision.datasets.utils.download_and_extract_archive",
+        "torchvision.datasets.utils.download_file_from_google_drive")
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
 HEAVY_METHODS = frozenset({"from_pretrained"})
@@ -833,7 +863,7 @@ class Registry:
 
 
 _CONFIG_KEYS = {"name", "label", "kind", "start-methods", "workers", "workers-position", "no-workers",
-                "payload", "pickler", "method-payload", "context"}
+                "payload", "pickler", "method-payload", "context", "threads"}
 
 
 def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") -> tuple[SpawnAPI, ...]:
@@ -872,7 +902,7 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
             and all(isinstance(specs, list) for specs in entry["method-payload"].values())
         ):
             raise ValueError(f"{place}.method-payload: expected a table of method = [arguments]")
-        for key, kinds in (("workers", str), ("label", str), ("workers-position", int)):
+        for key, kinds in (("workers", str), ("label", str), ("workers-position", int), ("threads", str)):
             if key in entry and (not isinstance(entry[key], kinds) or isinstance(entry[key], bool)):
                 raise ValueError(f"{place}.{key}: expected {'an integer' if kinds is int else 'a string'}, "
                                  f"got {entry[key]!r}")
@@ -880,6 +910,9 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
         if "workers" in entry:
             no_workers = tuple(entry.get("no-workers", [0]))
             count = WorkerCount(str(entry["workers"]), entry.get("workers-position"), no_workers=no_workers)
+        if "threads" in entry and (count is None or 0 not in count.no_workers):
+            raise ValueError(f"{place}.threads: needs `workers` with 0 among its `no-workers` (what the threads "
+                             "keyword's True stands for)")
         payload = tuple(_arg_from_config(spec, f"{place}.payload") for spec in entry.get("payload", []))
         method_payload = {
             str(method): tuple(_arg_from_config(spec, f"{place}.method-payload.{method}") for spec in specs)
@@ -892,7 +925,7 @@ def from_config(entries: Iterable[Mapping[str, Any]], where: str = "spawn-api") 
             SpawnAPI(
                 key=names[0], names=tuple(names), label=f"`{entry.get('label', names[0])}`", kind=kind,
                 start_methods=starts, count=count, payload=payload, method_payload=method_payload, pickler=pickler,
-                context=context,
+                context=context, threads=entry.get("threads"),
             )
         )
     return tuple(apis)
@@ -1010,6 +1043,18 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "ssl.SSLContext": Unpicklable("an `ssl.SSLContext`", False),
     "http.client.HTTPSConnection": Unpicklable("an HTTPS connection (it holds an `ssl.SSLContext`)", False),
     "urllib3.PoolManager": Unpicklable("a `urllib3.PoolManager` (it holds a lock)", True),
+    # HTTP and API clients on httpx (measured: httpx 0.29.0, openai 3.63.0, anthropic 2.17.0): pickle refuses
+    # them ("cannot pickle '_thread.RLock' object"), dill too ("cannot pickle 'SSLContext' object").  (A
+    # `requests.Session` pickles: not listed.)
+    **{name: Unpicklable(what, False) for name, what in (
+        ("httpx.Client", "an httpx `Client` (it holds a lock and an SSL context)"),
+        ("httpx.AsyncClient", "an httpx `AsyncClient` (it holds a lock and an SSL context)"),
+        ("openai.OpenAI", "an OpenAI client (an httpx client: a lock and an SSL context)"),
+        ("openai.AsyncOpenAI", "an OpenAI client (an httpx client: a lock and an SSL context)"),
+        ("openai.AzureOpenAI", "an OpenAI client (an httpx client: a lock and an SSL context)"),
+        ("openai.AsyncAzureOpenAI", "an OpenAI client (an httpx client: a lock and an SSL context)"),
+        ("anthropic.Anthropic", "an Anthropic client (an httpx client: a lock and an SSL context)"),
+        ("anthropic.AsyncAnthropic", "an Anthropic client (an httpx client: a lock and an SSL context)"))},
     # Handlers hold an RLock: "cannot pickle '_thread.RLock' object"; dill pickles them (measured).  Loggers
     # from `getLogger` pickle by name (3.7+), whatever handlers they have: not listed.
     "logging.FileHandler": Unpicklable("a logging handler (it holds a lock)", True),

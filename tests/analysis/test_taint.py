@@ -593,6 +593,60 @@ def test_a_resource_a_helper_method_stores_on_self_reaches_the_instance(tmp_path
     })
 
 
+# A helper that opens a file and falls back to something else when it cannot: the file is what the normal path
+# returns, and what the worker is sent (Bleualign's `_inputObjectFromParameter`).
+OPEN_OR_FALL_BACK = """
+    import io
+    import multiprocessing
+
+
+    def work(item):
+        return item
+
+
+    class Aligner:
+        def __init__(self, path):
+            self.src, self.close_src = self._open(path)
+
+        def _open(self, parameter):
+            try:
+                stream = io.open(parameter, encoding="utf-8")
+                close = True
+            except OSError:
+                stream = FALLBACK
+                close = False
+            return stream, close
+
+        def run(self):
+            worker = multiprocessing.Process(target=work, args=((self.src, 1),))  # error: WSP302
+            worker.start()
+            worker.join()
+
+
+    if __name__ == "__main__":
+        Aligner(__file__).run()
+"""
+
+
+@pytest.mark.parametrize("fallback", ["io.StringIO()", "None"])
+def test_a_value_bound_in_a_try_and_again_in_its_handler_may_be_either(tmp_path, fallback):
+    assert_exact(tmp_path, {"align.py": OPEN_OR_FALL_BACK.replace("FALLBACK", fallback)})
+
+
+def test_a_try_whose_handler_re_raises_leaves_the_body_value(tmp_path):
+    assert_exact(tmp_path, {"align.py": OPEN_OR_FALL_BACK.replace("stream = FALLBACK", "raise")})
+
+
+def test_a_file_opened_only_in_the_handler_of_a_try_that_reads_a_path_is_still_found(tmp_path):
+    source = OPEN_OR_FALL_BACK.replace('stream = io.open(parameter, encoding="utf-8")', "stream = io.StringIO()")
+    assert_exact(tmp_path, {"align.py": source.replace("FALLBACK", 'open(parameter, encoding="utf-8")')})
+
+
+def test_a_value_bound_in_the_finally_of_a_try_replaces_the_body_value(tmp_path):
+    source = OPEN_OR_FALL_BACK.replace("except OSError:", "finally:").replace("stream = FALLBACK", "stream = None")
+    assert_exact(tmp_path, {"align.py": source.replace("  # error: WSP302", "")})
+
+
 def test_a_lambda_a_helper_method_stores_on_self_reaches_the_instance(tmp_path):
     assert_exact(tmp_path, {
         "data.py": """

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .index import FUNCTION_NODES, ModuleIndex, Scope, Site, branch_paths, exclusive_branches
+from .index import FUNCTION_NODES, ModuleIndex, Scope, Site, branch_paths, exclusive_branches, handler_alternatives
 from .names import Resolver
 from .workers import resolve_callee
 
@@ -79,8 +79,8 @@ class Flow:
             return []
         paths = branch_paths(chosen.scope)
         mine = paths.get(chosen.node)
-        return [(b.value, b.scope) for b in others
-                if mine is not None and b.node in paths and exclusive_branches(mine, paths[b.node])]
+        return [(b.value, b.scope) for b in others if mine is not None and b.node in paths and (
+            exclusive_branches(mine, paths[b.node]) or handler_alternatives(mine, paths[b.node]))]
 
 
 def _bound_receivers(function: ast.AST, scope: Scope) -> int:

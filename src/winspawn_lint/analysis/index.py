@@ -536,3 +536,15 @@ def exclusive_branches(first: tuple, second: tuple) -> bool:
         if field_a != field_b:
             return isinstance(stmt_a, ast.If)
     return False
+
+
+def handler_alternatives(first: tuple, second: tuple) -> bool:
+    """Whether two paths part in a ``try``'s body (or ``else``) and one of its handlers, so that a use after the
+    ``try`` sees the binding of either (``try: f = open(p)`` / ``except OSError: f = None``: the handler's when the
+    body fails, the body's when it does not)."""
+    for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):
+        if stmt_a is not stmt_b:
+            return False
+        if field_a != field_b:
+            return "handlers" in (field_a, field_b) and "finalbody" not in (field_a, field_b)
+    return False

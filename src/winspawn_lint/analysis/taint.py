@@ -47,7 +47,7 @@ from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CO
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
-                    tried_first)
+                    handler_alternatives, tried_first)
 from .scopes import COMPREHENSIONS
 
 if TYPE_CHECKING:
@@ -1085,7 +1085,10 @@ class Engine:
         mine = paths.get(chosen.node)
         if mine is None:
             return []
-        found = [b for b in others if b.node in paths and exclusive_branches(mine, paths[b.node])]
+        # (a value assigned in a `try` and again in its handler: either may be the one the use sees; an import's
+        # fallback is not, see `tried_first`)
+        found = [b for b in others if b.node in paths and (exclusive_branches(mine, paths[b.node]) or (
+            chosen.kind == b.kind == "assign" and handler_alternatives(mine, paths[b.node])))]
         if found or line is None or not parameter:
             return found
         # The outermost `if` around *chosen* that the use is not inside: when no other branch of it binds the name,
@@ -2390,10 +2393,23 @@ class Engine:
             expr = _argument(call, arg)
             if expr is None or expr is _UNKNOWN_ARG:  # (`f(*args, **kwargs)`: given by keyword, if at all)
                 spread = self._spread_keyword(call, arg.keyword, unit, scope)
+                if expr is _UNKNOWN_ARG:
+                    spread |= self._spread_position(call, arg.position, unit, scope)
                 if spread:
                     yield arg, spread
                 continue
             yield arg, self.eval(expr, unit, scope) | self._passes(expr, arg, unit, scope)
+
+    def _spread_position(self, call: ast.Call, position: Optional[int], unit: Unit, scope: Scope) -> frozenset:
+        """What ``f(*args)`` may give at *position* when the starred argument covers it: any item of ``args``
+        (``super().__init__(*args, **kwargs)`` of a loader's subclass built as ``FastLoader(dataset, ...)``; the
+        items' positions are not kept, so a value given at another position is taken too)."""
+        if position is None:
+            return EMPTY
+        for index, value in enumerate(call.args[:position + 1]):
+            if isinstance(value, ast.Starred):
+                return self._elements(self.eval(value.value, unit, scope))
+        return EMPTY
 
     def _passes(self, expr: ast.expr, arg: Arg, unit: Unit, scope: Scope) -> frozenset:
         """What an iterable of arguments that the API iterates in the parent (``pool.starmap(f, it)``) yields, as a
@@ -2866,6 +2882,8 @@ class Engine:
                 out.append((store.attr, value, store))
                 so_far.append((store.attr, value, store))
             out = _without_thread_mode(out, paths)
+        if info is not None:
+            out += self._opened_by_len(obj, info, owner)
         later = []
         for name, value in obj.parts:
             if name.startswith("+."):
@@ -2877,6 +2895,24 @@ class Engine:
                     out = [entry for entry in out if entry[0] != attr]
                 later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
         return out + later
+
+    def _opened_by_len(self, obj: Obj, info: ClassInfo, unit: Unit) -> list[tuple[str, frozenset, Store]]:
+        """The resources a dataset's ``__len__`` (or a method of it that ``__len__`` calls) opens and keeps on
+        ``self`` (a lazy ``self._open()`` in ``__len__`` as in ``__getitem__``): a DataLoader calls ``len()`` in the
+        parent (its sampler, ``len(loader)``), so the handle is there when workers are started again, the next
+        epoch (measured: tests/fixtures/wsp301_h5py_file_opened_by_len.py).  Only for torch datasets, and only the
+        resources: what else ``__len__`` keeps (a count) the workers can have."""
+        found = self._method(info, unit, "__len__")
+        if found is None or not self.is_torch_dataset(info, unit):
+            return []
+        method, method_unit = found
+        binding = {_first_param(method): frozenset({obj})}
+        out = []
+        for store in self._self_stores(method, method_unit):
+            value = frozenset(o for o in self.substitute(store.value, binding) if o.kind == RES)
+            if value and store.item is None and store.attr != ANY_ATTR:
+                out.append((store.attr, value, store))
+        return out
 
     def _self_stores(self, method: ast.AST, unit: Unit) -> list[Store]:
         """What *method* (of a project class) stores on its ``self``, in its summary's order, without the top-level

@@ -25,6 +25,7 @@ from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, MP_S
                            SET_START_METHOD, TORCH_SHARED_STATE, Unpicklable)
 from ..context import Context
 from ..heavy import dotted
+from ..index import FUNCTION_NODES
 from ..positions import span
 from ..taint import CLASS, FUNC, INST, LAMBDA, RES, SYNC, Flow, Obj, Step, Unit
 
@@ -56,7 +57,7 @@ def check(ctx: Context) -> None:
         if _reported_in(flow) != unit.path:
             continue
         api = flow.sink.api
-        ctx.worker = (api, flow.sink.method, flow.sink.task or api.payload_with_tasks)
+        ctx.worker = (api, flow.sink.method, flow.sink.task or api.payload_with_tasks or flow.sink.arg.with_tasks)
         if api.pickler == PICKLE:
             _pickled(ctx, flow, reached)
         else:  # dill and cloudpickle ship functions by value: only what they cannot re-create breaks
@@ -144,7 +145,7 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
             what = f"{'class' if isinstance(node, ast.ClassDef) else 'function'} `{node.name}`"
             where = _notebook_where(ctx, flow)
             ctx.emit(rules.WSP206, _name_span(node), what=what, api=sink.api.label,
-                     role=_role(flow) + (f" ({how})" if how else ""), where=where)
+                     role=_role(flow) + (f" ({how})" if how else ""), where=where, how=_BY_REFERENCE)
             return
         if definition == "guard":
             if not sink.api.reimports_main or ctx.notebook:
@@ -178,8 +179,10 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
             ctx.emit(rules.WSP202, source.node, role=role, api=api, what="a lambda inside `functools.partial`",
                      fix_hint={"lambda": span(source.node)}, remedy=remedy)
         else:
+            # (a payload that goes with every task is pickled under fork too)
+            when = "under every start method" if ctx.worker and ctx.worker[2] else "under spawn"
             ctx.emit(rules.WSP201, source.node, role=role, api=api, fix_hint={"lambda": span(source.node)},
-                     remedy=remedy)
+                     remedy=remedy, when=when)
         return
     if kind == SYNC:
         _sync_primitive(ctx, flow, api, role)
@@ -220,9 +223,36 @@ def _held_resource(ctx: Context, flow: Flow, holder: Step, what: Unpicklable, re
     inner = [s for s in flow.path if s.how == "attr" and s is not holder]
     deeper = "" if not inner else f" (in `{_owner_label(inner[-1].owner).strip('`')}." \
         f"{inner[-1].name.partition('#')[0].lstrip('+.')}`)"
+    by_len = _stored_for_len(ctx, holder.stmt)
+    if by_len:  # (the reopen fix is for a handle `__init__` opens)
+        deeper += f" (opened by `{by_len}` when the parent takes `len()` of the dataset, as a DataLoader's " \
+            "sampler does)"
+        hint = None
     ctx.emit(rules.WSP301, holder.stmt, line_only=True, attr=holder.name.partition("#")[0].lstrip("+."),
              what=what.what + deeper, owner=owner.node.name, via=via, fix_hint=hint if not inner else None,
-             fix_safety=None if call and not inner else FixSafety.NONE)
+             fix_safety=None if hint and not inner else FixSafety.NONE)
+
+
+def _stored_for_len(ctx: Context, stmt: Optional[ast.stmt]) -> Optional[str]:
+    """For a store of a class's ``__len__`` or of a method ``__len__`` calls on ``self`` (and not ``__init__``):
+    how a message names it (``__len__()`` or ``_open()``); None otherwise."""
+    cls = _class_of_store(ctx, stmt)
+    info = ctx.index.classes.get(cls) if cls is not None else None
+    length = info.methods.get("__len__") if info is not None else None
+    if length is None:
+        return None
+    method = next((m for m in info.methods.values() if any(child is stmt for child in ast.walk(m))), None)
+    if method is None:
+        return None
+    if method is length:
+        return "__len__()"
+    called = {node.func.attr for node in ast.walk(length) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id == "self"}
+    init = info.methods.get("__init__")
+    in_init = init is not None and any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                       and node.func.attr == method.name for node in ast.walk(init))
+    return f"{method.name}()" if method.name in called and method.name != "__init__" and not in_init else None
 
 
 def engine_source(engine, obj: Obj) -> bool:
@@ -263,6 +293,8 @@ def _by_value(ctx: Context, flow: Flow) -> None:
     api = _api(ctx, flow)
     closure = [s for s in path if s.how == "closure"]
     if sink.api.pickler == DILL and not closure and not any(s.how in _STORED for s in path):
+        if _notebook_names_read(ctx, flow):
+            return
         if source.kind == LAMBDA and sink.arg.kind == "callable":
             ctx.emit(rules.WSP901, source.node, what="a lambda", api=api, fix_hint={"lambda": span(source.node)})
             return
@@ -279,6 +311,56 @@ def _by_value(ctx: Context, flow: Flow) -> None:
                      what=f"`{closure[-1].name}` ({source.data.what})")
         elif sink.arg.kind in ("args", "kwargs"):
             ctx.emit(rules.WSP302, report, role=_role(flow), api=sink.api.label, what=source.data.what)
+
+
+_BY_REFERENCE = "which pickles it by reference to the kernel's `__main__`, where a spawned worker cannot find it"
+
+
+def _notebook_names_read(ctx: Context, flow: Flow) -> bool:
+    """The notebook-definition finding for a function or lambda of the notebook sent to a worker that pickles with
+    dill, when it reads names of the notebook: dill ships the function by value but its globals as a reference to
+    ``__main__``, which in a spawned worker is not the kernel (measured: `datasets`' ``map(num_proc=2)`` and
+    ``multiprocess.Pool`` raise NameError under spawn, and run under fork;
+    tests/fixtures/notebooks/wsp206_*_reads_a_notebook_*).  Whether it reported."""
+    source, sink = flow.source, flow.sink
+    if not ctx.notebook or source.kind not in (FUNC, LAMBDA) or source.unit != ctx.engine.main.path \
+            or sink.arg.kind != "callable" or sink.method == "fork":
+        return False
+    names = _global_names_read(source.node, ctx.index.module_scope.bindings)
+    if not names:
+        return False
+    ctx.worker = (sink.api, sink.method, False)  # a forked child has the kernel's names
+    shown = ", ".join(f"`{name}`" for name in names[:3]) + (" ..." if len(names) > 3 else "")
+    node = source.node
+    what = "a lambda" if source.kind == LAMBDA else f"function `{node.name}`"
+    how = (f"which ships it by value with dill, but not the notebook's {'name' if len(names) == 1 else 'names'} "
+           f"it reads ({shown}): a spawned worker looks {'it' if len(names) == 1 else 'them'} up in its own "
+           "`__main__` (NameError)")
+    ctx.emit(rules.WSP206, node if source.kind == LAMBDA else _name_span(node), what=what, api=sink.api.label,
+             role=_role(flow), where=_notebook_where(ctx, flow), how=how)
+    return True
+
+
+def _global_names_read(function: ast.AST, module_names) -> list[str]:
+    """The names of *module_names* that the code of *function* reads (its nested functions' and lambdas' too: they
+    share its globals), in the order of their first read; a name the function binds anywhere is left out."""
+    body = function.body if isinstance(function.body, list) else [function.body]
+    nodes = [node for part in body for node in ast.walk(part)]
+    declared = {name for node in nodes if isinstance(node, ast.Global) for name in node.names}
+    bound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {n.arg for n in ast.walk(function.args) if isinstance(n, ast.arg)}
+    bound |= {n.arg for n in nodes if isinstance(n, ast.arg)}
+    bound |= {n.name for n in nodes if isinstance(n, (*FUNCTION_NODES, ast.ClassDef))}
+    bound |= {n.name for n in nodes if isinstance(n, ast.ExceptHandler) and n.name}
+    bound |= {(a.asname or a.name).partition(".")[0] for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom))
+              for a in n.names}
+    loads = sorted((n for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)),
+                   key=lambda n: (n.lineno, n.col_offset))
+    out: list[str] = []
+    for name in loads:
+        if name.id in module_names and (name.id not in bound or name.id in declared) and name.id not in out:
+            out.append(name.id)
+    return out
 
 
 # -- how a finding names things ------------------------------------------------------------------------------------

@@ -125,9 +125,16 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 # -- WSP107 -------------------------------------------------------------------------------------------
 def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload]) -> None:
+    found: dict[int, list[tuple[ast.AST, str]]] = {}  # id of a payload -> its worker functions (asked twice)
+
+    def functions(payload: Payload) -> list[tuple[ast.AST, str]]:
+        if id(payload) not in found:
+            found[id(payload)] = worker_functions(ctx, payload)
+        return found[id(payload)]
+
     entries: dict[ast.AST, tuple[str, Payload]] = {}  # function run in a worker -> its name, how it gets there
     for payload in payloads:
-        for function, label in worker_functions(ctx, payload):
+        for function, label in functions(payload):
             entries.setdefault(function, (label, payload))
     if not entries:
         return
@@ -135,7 +142,7 @@ def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload])
     all_callables: list[ast.AST] = []
     for payload in ctx.model.payloads:
         if payload.arg.kind == "callable":
-            all_callables.extend(f for f, _ in worker_functions(ctx, payload))
+            all_callables.extend(f for f, _ in functions(payload))
     in_workers = places.closure([*entries, *all_callables])
     module = ctx.index.module_scope
     for entry, (label, payload) in entries.items():
