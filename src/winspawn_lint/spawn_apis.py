@@ -38,6 +38,9 @@ CONTEXTS: Mapping[str, Mapping[str, str]] = {
     # mpire's default start method: fork wherever fork exists, spawn on Windows (mpire/context.py: measured in
     # benchmarks/pools/, docs/pool-libraries.md)
     "fork-unless-windows": {WINDOWS: "spawn", MACOS: "fork", LINUX_314: "fork", LINUX_313: "fork"},
+    # stable-baselines3's SubprocVecEnv: forkserver wherever it exists, spawn on Windows (subproc_vec_env.py 2.9)
+    "forkserver-unless-windows": {WINDOWS: "spawn", MACOS: "forkserver", LINUX_314: "forkserver",
+                                  LINUX_313: "forkserver"},
 }
 
 #: When a hazard strikes, by start method (a rule's ``breaks``, or a finding's own)
@@ -549,6 +552,33 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         context="spawn",
     ),
     SpawnAPI(
+        "stable_baselines3.common.vec_env.SubprocVecEnv",
+        # One process per environment factory, started when it is built, each factory shipped with cloudpickle
+        # (lambdas and local functions travel).  Measured (stable-baselines3 2.9.2, gymnasium 1.4.0): built at
+        # import time it fails on Linux too, where it takes forkserver ("bootstrapping phase" in the children),
+        # and under spawn; `start_method="fork"` is the way out on Linux and macOS.
+        ("stable_baselines3.common.vec_env.SubprocVecEnv",
+         "stable_baselines3.common.vec_env.subproc_vec_env.SubprocVecEnv"),
+        "`SubprocVecEnv`",
+        kind="call",
+        payload=(Arg("env_fns", 0, kind="args"),),
+        pickler=CLOUDPICKLE,
+        context="forkserver-unless-windows",
+    ),
+    SpawnAPI(
+        "gymnasium.vector.AsyncVectorEnv",
+        # Gymnasium's (and gym's) AsyncVectorEnv: a process per environment factory, started when it is built,
+        # from multiprocessing's default context (`context=` names another), each factory shipped with
+        # cloudpickle.  Measured (gymnasium 1.4.0): built at import time it runs under fork and fails under spawn
+        # ("bootstrapping phase").
+        ("gymnasium.vector.AsyncVectorEnv", "gymnasium.vector.async_vector_env.AsyncVectorEnv",
+         "gym.vector.AsyncVectorEnv", "gym.vector.async_vector_env.AsyncVectorEnv"),
+        "`AsyncVectorEnv`",
+        kind="call",
+        payload=(Arg("env_fns", 0, kind="args"),),
+        pickler=CLOUDPICKLE,
+    ),
+    SpawnAPI(
         "ultralytics.YOLO",
         ("ultralytics.YOLO",),
         "`YOLO(...).train()`",
@@ -567,8 +597,8 @@ CONTEXT_FACTORIES: Mapping[str, str] = {
 }
 
 #: Keywords by which a worker API is given its start method or context (``DataLoader(multiprocessing_context=)``,
-#: ``ProcessPoolExecutor(mp_context=)``, pebble's ``ProcessPool(context=)``).
-CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context", "context"})
+#: ``ProcessPoolExecutor(mp_context=)``, pebble's ``ProcessPool(context=)``, ``SubprocVecEnv(start_method=)``).
+CONTEXT_KEYWORDS = frozenset({"multiprocessing_context", "mp_context", "context", "start_method"})
 
 #: Qualified-name prefixes that are the same module under another name.
 MODULE_ALIASES: Mapping[str, str] = {

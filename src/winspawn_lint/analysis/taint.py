@@ -832,6 +832,11 @@ class Engine:
         if any(obj.kind == INST for obj in out) and _all_receiver_calls(unit, binding.scope, expr.id):
             out = {self._mutated(obj, self._method_stores(obj, expr, binding, unit)) if obj.kind == INST else obj
                    for obj in out}
+        if any(obj.kind == INST for obj in out):
+            read = self._item_read_before(expr, binding, unit)
+            if read is not None:
+                out = {self._mutated(obj, self._opened_by_item(obj, read, unit)) if obj.kind == INST else obj
+                       for obj in out}
         if not any(obj.kind in (SEQ, DICT) for obj in out):
             return frozenset(out)
         items, stores = self._item_mutations(expr, binding, unit)
@@ -2896,6 +2901,37 @@ class Engine:
                 later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
         return out + later
 
+    def _item_read_before(self, expr: ast.Name, binding: Binding, unit: Unit) -> Optional[ast.Subscript]:
+        """The first ``name[...]`` read in the binding's scope after the binding and before this use (``sample =
+        ds[0]`` before ``DataLoader(ds, ...)``; comprehensions included), or None."""
+        line = getattr(expr, "lineno", None)
+        if line is None:
+            return None
+        return next((node for node in _item_reads(unit, binding.scope).get(expr.id, ())
+                     if binding.line <= node.lineno < line), None)
+
+    def _opened_by_item(self, obj: Obj, read: ast.Subscript, unit: Unit) -> list[tuple[str, frozenset]]:
+        """What reading an item of a torch dataset in the parent opens and keeps on it: the resources its
+        ``__getitem__`` (and the methods it calls) stores, as parts stored where they are stored (a lazy
+        ``self._open()`` meant for the workers runs in the parent first; measured:
+        tests/fixtures/wsp301_h5py_file_opened_by_an_item_read_in_the_parent.py)."""
+        info, owner = self.class_info(obj)
+        found = self._method(info, owner, "__getitem__") if info is not None else None
+        if found is None or not self.is_torch_dataset(info, owner):
+            return []
+        call = self._dunder_call(read.value, "__getitem__")
+        return [self._store_part(store, call, unit, value) for store, value in self._kept_resources(obj, *found)]
+
+    def _kept_resources(self, obj: Obj, method: ast.AST, unit: Unit) -> list[tuple[Store, frozenset]]:
+        """The resources *method* (with the methods it calls) stores on *obj* and does not set to something else
+        again (``self.file = None`` after ``self.file.close()``: taken for closed, as SOFA's ``__len__`` does)."""
+        binding = {_first_param(method): frozenset({obj})}
+        stores = [(store, self.substitute(store.value, binding)) for store in self._self_stores(method, unit)
+                  if store.item is None and store.attr != ANY_ATTR]
+        reset = {store.attr for store, value in stores if any(o.kind != RES for o in value)}
+        return [(store, frozenset(o for o in value if o.kind == RES)) for store, value in stores
+                if store.attr not in reset and any(o.kind == RES for o in value)]
+
     def _opened_by_len(self, obj: Obj, info: ClassInfo, unit: Unit) -> list[tuple[str, frozenset, Store]]:
         """The resources a dataset's ``__len__`` (or a method of it that ``__len__`` calls) opens and keeps on
         ``self`` (a lazy ``self._open()`` in ``__len__`` as in ``__getitem__``): a DataLoader calls ``len()`` in the
@@ -2905,14 +2941,7 @@ class Engine:
         found = self._method(info, unit, "__len__")
         if found is None or not self.is_torch_dataset(info, unit):
             return []
-        method, method_unit = found
-        binding = {_first_param(method): frozenset({obj})}
-        out = []
-        for store in self._self_stores(method, method_unit):
-            value = frozenset(o for o in self.substitute(store.value, binding) if o.kind == RES)
-            if value and store.item is None and store.attr != ANY_ATTR:
-                out.append((store.attr, value, store))
-        return out
+        return [(store.attr, value, store) for store, value in self._kept_resources(obj, *found)]
 
     def _self_stores(self, method: ast.AST, unit: Unit) -> list[Store]:
         """What *method* (of a project class) stores on its ``self``, in its summary's order, without the top-level
@@ -4129,6 +4158,29 @@ def _stores_by_name(unit: Unit) -> tuple[dict, dict]:
                         grouped.setdefault((owner, target.id), []).append(row)
         unit.module.derived["stores by name"] = found
     return found
+
+
+def _item_reads(unit: Unit, scope: Scope) -> dict[str, list[ast.Subscript]]:
+    """The ``name[...]`` reads of *scope*'s own code (its comprehensions' too, not its nested functions' or
+    classes'), by name, in the module's order (found once per module and scope)."""
+    found = unit.module.derived.setdefault("item reads", {})
+    reads = found.get(id(scope))
+    if reads is None:
+        reads = {}
+        stack = list(getattr(scope.node, "body", []))
+        if isinstance(stack, ast.AST):
+            stack = [stack]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+                reads.setdefault(node.value.id, []).append(node)
+            stack.extend(ast.iter_child_nodes(node))
+        for nodes in reads.values():
+            nodes.sort(key=lambda n: (n.lineno, n.col_offset))
+        found[id(scope)] = reads
+    return reads
 
 
 def _all_receiver_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.Call, Site]]:

@@ -223,30 +223,34 @@ def _held_resource(ctx: Context, flow: Flow, holder: Step, what: Unpicklable, re
     inner = [s for s in flow.path if s.how == "attr" and s is not holder]
     deeper = "" if not inner else f" (in `{_owner_label(inner[-1].owner).strip('`')}." \
         f"{inner[-1].name.partition('#')[0].lstrip('+.')}`)"
-    by_len = _stored_for_len(ctx, holder.stmt)
+    by_len = _stored_by(ctx, holder.stmt, "__len__")
+    by_item = _stored_by(ctx, holder.stmt, "__getitem__") if not by_len else None
     if by_len:  # (the reopen fix is for a handle `__init__` opens)
         deeper += f" (opened by `{by_len}` when the parent takes `len()` of the dataset, as a DataLoader's " \
             "sampler does)"
+        hint = None
+    elif by_item:
+        deeper += f" (opened by `{by_item}` when the parent reads an item of the dataset)"
         hint = None
     ctx.emit(rules.WSP301, holder.stmt, line_only=True, attr=holder.name.partition("#")[0].lstrip("+."),
              what=what.what + deeper, owner=owner.node.name, via=via, fix_hint=hint if not inner else None,
              fix_safety=None if hint and not inner else FixSafety.NONE)
 
 
-def _stored_for_len(ctx: Context, stmt: Optional[ast.stmt]) -> Optional[str]:
-    """For a store of a class's ``__len__`` or of a method ``__len__`` calls on ``self`` (and not ``__init__``):
-    how a message names it (``__len__()`` or ``_open()``); None otherwise."""
+def _stored_by(ctx: Context, stmt: Optional[ast.stmt], dunder: str) -> Optional[str]:
+    """For a store of a class's *dunder* (``__len__``, ``__getitem__``) or of a method it calls on ``self`` (and
+    not ``__init__``): how a message names it (``__len__()`` or ``_open()``); None otherwise."""
     cls = _class_of_store(ctx, stmt)
     info = ctx.index.classes.get(cls) if cls is not None else None
-    length = info.methods.get("__len__") if info is not None else None
-    if length is None:
+    special = info.methods.get(dunder) if info is not None else None
+    if special is None:
         return None
     method = next((m for m in info.methods.values() if any(child is stmt for child in ast.walk(m))), None)
     if method is None:
         return None
-    if method is length:
-        return "__len__()"
-    called = {node.func.attr for node in ast.walk(length) if isinstance(node, ast.Call)
+    if method is special:
+        return f"{dunder}()"
+    called = {node.func.attr for node in ast.walk(special) if isinstance(node, ast.Call)
               and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
               and node.func.value.id == "self"}
     init = info.methods.get("__init__")
