@@ -1068,6 +1068,8 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "openslide.OpenSlide": Unpicklable("an `OpenSlide` slide", False),
     "openslide.open_slide": Unpicklable("an `OpenSlide` slide", False),
     "decord.VideoReader": Unpicklable("a decord `VideoReader`", False),
+    # (measured, safetensors 0.8.0: "cannot pickle 'builtins.safe_open' object", pickle and dill alike)
+    "safetensors.safe_open": Unpicklable("a safetensors `safe_open` handle", False),
     # TypeError: cannot pickle 'SSLContext' object, under fork too when pickled (measured: pickle, dill)
     "ssl.create_default_context": Unpicklable("an `ssl.SSLContext`", False),
     "ssl.SSLContext": Unpicklable("an `ssl.SSLContext`", False),

@@ -647,6 +647,78 @@ def test_a_value_bound_in_the_finally_of_a_try_replaces_the_body_value(tmp_path)
     assert_exact(tmp_path, {"align.py": source.replace("  # error: WSP302", "")})
 
 
+# A worker count set before an `if` that may set it to 0: the `if` may not run (RAVE's `train.py` turns its
+# workers off on Windows and macOS only).
+COUNT_BEFORE_AN_IF = """
+    import sys
+
+    from torch.utils.data import DataLoader
+
+
+    def main():
+        num_workers = 8
+        SWITCH
+        loader = DataLoader(list(range(8)), 2, num_workers=num_workers, collate_fn=lambda b: b)  # error: WSP201
+        print(list(loader))
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_count_an_if_may_set_to_zero_is_still_the_earlier_count_when_it_does_not_run(tmp_path):
+    switch = 'if sys.platform == "darwin":\n            num_workers = 0'
+    assert_exact(tmp_path, {"train.py": COUNT_BEFORE_AN_IF.replace("SWITCH", switch)})
+
+
+@pytest.mark.parametrize("switch", [
+    "num_workers = 0",
+    'if sys.platform == "darwin":\n            num_workers = 0\n        else:\n            num_workers = 0',
+])
+def test_a_count_set_to_zero_on_every_path_is_silent(tmp_path, switch):
+    source = COUNT_BEFORE_AN_IF.replace("SWITCH", switch).replace("  # error: WSP201", "")
+    assert_exact(tmp_path, {"train.py": source})
+
+
+# A writer that maps a bound method of itself (its open file with it) only when it is given more than one process
+# (`datasets`' CsvDatasetWriter): the pool's sink is behind `if num_proc is None or num_proc == 1:`'s `else`.
+SERIAL_UNLESS_PROCESSES = """
+    import multiprocessing
+
+
+    class Writer:
+        def __init__(self, buffer, num_proc=None):
+            self.buffer = buffer  # error: WSP301
+            self.num_proc = num_proc
+
+        def _batch(self, offset):
+            return str(offset).encode()
+
+        def write(self):
+            if self.num_proc is None or self.num_proc == 1:
+                written = sum(self.buffer.write(self._batch(offset)) for offset in range(4))
+            else:
+                with multiprocessing.Pool(self.num_proc) as pool:
+                    written = sum(self.buffer.write(chunk) for chunk in pool.imap(self._batch, range(4)))
+            return written
+
+
+    if __name__ == "__main__":
+        with open("out.bin", "wb") as buffer:
+            print(Writer(buffer, PROCESSES).write())
+"""
+
+
+def test_a_sink_in_the_else_of_a_test_the_call_makes_true_is_not_reached(tmp_path):
+    source = SERIAL_UNLESS_PROCESSES.replace(", PROCESSES", "").replace("  # error: WSP301", "")
+    assert_exact(tmp_path, {"writer.py": source})
+
+
+def test_a_sink_in_the_else_of_a_test_the_call_makes_false_is_reached(tmp_path):
+    assert_exact(tmp_path, {"writer.py": SERIAL_UNLESS_PROCESSES.replace("PROCESSES", "num_proc=4")})
+
+
 def test_a_lambda_a_helper_method_stores_on_self_reaches_the_instance(tmp_path):
     assert_exact(tmp_path, {
         "data.py": """

@@ -359,11 +359,11 @@ class Hop(Record):
 class SinkUse(Record):
     """A worker API call that pickles *value* (its *arg*), in summaries symbolic in the function's parameters."""
 
-    __slots__ = ("api", "unit", "call", "site", "arg", "value", "count", "task", "method", "hops", "via")
+    __slots__ = ("api", "unit", "call", "site", "arg", "value", "count", "task", "method", "hops", "via", "guards")
 
     def __init__(self, api: SpawnAPI, unit: Optional[str], call: ast.AST, site: Site, arg: Arg, value: frozenset,
                  count: frozenset, task: bool = False, method: Optional[str] = None, hops: tuple = (),
-                 via: Optional[tuple[frozenset, str]] = None) -> None:
+                 via: Optional[tuple[frozenset, str]] = None, guards: tuple = ()) -> None:
         self.api = api
         self.unit = unit
         self.call = call  # the call that sends it (the worker API's call, or the method call of a task)
@@ -376,6 +376,8 @@ class SinkUse(Record):
         self.hops = hops
         #: how to read a count that travels as a constructor's keyword (Trainer(args=TrainingArguments(...)))
         self.via = via
+        #: the tests around it still waiting for arguments, as a start's (:attr:`StartUse.guards`)
+        self.guards = guards
 
 
 class StartUse(Record):
@@ -1094,16 +1096,18 @@ class Engine:
         # fallback is not, see `tried_first`)
         found = [b for b in others if b.node in paths and (exclusive_branches(mine, paths[b.node]) or (
             chosen.kind == b.kind == "assign" and handler_alternatives(mine, paths[b.node])))]
-        if found or line is None or not parameter:
+        if found or line is None:
             return found
         # The outermost `if` around *chosen* that the use is not inside: when no other branch of it binds the name,
-        # a parameter bound before it reaches the use too (what a caller gives is kept when the branch does not run).
+        # what the name held before it reaches the use too, when the branch does not run (a parameter: what a
+        # caller gives; `num_workers = args.workers` before `if os.name == "nt": num_workers = 0`).
         branch = next((stmt for stmt, _ in mine if isinstance(stmt, ast.If)
                        and not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None)
         if branch is None:
             return []
         before = [b for b in bindings if b.line < branch.lineno]
-        return before[-1:] if before and before[-1].kind == "param" else []
+        return before[-1:] if before and (before[-1].kind == "param" or before[-1].kind == "assign"
+                                          and before[-1].value is not None) else []
 
     def _binding(self, binding: Binding, unit: Unit) -> frozenset:
         kind = binding.kind
@@ -2212,9 +2216,14 @@ class Engine:
                 out.append(SinkUse(_SYMBOLIC_API, sink.unit, sink.call, sink.site, sink.arg, symbolic, EMPTY,
                                    method=sink.method, hops=hops))
             return out
+        # (`if self.num_proc is None or self.num_proc == 1: <serially> else: Pool(self.num_proc).imap(...)` called
+        # with no `num_proc`: the pool's sink is not where the call goes, as a start there is not)
+        guards = self._bound_guards(sink, binding)
+        if guards is None:
+            return []
         via = (self.substitute(sink.via[0], binding), sink.via[1]) if sink.via is not None else None
         return [SinkUse(sink.api, sink.unit, sink.call, sink.site, sink.arg, value,
-                        self.substitute(sink.count, binding), sink.task, sink.method, hops, via)]
+                        self.substitute(sink.count, binding), sink.task, sink.method, hops, via, guards)]
 
     def _deferred_call(self, symbol: Obj, call: ast.Call, site: Site, path: Optional[str], binding: dict, hop: Hop,
                        summary: Summary) -> None:
@@ -2254,9 +2263,9 @@ class Engine:
             summary.starts += bound
         return turned_off and not started
 
-    def _bound_guards(self, start: StartUse, binding: dict) -> Optional[tuple]:
-        """The guards of a callee's start (:meth:`_guards_of`) as the call's *binding* gives their values: None when
-        one of them cannot hold, else those still waiting for arguments."""
+    def _bound_guards(self, start: "StartUse | SinkUse", binding: dict) -> Optional[tuple]:
+        """The guards of a callee's start or sink (:meth:`_guards_of`) as the call's *binding* gives their values:
+        None when one of them cannot hold, else those still waiting for arguments."""
         guards = tuple((self.substitute(value, binding), op, constant, holds)
                        for value, op, constant, holds in (start.guards if start.hops else self._guards_of(start)))
         if any(_never_holds(guard) for guard in guards):
@@ -2298,7 +2307,7 @@ class Engine:
                              symbolic, guards=guards)]
         return []
 
-    def _guards_of(self, start: StartUse) -> tuple:
+    def _guards_of(self, start: "StartUse | SinkUse") -> tuple:
         """The tests of the ``if`` statements of its function around a start (made there, not in a callee) that
         compare a parameter (or what one holds) with a number, or test it alone: (its symbolic value, the
         operator, the number, whether the start is in the branch where the test holds)."""
@@ -2311,9 +2320,12 @@ class Engine:
         for node, field in branch_paths(scope).get(start.site.stmt, ()):
             if not isinstance(node, ast.If) or field not in ("body", "orelse"):
                 continue
-            # (in the body of `if a > 1 and b:` both hold; in its `else`, either may not)
-            tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) \
-                and field == "body" else [node.test]
+            # (in the body of `if a > 1 and b:` both hold; in its `else`, either may not; in the `else` of `if a is
+            # None or a == 1:` neither holds)
+            split = isinstance(node.test, ast.BoolOp) and (
+                isinstance(node.test.op, ast.And) and field == "body" or isinstance(node.test.op, ast.Or)
+                and field == "orelse")
+            tests = node.test.values if split else [node.test]
             for test in filter(None, map(_numeric_test, tests)):
                 value = self.eval(test[0], unit, scope)
                 if value and all(o.kind in _SYMBOLS for o in value):
@@ -3782,12 +3794,15 @@ def depends_on_parameters(value: frozenset) -> bool:
 
 
 _COMPARISONS = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
-                ast.Eq: operator.eq, ast.NotEq: operator.ne}
-_MIRRORED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+                ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not}
+_MIRRORED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq,
+             ast.Is: ast.Is, ast.IsNot: ast.IsNot}
+_IDENTITY = (operator.is_, operator.is_not)
 
 
 def _numeric_test(test: ast.expr) -> Optional[tuple[ast.expr, Any, Any]]:
-    """``x > 1`` (or ``1 < x``) as (x, the comparison, 1); ``x`` alone as (x, None, None) (its truth)."""
+    """``x > 1`` (or ``1 < x``) as (x, the comparison, 1); ``x is None`` as (x, ``is``, None); ``x`` alone as (x,
+    None, None) (its truth)."""
     if isinstance(test, (ast.Name, ast.Attribute)):
         return test, None, None
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARISONS):
@@ -3795,7 +3810,9 @@ def _numeric_test(test: ast.expr) -> Optional[tuple[ast.expr, Any, Any]]:
     left, right, op = test.left, test.comparators[0], type(test.ops[0])
     if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
         left, right, op = right, left, _MIRRORED[op]
-    if isinstance(right, ast.Constant) and _number(right.value) and isinstance(left, (ast.Name, ast.Attribute)):
+    if not (isinstance(right, ast.Constant) and isinstance(left, (ast.Name, ast.Attribute))):
+        return None
+    if (_COMPARISONS[op] in _IDENTITY) == (right.value is None) and (right.value is None or _number(right.value)):
         return left, _COMPARISONS[op], right.value
     return None
 
@@ -3839,7 +3856,7 @@ def _never_holds(guard: tuple) -> bool:
         number = const_value(obj)
         if op is None:
             results.add(bool(number))
-        elif _number(number):
+        elif op in _IDENTITY or _number(number):
             results.add(bool(op(number, constant)))
         else:
             return False
