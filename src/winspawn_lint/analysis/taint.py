@@ -4184,9 +4184,8 @@ def _item_reads(unit: Unit, scope: Scope) -> dict[str, list[ast.Subscript]]:
     reads = found.get(id(scope))
     if reads is None:
         reads = {}
-        stack = list(getattr(scope.node, "body", []))
-        if isinstance(stack, ast.AST):
-            stack = [stack]
+        body = getattr(scope.node, "body", [])
+        stack = list(body) if isinstance(body, list) else [body]  # (a lambda's body is one expression)
         while stack:
             node = stack.pop()
             if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
