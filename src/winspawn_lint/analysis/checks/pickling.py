@@ -213,7 +213,8 @@ def _held_resource(ctx: Context, flow: Flow, holder: Step, what: Unpicklable, re
     engine = ctx.engine
     reached.add(id(owner.node))
     call = flow.source.node if _is_open(ctx, flow.source) else None
-    cls = _class_of_store(ctx, holder.stmt) or owner.node
+    found = _method_of_store(ctx, holder.stmt)
+    cls = found[0] if found is not None else owner.node
     # What a `__getstate__` that reopens files would also have to drop: the other attributes that hold a source
     # other than a file opened with `open()`.
     others = sorted({attr for attr, held, store in engine.field_stores(owner) if attr != holder.name and any(
@@ -223,8 +224,8 @@ def _held_resource(ctx: Context, flow: Flow, holder: Step, what: Unpicklable, re
     inner = [s for s in flow.path if s.how == "attr" and s is not holder]
     deeper = "" if not inner else f" (in `{_owner_label(inner[-1].owner).strip('`')}." \
         f"{inner[-1].name.partition('#')[0].lstrip('+.')}`)"
-    by_len = _stored_by(ctx, holder.stmt, "__len__")
-    by_item = _stored_by(ctx, holder.stmt, "__getitem__") if not by_len else None
+    by_len = _stored_by(ctx, found, "__len__")
+    by_item = _stored_by(ctx, found, "__getitem__") if not by_len else None
     if by_len:  # (the reopen fix is for a handle `__init__` opens)
         deeper += f" (opened by `{by_len}` when the parent takes `len()` of the dataset, as a DataLoader's " \
             "sampler does)"
@@ -237,16 +238,16 @@ def _held_resource(ctx: Context, flow: Flow, holder: Step, what: Unpicklable, re
              fix_safety=None if hint and not inner else FixSafety.NONE)
 
 
-def _stored_by(ctx: Context, stmt: Optional[ast.stmt], dunder: str) -> Optional[str]:
-    """For a store of a class's *dunder* (``__len__``, ``__getitem__``) or of a method it calls on ``self`` (and
-    not ``__init__``): how a message names it (``__len__()`` or ``_open()``); None otherwise."""
-    cls = _class_of_store(ctx, stmt)
-    info = ctx.index.classes.get(cls) if cls is not None else None
-    special = info.methods.get(dunder) if info is not None else None
-    if special is None:
+def _stored_by(ctx: Context, found: Optional[tuple[ast.ClassDef, ast.AST]], dunder: str) -> Optional[str]:
+    """For a store (*found*: its class and method, :func:`_method_of_store`) of a class's *dunder* (``__len__``,
+    ``__getitem__``) or of a method it calls on ``self`` (and not ``__init__``): how a message names it
+    (``__len__()`` or ``_open()``); None otherwise."""
+    if found is None:
         return None
-    method = next((m for m in info.methods.values() if any(child is stmt for child in ast.walk(m))), None)
-    if method is None:
+    cls, method = found
+    info = ctx.index.classes[cls]
+    special = info.methods.get(dunder)
+    if special is None:
         return None
     if method is special:
         return f"{dunder}()"
@@ -508,13 +509,19 @@ def _is_open(ctx: Context, obj: Obj) -> bool:
 
 
 def _class_of_store(ctx: Context, stmt: Optional[ast.stmt]) -> Optional[ast.ClassDef]:
+    found = _method_of_store(ctx, stmt)
+    return found[0] if found is not None else None
+
+
+def _method_of_store(ctx: Context, stmt: Optional[ast.stmt]) -> Optional[tuple[ast.ClassDef, ast.AST]]:
+    """The class of this module and its method whose code holds *stmt*, or None."""
     if stmt is None:
         return None
     for node, info in ctx.index.classes.items():
         for method in info.methods.values():
             if method.lineno <= stmt.lineno <= (method.end_lineno or method.lineno) and any(
                     child is stmt for child in ast.walk(method)):
-                return node
+                return node, method
     return None
 
 
