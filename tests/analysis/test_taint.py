@@ -719,6 +719,34 @@ def test_a_sink_in_the_else_of_a_test_the_call_makes_false_is_reached(tmp_path):
     assert_exact(tmp_path, {"writer.py": SERIAL_UNLESS_PROCESSES.replace("PROCESSES", "num_proc=4")})
 
 
+# The same writer returning early instead of taking an `else:`.
+EARLY_RETURN = SERIAL_UNLESS_PROCESSES.replace("""
+        def write(self):
+            if self.num_proc is None or self.num_proc == 1:
+                written = sum(self.buffer.write(self._batch(offset)) for offset in range(4))
+            else:
+                with multiprocessing.Pool(self.num_proc) as pool:
+                    written = sum(self.buffer.write(chunk) for chunk in pool.imap(self._batch, range(4)))
+            return written
+""", """
+        def write(self):
+            if self.num_proc is None or self.num_proc == 1:
+                return sum(self.buffer.write(self._batch(offset)) for offset in range(4))
+            with multiprocessing.Pool(self.num_proc) as pool:
+                return sum(self.buffer.write(chunk) for chunk in pool.imap(self._batch, range(4)))
+""")
+
+
+def test_a_sink_after_an_early_return_the_call_takes_is_not_reached(tmp_path):
+    assert "return sum" in EARLY_RETURN
+    source = EARLY_RETURN.replace(", PROCESSES", "").replace("  # error: WSP301", "")
+    assert_exact(tmp_path, {"writer.py": source})
+
+
+def test_a_sink_after_an_early_return_the_call_does_not_take_is_reached(tmp_path):
+    assert_exact(tmp_path, {"writer.py": EARLY_RETURN.replace("PROCESSES", "num_proc=4")})
+
+
 def test_a_lambda_a_helper_method_stores_on_self_reaches_the_instance(tmp_path):
     assert_exact(tmp_path, {
         "data.py": """

@@ -528,6 +528,33 @@ def branch_paths(scope: Scope) -> dict[ast.AST, tuple]:
     return out
 
 
+_LEAVES_BLOCK = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def exits_before(scope: Scope, stmt: ast.AST) -> list[ast.If]:
+    """The ``if`` statements before *stmt* in its block or an enclosing one (in *scope*'s own code) whose body
+    always leaves that block (ends with ``return``, ``raise``, ``break`` or ``continue``): *stmt* runs only where
+    their tests do not hold, as in their ``else`` (``if n is None or n == 1: return serial()`` then ``Pool(n)``)."""
+    path = branch_paths(scope).get(stmt)
+    if path is None:
+        return []
+    out = []
+    block = getattr(scope.node, "body", [])
+    for level in range(len(path) + 1):
+        child = path[level][0] if level < len(path) else stmt
+        for sibling in block:
+            if sibling is child:
+                break
+            if isinstance(sibling, ast.If) and sibling.body and isinstance(sibling.body[-1], _LEAVES_BLOCK):
+                out.append(sibling)
+        if level < len(path):
+            owner, field = path[level]
+            block = (getattr(owner, field, ()) if field != "handlers" else
+                     next((h.body for h in owner.handlers if (path[level + 1][0] if level + 1 < len(path) else stmt)
+                           in h.body), ()))
+    return out
+
+
 def exclusive_branches(first: tuple, second: tuple) -> bool:
     """Whether two paths part in different branches of one ``if`` (so at most one of them runs)."""
     for (stmt_a, field_a), (stmt_b, field_b) in zip(first, second):

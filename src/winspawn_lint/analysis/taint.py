@@ -46,7 +46,7 @@ from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CO
                           UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
-from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches,
+from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
                     handler_alternatives, tried_first)
 from .scopes import COMPREHENSIONS
 
@@ -71,9 +71,12 @@ MAX_CALL_DEPTH = 10
 MAX_BRANCH_DEPTH = 8
 #: Calls of a function followed per function when a sink waits for its arguments.
 MAX_CALLERS = 24
-#: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.
+#: Importers (and their importers, ``IMPORTER_DEPTH`` levels) whose code is looked at for a module's sources.  A
+#: worker count that waits for its callers makes the flow whole only in the script: from a dataset's base class
+#: through the dataset, its factory and the loader object that keeps it, that is five imports (DeblurGAN's
+#: ``base_dataset.py`` to ``test.py``; three found neither it nor ganimation_replicate's).
 MAX_IMPORTERS = 48
-IMPORTER_DEPTH = 3
+IMPORTER_DEPTH = 5
 #: Sinks, starts and stores one summary takes from the functions it calls (of each kind).
 MAX_SUMMARY_ITEMS = 256
 #: Modules one engine reads (the checked file's, or one that imports it, on its own): this bounds its work, and its
@@ -1015,14 +1018,14 @@ class Engine:
                 out += self._stores_of_call(method, owner, call, unit, scope)
         return out
 
-    def _set_up_after(self, stored: frozenset, stmt: ast.stmt, name: str, attr: str, function: ast.AST, unit: Unit
-                      ) -> frozenset:
-        """An instance stored as ``name.attr`` with what the methods the function then calls on it store on it:
-        ``self.service = Service(path); self.service.connect()``, whose ``self.conn = sqlite3.connect(...)`` is
-        then on the service (ARElight's `SQLite3Service`)."""
+    def _set_up_after(self, stored: frozenset, stmt: ast.stmt, name: str, attr: str, function: ast.AST, unit: Unit,
+                      before: Optional[int] = None) -> frozenset:
+        """An instance stored as ``name.attr`` with what the methods the function then calls on it (before line
+        *before*, if given) store on it: ``self.service = Service(path); self.service.connect()``, whose
+        ``self.conn = sqlite3.connect(...)`` is then on the service (ARElight's `SQLite3Service`)."""
         changes = []
         for call, site in self._attribute_receiver_calls(unit, function, name, attr):
-            if call.lineno > stmt.lineno:
+            if stmt.lineno < call.lineno and (before is None or call.lineno < before):
                 for obj in (o for o in stored if o.kind == INST):
                     changes += self._receiver_stores(obj, call, unit, site.scope)
         if not changes:
@@ -2317,7 +2320,9 @@ class Engine:
                 scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return ()  # (a lambda has no statements)
         out = []
-        for node, field in branch_paths(scope).get(start.site.stmt, ()):
+        branches = (*branch_paths(scope).get(start.site.stmt, ()),
+                    *((node, "orelse") for node in exits_before(scope, start.site.stmt)))
+        for node, field in branches:
             if not isinstance(node, ast.If) or field not in ("body", "orelse"):
                 continue
             # (in the body of `if a > 1 and b:` both hold; in its `else`, either may not; in the `else` of `if a is
@@ -3154,7 +3159,9 @@ class Engine:
             if isinstance(target, ast.Attribute) and target.attr == expr.attr and \
                     isinstance(target.value, ast.Name) and target.value.id == name and stmt.lineno < line:
                 return None
-        return self.eval(found[1], unit, function)
+        # (`self.dataset = Frames(); self.dataset.initialize(opt)` before the read: what it stores is on it)
+        return self._set_up_after(self.eval(found[1], unit, function), found[0], name, expr.attr, function.node, unit,
+                                  line)
 
     def _sent_instance(self, instance: Obj, method: str, call: ast.Call, site: Site, unit: Unit,
                        summary: Summary) -> None:
@@ -3479,7 +3486,7 @@ class Engine:
         frontier: list[tuple[Unit, tuple[str, ...]]] = [(unit, ())]
         for _ in range(IMPORTER_DEPTH):
             following = []
-            for current, between in frontier:
+            for current, between in frontier:  # (grows while it is walked)
                 if len(seen) > MAX_IMPORTERS:
                     break
                 for path in self.project.importers_of(current.path, MAX_IMPORTERS + 1 - len(seen)):
@@ -3492,7 +3499,8 @@ class Engine:
                     # (only a script whose imports may reach a worker API can start workers)
                     if self.project.reaches(path) and self.module_facts(importer).starts:
                         out.append((importer, between))
-                    following.append((importer, (*between, path)))
+                    # (a package's `__init__.py` re-exports: not a level, as in importers())
+                    (frontier if _is_package_init(path) else following).append((importer, (*between, path)))
             frontier = following
         return out
 
@@ -3517,8 +3525,8 @@ class Engine:
         return False
 
     def importers(self, unit: Unit) -> list[Unit]:
-        """Modules of the project that import *unit* (and those that import them, two levels), read through the
-        project reader; bounded."""
+        """Modules of the project that import *unit* (and those that import them, IMPORTER_DEPTH levels), read
+        through the project reader; bounded."""
         if unit.path is None:
             return []
         out: list[Unit] = []
@@ -3526,7 +3534,7 @@ class Engine:
         frontier = [unit]
         for _ in range(IMPORTER_DEPTH):
             following = []
-            for current in frontier:
+            for current in frontier:  # (grows while it is walked: see below)
                 if len(out) >= MAX_IMPORTERS:
                     break  # (each call below reads files: the bound is on the reading too)
                 for path in self.project.importers_of(current.path, MAX_IMPORTERS - len(out)):
@@ -3536,9 +3544,15 @@ class Engine:
                     found = self.unit(path, parses=True)
                     if found is not None:
                         out.append(found)
-                        following.append(found)
+                        # (a package's `__init__.py` that imports the module re-exports it: `from data import
+                        # create_dataloader` is one import away from `data/data_loader.py`, not two)
+                        (frontier if _is_package_init(path) else following).append(found)
             frontier = following
         return out
+
+
+def _is_package_init(path: str) -> bool:
+    return os.path.basename(path) == "__init__.py"
 
 
 def _facts_key(path: Optional[str], notebook: bool, registry: Registry, assume_workers: bool) -> tuple:
