@@ -705,6 +705,18 @@ PREPARING_METHODS: Mapping[str, frozenset[str]] = {
     "accelerate.accelerator.Accelerator": frozenset({"prepare", "prepare_data_loader"}),
 }
 
+#: Library base classes whose framework calls hooks of the instance after constructing it and before it asks the
+#: instance for its loaders: what the hooks store on ``self`` is on the instance when ``train_dataloader()`` builds
+#: a ``DataLoader`` from it.  Lightning runs ``setup(stage)`` of a ``LightningDataModule`` (and of a
+#: ``LightningModule``) in ``Trainer.fit/validate/test/predict`` before the ``*_dataloader()`` hooks (its
+#: documented order; Lightning is not installed here to run it).
+SETUP_HOOKS: Mapping[str, frozenset[str]] = {
+    name: frozenset({"setup"}) for prefix in ("lightning", "lightning.pytorch", "pytorch_lightning")
+    for name in (f"{prefix}.LightningDataModule", f"{prefix}.LightningModule",
+                 f"{prefix}.core.LightningDataModule", f"{prefix}.core.LightningModule",
+                 f"{prefix}.core.datamodule.LightningDataModule", f"{prefix}.core.module.LightningModule")
+}
+
 #: Dataset pipelines built by method chains (``wds.WebDataset(urls).map(fn).batched(n, collation_fn=c)``): each
 #: stage keeps the arguments of the method that added it, and the whole pipeline goes to the loader's workers.
 PIPELINE_ROOTS = frozenset({"webdataset.WebDataset", "webdataset.compat.WebDataset", "webdataset.DataPipeline",

@@ -42,7 +42,7 @@ from ..records import Record
 from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          PROGRESS_BAR, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
+                          PROGRESS_BAR, SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
                           UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
@@ -2017,7 +2017,8 @@ class Engine:
             self._iteration(iterable, report, site, unit, summary)
         name = getattr(function, "name", "<module>")
         for stmt, target, attr, value in _attribute_stores(unit, function):
-            stored = self.eval(value, unit, scope)
+            stored = self._entered(value, unit, scope) if isinstance(stmt, (ast.With, ast.AsyncWith)) else \
+                self.eval(value, unit, scope)
             if isinstance(target, ast.Name) and any(o.kind == INST for o in stored):
                 stored = self._set_up_after(stored, stmt, target.id, attr, function, unit)
             summary.stores.append(Store(self.eval(target, unit, scope), attr, stored, stmt, unit.path, name,
@@ -2868,11 +2869,13 @@ class Engine:
         out = []
         info, owner = self.class_info(obj)
         found = self._method(info, owner, "__init__") if info is not None else None
-        if found is not None:
-            init, init_unit = found
+        methods = [found, *self._overriding_hooks(info, owner, *found)] if found is not None else []
+        methods += self._setup_hooks(info, owner) if info is not None else []
+        if methods:
+            init = found[0] if found is not None else None
             stores = []
             so_far, paths = self._fielding[obj]  # (filled as found: what a read of an attribute meanwhile sees)
-            for method, method_unit in [found, *self._overriding_hooks(info, owner, init, init_unit)]:
+            for method, method_unit in methods:
                 binding = _arguments_of(obj) if method is init else {}
                 binding[_first_param(method)] = frozenset({obj})
                 stores += [(store, binding, method) for store in self._self_stores(method, method_unit)]
@@ -2917,6 +2920,12 @@ class Engine:
                     out = [entry for entry in out if entry[0] != attr]
                 later.append((attr, value, Store(EMPTY, attr, value, stmt, stmt_unit, "")))
         return out + later
+
+    def _setup_hooks(self, info: ClassInfo, unit: Unit) -> list[tuple[ast.AST, Unit]]:
+        """The project's methods that the framework of a library base runs after construction and before it asks
+        for loaders (:data:`SETUP_HOOKS`: a Lightning data module's ``setup``)."""
+        names = frozenset().union(*(SETUP_HOOKS.get(base, ()) for base in self._library_bases(info, unit)))
+        return [found for found in (self._method(info, unit, name) for name in sorted(names)) if found is not None]
 
     def _item_read_before(self, expr: ast.Name, binding: Binding, unit: Unit) -> Optional[ast.Subscript]:
         """The first ``name[...]`` read in the binding's scope after the binding and before this use (``sample =
@@ -3054,14 +3063,38 @@ class Engine:
             if not summary.sinks:
                 continue
             owner = index.scope_of[function].parent
-            binding: dict[str, frozenset] = {}
-            if owner is not None and owner.kind == "class" and not _is_static(function):
-                binding[_first_param(function)] = frozenset({Obj(INST, unit.path, owner.node, None, ())})
+            instance = Obj(INST, unit.path, owner.node, None, ()) if owner is not None and owner.kind == "class" \
+                and not _is_static(function) else None
             for sink in summary.sinks:
+                # (`self` as its class constructs it, with what this method stored on it before the sink: `with
+                # tqdm(total=n) as self.pbar:` around `Process(target=self._count)`)
+                binding = {_first_param(function): frozenset({self._stored_by_then(function, unit, instance, sink)})} \
+                    if instance is not None else {}
                 for bound in self._bound_sink(sink, binding, None) if binding else (sink,):
                     if not self._waits_for_callers(bound, function, unit):
                         out.append(bound)
         return out
+
+    def _stored_by_then(self, method: ast.AST, unit: Unit, instance: Obj, sink: SinkUse) -> Obj:
+        """*instance* with what *method*'s own statements store on its ``self`` before the sink's call (or the call
+        in *method* that leads to it), each a possibility (one at the top level replaces the earlier)."""
+        line = sink.hops[0].line if sink.hops else getattr(sink.call, "lineno", None)
+        if method.name == "__init__" or line is None:
+            return instance  # (the constructor's stores are the instance's fields already)
+        self_param = _first_param(method)
+        stores = [store for store in self.summary(method, unit).stores
+                  if store.item is None and store.unit == unit.path and store.stmt.lineno < line
+                  and _inside(store.stmt, method) and any(
+                      t.kind == PARAM and t.data == self_param and t.node is method for t in store.target)]
+        if not stores:
+            return instance
+        changes = []
+        for store in stores:
+            key = f"{unit.path}:{line}>{store.unit}:{store.stmt.lineno}"
+            top = id(store.stmt) in self._top_level(method)
+            self._stores_by_key[key] = (store.stmt, store.unit, store.stmt if top else None)
+            changes.append((f"+.{store.attr}#{key}", store.value))
+        return self._mutated(instance, changes)
 
     def _api_sinks(self, api: SpawnAPI, call: ast.Call, site: Site, unit: Unit, summary: Summary) -> None:
         """The sinks of a call of an object worker API itself (or of a subclass built as it): its payload
@@ -4115,6 +4148,13 @@ def _stores(unit: Unit) -> tuple[dict, dict]:
                     attributes.setdefault(owner, []).append((node, target.value, target.attr, value))
                 elif isinstance(target, ast.Subscript) and isinstance(node, ast.Assign):
                     items.setdefault(owner, []).append((node, target.value, value, target.slice))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            # `with tqdm(total=n) as self.pbar:` stores what the manager's `__enter__` gives (the summary asks
+            # `Engine._entered`), and it stays there after the block
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Attribute):
+                    attributes.setdefault(owner, []).append((node, item.optional_vars.value, item.optional_vars.attr,
+                                                             item.context_expr))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and node.value.args \
                 and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("append", "insert") \
                 and isinstance(node.value.func.value, ast.Attribute) and not node.value.keywords:
