@@ -42,8 +42,8 @@ from ..records import Record
 from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          PROGRESS_BAR, SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
-                          UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
+                          PROGRESS_BAR, SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS,
+                          UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
