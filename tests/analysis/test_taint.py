@@ -1385,3 +1385,68 @@ def test_a_symbol_is_found_down_to_the_bound_in_a_chain_deeper_than_the_interpre
         chain.append(taint.Obj(taint.SEQ, None, None, number, (("[0]", frozenset({chain[-1]})),)))
     asked = [obj.holds_symbols() for obj in reversed(chain)]  # (the outermost first: the deepest walk)
     assert list(reversed(asked)) == [False] + [True] * (taint.MAX_NESTING + 1) + [False] * (500 - taint.MAX_NESTING - 1)
+
+
+# --- classes that register themselves -----------------------------------------------------------------------------
+
+
+def test_a_class_an_init_subclass_registry_holds_is_one_its_lookup_may_build(tmp_path):
+    assert_exact(tmp_path, {"train.py": """
+        import multiprocessing
+
+        from torch.utils.data import DataLoader
+
+
+        class Base:
+            registry = {}
+
+            def __init_subclass__(cls, **kwargs):
+                super().__init_subclass__(**kwargs)
+                Base.registry[cls.__name__] = cls
+
+
+        class Squares(Base):
+            def __init__(self, size):
+                self.size = size
+                self.transform = lambda x: x * x  # error: WSP204
+
+            def __len__(self):
+                return self.size
+
+            def __getitem__(self, index):
+                return self.transform(index)
+
+
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            print(list(DataLoader(Base.registry["Squares"](4), num_workers=2)))
+    """})
+
+
+def test_a_dict_a_class_keeps_without_registering_its_subclasses_holds_nothing_known(tmp_path):
+    assert_exact(tmp_path, {"train.py": """
+        import multiprocessing
+
+        from torch.utils.data import DataLoader
+
+
+        class Base:
+            registry = {}
+
+
+        class Squares(Base):
+            def __init__(self, size):
+                self.size = size
+                self.transform = lambda x: x * x
+
+            def __len__(self):
+                return self.size
+
+            def __getitem__(self, index):
+                return self.transform(index)
+
+
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            print(list(DataLoader(Base.registry["Squares"](4), num_workers=2)))
+    """})

@@ -1413,7 +1413,7 @@ class Engine:
                     return frozenset({Obj(BOUND, current_unit.path, method, attr, (("self", frozenset({obj})),))})
             if kind == INST:
                 return self.fields(obj).get(attr, EMPTY)
-            return EMPTY
+            return self._registry(info, owner, attr)
         if attr == ITEM:  # (the symbol of an item: what a container holds)
             return self._items(frozenset({obj})) if kind in (SEQ, DICT) else \
                 frozenset({Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),))}) if kind in _SYMBOLS \
@@ -1458,6 +1458,50 @@ class Engine:
             return None
         info = owner.index.classes.get(cls.node)
         return (info, owner) if info is not None else None
+
+    def _registry(self, info: ClassInfo, unit: Unit, attr: str) -> frozenset:
+        """``Base.registry``, a dict that every class deriving from ``Base`` adds itself to when it is defined
+        (``cls.registry[name] = cls`` in its metaclass's ``__init__``/``__new__`` or in ``__init_subclass__``:
+        ProHMR's datasets): a dict holding those classes of the project, so ``Base.registry[cfg.TYPE](...)`` is an
+        instance of any of them.  The classes are looked for in *unit* and the modules that import it (a subclass
+        imports its base), bounded as those are; EMPTY when no such store fills *attr*."""
+        if not any(self._adds_class(hook, attr) for hook in self._definition_hooks(info, unit)):
+            return EMPTY
+        found = []
+        for candidate in [unit, *self.importers(unit)]:
+            for node, other in candidate.index.classes.items():
+                if node is not info.node and any(current.node is info.node
+                                                 for current, _ in self.class_chain(other, candidate)):
+                    found.append(Obj(CLASS, candidate.path, node))
+        return frozenset({Obj(DICT, unit.path, info.node, None, (("[+]", _cut(found)),))}) if found else EMPTY
+
+    def _definition_hooks(self, info: ClassInfo, unit: Unit) -> Iterator[ast.AST]:
+        """The functions that run when a subclass of the class is defined: ``__init_subclass__`` of the class's
+        chain, and ``__init__``/``__new__`` of its project metaclass."""
+        for current, current_unit in self.class_chain(info, unit):
+            if "__init_subclass__" in current.methods:
+                yield current.methods["__init_subclass__"]
+            for keyword in current.node.keywords:
+                if keyword.arg != "metaclass":
+                    continue
+                for meta in self.eval(keyword.value, current_unit, current.scope):
+                    meta_info = self.class_info(meta)[0] if meta.kind == CLASS else None
+                    if meta_info is not None:
+                        yield from (meta_info.methods[name] for name in ("__init__", "__new__")
+                                    if name in meta_info.methods)
+
+    @staticmethod
+    def _adds_class(hook: ast.AST, attr: str) -> bool:
+        """Whether *hook* stores its first parameter (the class being defined) as an item of ``<class>.<attr>``."""
+        params = getattr(hook, "args", None)
+        first = params.args[0].arg if params is not None and params.args else None
+        for node in ast.walk(hook):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == first:
+                for target in node.targets:
+                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                            and target.value.attr == attr:
+                        return True
+        return False
 
     def class_info(self, obj: Obj) -> tuple[Optional[ClassInfo], Optional[Unit]]:
         """The project class a class or instance object is of (None if the engine does not read it), and its unit."""
