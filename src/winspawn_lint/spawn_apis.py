@@ -1140,7 +1140,8 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
     "glob.iglob": Unpicklable("a generator (`glob.iglob`)", False),
     "os.scandir": Unpicklable("an `os.scandir` iterator", False),
 }
-#: A tqdm progress bar (measured: it keeps its output stream, which pickle refuses and dill ships).
+#: A tqdm progress bar (measured: it keeps its output stream, which pickle refuses and dill ships; one made with
+#: ``disable=True`` keeps none and pickles).
 PROGRESS_BAR = Unpicklable("a `tqdm` progress bar (it holds its output stream)", True)
 #: The thread-side objects of a program that runs with threads or processes as it is told: what one branch makes
 #: where the other makes the multiprocessing one (``queue.Queue()`` / ``multiprocessing.Queue()``).

@@ -1730,8 +1730,12 @@ class Engine:
             return frozenset({Obj(EXT, unit.path, call, name, ())})  # what a worker API returns (a dataset...)
         if name in _PROGRESS_WRAPPERS or name.endswith(".tqdm"):
             # `pbar = tqdm(loader)`: iterating the bar iterates the loader (its workers start then, not here); a
-            # tqdm bar itself holds its output stream (measured: pickle refuses it, dill ships it)
-            bar = frozenset({Obj(RES, unit.path, call, PROGRESS_BAR)}) if name.endswith("tqdm") else EMPTY
+            # tqdm bar itself holds its output stream (measured: pickle refuses it, dill ships it), unless it was
+            # made with `disable=True`, which keeps none (measured: it pickles)
+            disabled = any(k.arg == "disable" and isinstance(k.value, ast.Constant) and k.value.value is True
+                           for k in call.keywords)
+            bar = frozenset({Obj(RES, unit.path, call, PROGRESS_BAR)}) if name.endswith("tqdm") and not disabled \
+                else EMPTY
             return bar | frozenset(o for o in (self.eval(call.args[0], unit, scope) if call.args else EMPTY)
                                    if o.kind in (WORKER, PARAM, FIELD))
         if name in CONTEXT_FACTORIES:
