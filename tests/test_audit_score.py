@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -99,6 +100,22 @@ def test_labels_and_corpus_are_chosen_on_the_command_line(score_module, tmp_path
     score_module.main(["--labels", str(tmp_path / "labels.tsv"), "--corpus", str(tmp_path / "corpus")])
     out = capsys.readouterr().out
     assert "0 labels scored" in out and "commit deadbeef labelled, c0ffee extracted" in out
+
+
+@pytest.mark.parametrize("default_rules, selection", [(False, ["--select", "WSP"]), (True, [])])
+def test_every_rule_is_selected_unless_the_default_selection_is_asked_for(score_module, tmp_path, monkeypatch,
+                                                                          default_rules, selection):
+    seen = []
+
+    def run(cmd, **kwargs):
+        seen.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, "[]", "")
+
+    monkeypatch.setattr(score_module.subprocess, "run", run)
+    (tmp_path / "repo").mkdir()
+    score_module.run_linter(tmp_path, "repo", ["train.py"], 60, 1, default_rules)
+    cmd = seen[0]
+    assert cmd[cmd.index("--isolated") + 1:cmd.index("--format")] == selection
 
 
 def read_rows(name):

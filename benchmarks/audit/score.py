@@ -6,9 +6,9 @@
 class (the WSP code that should fire there, or ``safe``), evidence and why.  For every repository
 whose extracted commit (``<corpus>/<repo>/.commit``) equals the labels' commit, the linter's CLI
 runs once, from the repository's root (so project-local imports resolve as they would for a user),
-on the labelled files, with every rule selected (opt-in ones included) and ``--isolated`` (the
-repositories' own configuration plays no part).  Findings are matched to labels by
-(repo, path, line, code):
+on the labelled files, with every rule selected (opt-in ones included; ``--default-rules``: the default
+selection, what a user sees) and ``--isolated`` (the repositories' own configuration plays no part).
+Findings are matched to labels by (repo, path, line, code):
 
 * a finding whose code equals a hazard label's class, within ``--tolerance`` lines (default 0:
   the finding must be on the labelled line), is a true positive; a hazard label without one is a miss;
@@ -132,13 +132,14 @@ def with_statement_lines(labels: list[Label], corpus: Path) -> list[Label]:
 
 
 def run_linter(corpus: Path, repo: str, paths: list[str], timeout: float,
-               jobs: int) -> tuple[list[Finding], dict[str, str]]:
+               jobs: int, default_rules: bool = False) -> tuple[list[Finding], dict[str, str]]:
     """Run the CLI from the repository's root on *paths*; never raise on findings (exit 1).
 
     Exit 2 with per-file errors (a file the linter cannot parse) still carries the other files'
     findings; those files are returned with the reason so that their labels are skipped, not missed.
     """
-    cmd = [sys.executable, "-m", "winspawn_lint", "--isolated", "--select", "WSP", "--format", "json",
+    selection = [] if default_rules else ["--select", "WSP"]
+    cmd = [sys.executable, "-m", "winspawn_lint", "--isolated", *selection, "--format", "json",
            "-j", str(jobs), *sorted(set(paths))]
     proc = subprocess.run(cmd, cwd=corpus / repo, capture_output=True, text=True, timeout=timeout)
     unreadable = unreadable_files(proc.stderr, paths) if proc.returncode == 2 else {}
@@ -246,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="also count a finding of the right code on one of a label's use_lines (where the local "
                          "function is handed over), or inside the compound statement a label starts, as a true "
                          "positive")
+    ap.add_argument("--default-rules", action="store_true",
+                    help="run the linter with its default rule selection (what a user sees without configuring "
+                         "it) instead of every rule, the opt-in ones included")
     args = ap.parse_args(argv)
 
     labels = read_labels(args.labels)
@@ -265,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     findings: list[Finding] = []
     for repo in sorted({lab.repo for lab in scored}):
         paths = [lab.path for lab in scored if lab.repo == repo]
-        found, unreadable = run_linter(args.corpus, repo, paths, args.timeout, args.jobs)
+        found, unreadable = run_linter(args.corpus, repo, paths, args.timeout, args.jobs, args.default_rules)
         findings.extend(found)
         for lab in [lab for lab in scored if lab.repo == repo and lab.path in unreadable]:
             scored.remove(lab)
@@ -274,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"audit: {result['labels']} labels scored ({result['hazards']} hazards, {result['safe']} safe), "
           f"{len(skipped)} skipped, tolerance ±{args.tolerance}"
-          f"{', lenient location' if args.lenient_location else ''}")
+          f"{', lenient location' if args.lenient_location else ''}"
+          f"{', default rules' if args.default_rules else ''}")
     print(f"{'class':<8} {'labels':>6} {'TP':>4} {'FP':>4} {'recall':>7} {'precision':>9}")
     for cls, row in result["per_class"].items():
         print(f"{cls:<8} {row['labels']:>6} {row['true_positives']:>4} {row['false_positives']:>4} "
