@@ -670,6 +670,11 @@ KEEPERS: tuple[Keeper, ...] = (
     Keeper(("torchvision.datasets.DatasetFolder", "torchvision.datasets.folder.DatasetFolder"),
            keywords=(*_TRANSFORM_KEYWORDS, "loader"),
            positions=((1, "loader"), (3, "transform"), (4, "target_transform"))),
+    # (the base class: `VisionDataset.__init__(root, transforms=None, transform=None, target_transform=None)` keeps all
+    # three, so `super().__init__(root, None, t)` stores `t` as `self.transform`; read in torchvision's source and
+    # its typeshed stub: torchvision is not installed here)
+    Keeper(("torchvision.datasets.VisionDataset", "torchvision.datasets.vision.VisionDataset"),
+           keywords=_TRANSFORM_KEYWORDS, positions=((1, "transforms"), (2, "transform"), (3, "target_transform"))),
     Keeper(("torchvision.datasets.",), keywords=_TRANSFORM_KEYWORDS),
     # MONAI's transforms keep what they are given (`Lambdad(keys, func=f)` calls `f` in the worker), and its
     # datasets their `data` and `transform`, the first two arguments (measured, monai 1.6.1: a lambda in `Lambdad`
@@ -688,6 +693,11 @@ KEEPERS: tuple[Keeper, ...] = (
            keywords=("data", "transform"), positions=((0, "data"), (3, "transform"))),
     Keeper(("monai.data.CSVDataset", "monai.data.dataset.CSVDataset"), keywords=("transform",),
            positions=((5, "transform"),)),
+    # A `WebDataset` keeps the functions it is given as stages of its pipeline (measured, webdataset 0.2.111: a lambda
+    # as `handler`, `nodesplitter`, `workersplitter`, `select_files` or `rename_files` fails "Can't pickle <lambda>";
+    # `url_to_name` is not kept, and a module-level function pickles).  Its methods' stages: PIPELINE_METHODS.
+    Keeper(("webdataset.WebDataset", "webdataset.compat.WebDataset"),
+           keywords=("handler", "nodesplitter", "workersplitter", "select_files", "rename_files")),
     # A vector environment keeps the functions that make its environments (`self.env_fns = env_fns`, gym 0.26 and
     # gymnasium 1.4): measured, one in a process's state fails "Can't pickle local object" when a factory's local
     # function is among them.
@@ -815,6 +825,7 @@ HEAVY_WITH_KEYWORD: tuple[tuple[str, str, object], ...] = (
     ("h5py.File", "driver", "core"),
     # a model-zoo builder given its pretrained weights reads (the first time downloads) them: tens to hundreds of MB
     ("torchvision.models.", "pretrained", True),
+    ("timm.create_model", "pretrained", True),  # (read in timm's source: `load_pretrained` fetches from the Hub)
     ("torchvision.models.", "weights", GIVEN),
 )
 
@@ -1135,6 +1146,13 @@ UNPICKLABLE_CALLS: Mapping[str, Unpicklable] = {
                           ("BFMatcher_create", "BFMatcher"), ("FlannBasedMatcher", "FlannBasedMatcher"),
                           ("createBackgroundSubtractorMOG2", "BackgroundSubtractorMOG2"),
                           ("createBackgroundSubtractorKNN", "BackgroundSubtractorKNN"))},
+    # (measured, torch 2.13.0, dill 0.4.1: a scripted or traced module, one `torch.jit.load` gives, "Tried to serialize
+    # object __torch__.T which does not have a __getstate__ method defined!"; a scripted function "ScriptFunction
+    # cannot be pickled"; pickle and dill alike)
+    "torch.jit.script": Unpicklable("a TorchScript module or function (`torch.jit.script`)", False),
+    "torch.jit.trace": Unpicklable("a traced TorchScript module (`torch.jit.trace`)", False),
+    "torch.jit.trace_module": Unpicklable("a traced TorchScript module (`torch.jit.trace_module`)", False),
+    "torch.jit.load": Unpicklable("a TorchScript module (`torch.jit.load`)", False),
     # (measured: iterators over a folder are generators, or `os.scandir`'s iterator; pickle and dill refuse them)
     "os.walk": Unpicklable("a generator (`os.walk`)", False),
     "glob.iglob": Unpicklable("a generator (`glob.iglob`)", False),
