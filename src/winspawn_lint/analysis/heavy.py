@@ -48,7 +48,34 @@ def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optio
         return f"`{_short(name)}(...)`{why}"
     if isinstance(call.func, ast.Attribute) and call.func.attr in HEAVY_METHODS:
         return f"`{dotted(call.func) or '.' + call.func.attr}(...)`"
+    if name is None and _pretrained(call) and not _of_an_import(call.func, resolver, scope):
+        # (a model class chosen at run time, `opts.base(pretrained=True)` or `models.__dict__[arch](pretrained=True)`:
+        # every model zoo that takes the keyword -- torchvision's, timm's, the copies in research code -- reads,
+        # the first time downloads, the weights; a function of an imported module, `resnet.resnet101(pretrained=True)`
+        # of the project's `networks.deeplab_resnet`, is judged by its body)
+        return f"`{_written(call.func)}(pretrained=True)` (its pretrained weights)"
     return None
+
+
+def _written(expr: ast.expr) -> str:
+    """*expr* as written, cut to a length a message can hold."""
+    text = ast.unparse(expr)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _of_an_import(func: ast.expr, resolver: Resolver, scope: Scope) -> bool:
+    """Whether *func* is a dotted name whose first part an import binds (``resnet.resnet101``)."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    binding = resolver.lookup(func.id, scope, getattr(func, "lineno", None))
+    return binding is not None and binding.kind == "import"
+
+
+def _pretrained(call: ast.Call) -> bool:
+    return any(k.arg == "pretrained" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in call.keywords)
 
 
 def dotted(expr: ast.AST) -> Optional[str]:
