@@ -3121,6 +3121,15 @@ class Engine:
                 for bound in self._bound_sink(sink, binding, None) if binding else (sink,):
                     if not self._waits_for_callers(bound, function, unit):
                         out.append(bound)
+        # A lambda handed to a call is called by it, as a def may be by anyone: its body's sinks are its own
+        # (`study.optimize(lambda t: objective(t, config))` gives `objective` the notebook's `config`, which it sends
+        # to a `Process`).  One kept in a name runs where it is called, which the calls' summaries follow.
+        if index.lambdas:
+            handed = {id(a) for call, _site in index.calls for a in (*call.args, *(k.value for k in call.keywords))}
+            for function, _site in index.lambdas:
+                if id(function) in handed:
+                    out.extend(sink for sink in self.summary(function, unit).sinks
+                               if not self._waits_for_callers(sink, function, unit))
         return out
 
     def _stored_by_then(self, method: ast.AST, unit: Unit, instance: Obj, sink: SinkUse) -> Obj:
