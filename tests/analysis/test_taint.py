@@ -682,14 +682,15 @@ def test_a_count_set_to_zero_on_every_path_is_silent(tmp_path, switch):
 
 
 # A writer that maps a bound method of itself (its open file with it) only when it is given more than one process
-# (`datasets`' CsvDatasetWriter): the pool's sink is behind `if num_proc is None or num_proc == 1:`'s `else`.
+# (`datasets`' CsvDatasetWriter): the pool's sink is behind `if num_proc is None or num_proc == 1:`'s `else`.  The
+# file is handed in by name, so the finding is where it is opened (the class's store is right for any buffer).
 SERIAL_UNLESS_PROCESSES = """
     import multiprocessing
 
 
     class Writer:
         def __init__(self, buffer, num_proc=None):
-            self.buffer = buffer  # error: WSP301
+            self.buffer = buffer
             self.num_proc = num_proc
 
         def _batch(self, offset):
@@ -705,7 +706,7 @@ SERIAL_UNLESS_PROCESSES = """
 
 
     if __name__ == "__main__":
-        with open("out.bin", "wb") as buffer:
+        with open("out.bin", "wb") as buffer:  # error: WSP301
             print(Writer(buffer, PROCESSES).write())
 """
 

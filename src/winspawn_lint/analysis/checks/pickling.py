@@ -69,13 +69,38 @@ def check(ctx: Context) -> None:
 
 def _reported_in(flow: Flow) -> Optional[str]:
     """The module a flow's finding belongs to: where its source is made, except for a resource that an object
-    keeps, reported where the travelling object keeps it (its outermost ``self.x = ...``)."""
+    keeps, reported where the travelling object keeps it (its outermost ``self.x = ...``) unless it was made by
+    the code that built the object (:func:`_handed_in`)."""
     source = flow.source
     if source.kind in (RES, SYNC):
         holder = _holder(flow.path)
-        if holder is not None:
+        if holder is not None and not _handed_in(flow, holder):
             return holder.unit
     return source.unit
+
+
+def _handed_in(flow: Flow, holder: Step) -> bool:
+    """Whether the object keeps the resource itself as it was handed in by name, made outside its class: ``ds =
+    Numbers(torch.jit.script(m))`` with ``self.transform = transform``, or ``super().__init__(root, None,
+    transform)``.  The line to change is then where it is made -- the class's store is right for any other
+    transform -- and the finding is reported there, as a lambda's is.  A resource read from another object
+    (``self.wsi = slide.wsi``), or held deeper, stays reported at the store."""
+    source, stmt = flow.source, holder.stmt
+    if source.node is None or source.unit is None or holder.owner is None or any(
+            s.how == "attr" and s is not holder for s in flow.path):
+        return False
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) else None
+    if not (isinstance(value, ast.Name) or isinstance(value, ast.Call) and _calls_super_init(value)):
+        return False
+    cls = holder.owner.node
+    return source.unit != holder.unit or not isinstance(cls, ast.ClassDef) or not (
+        cls.lineno <= getattr(source.node, "lineno", 0) <= (cls.end_lineno or cls.lineno))
+
+
+def _calls_super_init(call: ast.Call) -> bool:
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) and \
+        isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
 
 
 def _holder(path: tuple) -> Optional[Step]:
@@ -194,6 +219,12 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
         # The attribute of the object that travels: where the resource is kept, however deep (a dataset keeping a
         # logger that keeps a queue is reported at the dataset's `self._logger = ...`).
         holder = _holder(path)
+        if holder is not None and _handed_in(flow, holder):
+            if source.unit == ctx.engine.main.path:
+                reached.add(id(holder.owner.node))
+                ctx.emit(rules.WSP301, source.node, attr=holder.name.partition("#")[0].lstrip("+."), what=what.what,
+                         owner=holder.owner.node.name, via=f" by {_api(ctx, flow)}", fix_safety=FixSafety.NONE)
+            return
         if holder is not None:
             if holder.unit == ctx.engine.main.path:
                 _held_resource(ctx, flow, holder, what, reached)
