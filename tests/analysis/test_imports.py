@@ -213,6 +213,14 @@ def test_an_unresolvable_import_is_none_not_an_exception(tmp_path):
     assert resolve(root, "train.py", "x", level=5) is None
 
 
+def test_a_relative_import_above_the_project_root_is_none(tmp_path):
+    (tmp_path / "x.py").write_text("", encoding="utf-8")  # (beside the project, not in it)
+    (tmp_path / "proj").mkdir()
+    root = make_project(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/train.py": "from ... import x\n"})
+    assert resolve(root, "pkg/train.py", "x", level=3) is None
+    assert resolve(root, "pkg/train.py", "", level=2) is None  # (the root is no package here)
+
+
 def test_a_module_that_does_not_parse_leaves_its_importers_resolving(tmp_path):
     root = make_project(tmp_path, {
         "train.py": "import _init_paths\nimport data\n",

@@ -164,7 +164,10 @@ class ImportSearch:
         parts = [p for p in dotted.split(".") if p] if dotted else []
         if level:
             base = os.path.dirname(os.path.abspath(importer))
+            root = os.path.normpath(self.project.root(importer))
             for _ in range(level - 1):
+                if os.path.normpath(base) == root:
+                    return None  # (above the project: Python says "attempted relative import beyond top-level package")
                 base = os.path.dirname(base)
             return _module_file(self.project, base, parts) if parts else _package_file(self.project, base)
         if not parts:
