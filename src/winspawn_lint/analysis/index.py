@@ -19,6 +19,11 @@ from .guards import is_main_guard, never_runs
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def is_super(expr: ast.AST) -> bool:
+    """Whether *expr* is the call ``super()`` (with or without arguments): the receiver of ``super().__init__(...)``."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+
+
 class Scope(Record):
     __slots__ = ("node", "kind", "parent", "bindings", "globals_", "star_imports", "paths", "__weakref__")
 

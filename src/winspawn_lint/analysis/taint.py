@@ -47,7 +47,7 @@ from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CO
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
-                    handler_alternatives, tried_first)
+                    handler_alternatives, is_super, tried_first)
 from .scopes import COMPREHENSIONS
 
 if TYPE_CHECKING:
@@ -2109,7 +2109,7 @@ class Engine:
             return
         if isinstance(func, ast.Attribute):
             method_name = func.attr
-            if _is_super(func.value):
+            if is_super(func.value):
                 # `super().__init__(...)` of a project base class: what it stores on `self`, and its sinks (the
                 # worker API's own arguments only where the API itself is what `super()` finds)
                 found = self._super_method(site, unit, method_name)
@@ -4069,10 +4069,6 @@ def _argument_keys(call: ast.Call) -> list[tuple[str, ast.expr]]:
 
 def _is_static(function: ast.AST) -> bool:
     return _decorated(function, "staticmethod") or _decorated(function, "classmethod")
-
-
-def _is_super(expr: ast.AST) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
 def _kept_as(keyword: str) -> str:

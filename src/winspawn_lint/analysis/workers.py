@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..records import Record
 from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, CONTEXT_KEYWORDS, Arg, Registry, SpawnAPI
-from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site
+from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site, is_super
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
 
@@ -140,7 +140,7 @@ class WorkerFinder:
             return
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
-            if method == "__init__" and _is_super(call.func.value):
+            if method == "__init__" and is_super(call.func.value):
                 # `super().__init__(...)` in a subclass of a worker API builds that API's object.
                 api = self._base_api(site)
                 # `super().__init__(*args, **kwargs)` passes on what its callers give: an unresolved count there
@@ -244,10 +244,6 @@ class WorkerFinder:
 
 # Names through which a function can read its locals without naming them.
 _DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
-
-
-def _is_super(expr: ast.AST) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
 def _never_used(call: ast.Call, site: Site) -> bool:

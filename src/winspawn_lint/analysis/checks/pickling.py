@@ -25,7 +25,7 @@ from ...spawn_apis import (DILL, DROPS_ARGS_AT_START, EAGER_HANDLE_CLASSES, MP_S
                            SET_START_METHOD, TORCH_SHARED_STATE, Unpicklable)
 from ..context import Context
 from ..heavy import dotted
-from ..index import FUNCTION_NODES
+from ..index import FUNCTION_NODES, is_super
 from ..positions import span
 from ..taint import CLASS, FUNC, INST, LAMBDA, RES, SYNC, Flow, Obj, Step, Unit
 
@@ -90,17 +90,12 @@ def _handed_in(flow: Flow, holder: Step) -> bool:
             s.how == "attr" and s is not holder for s in flow.path):
         return False
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) else None
-    if not (isinstance(value, ast.Name) or isinstance(value, ast.Call) and _calls_super_init(value)):
+    if not (isinstance(value, ast.Name) or isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "__init__" and is_super(value.func.value)):
         return False
     cls = holder.owner.node
     return source.unit != holder.unit or not isinstance(cls, ast.ClassDef) or not (
         cls.lineno <= getattr(source.node, "lineno", 0) <= (cls.end_lineno or cls.lineno))
-
-
-def _calls_super_init(call: ast.Call) -> bool:
-    func = call.func
-    return isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) and \
-        isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
 
 
 def _holder(path: tuple) -> Optional[Step]:

@@ -33,7 +33,7 @@ from ...rules import FixSafety
 from ...spawn_apis import PICKLE, SpawnAPI
 from ..context import Context
 from ..heavy import dotted
-from ..index import FUNCTION_NODES, Binding, ClassInfo
+from ..index import FUNCTION_NODES, Binding, ClassInfo, is_super
 from ..taint import BOUND, CLASS, EXT, EXTREF, FUNC, INST, Obj, Unit
 from .reimport import (WORKER_METHODS, ParentOnly, elsewhere, relative_path, sent_objects, statements,
                        worker_functions)
@@ -367,8 +367,7 @@ def _fills(stmt: ast.stmt) -> bool:
     if isinstance(func, ast.Name):
         return func.id == "setattr"
     # `self.update(...)`, `self.__dict__.update(...)`; `super().__init__()` without arguments fills nothing
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name) \
-            and func.value.func.id == "super":
+    if isinstance(func, ast.Attribute) and is_super(func.value):
         return bool(stmt.value.args or stmt.value.keywords)
     return isinstance(func, ast.Attribute)
 
