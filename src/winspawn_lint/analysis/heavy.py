@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from ..spawn_apis import GIVEN, HEAVY_IN_LOOP, HEAVY_METHODS, heavy_call
-from .index import ModuleIndex, Scope
+from .index import ModuleIndex, Scope, passes_true
 from .names import Resolver
 
 _CUDA_TEXT = ("cuda", "gpu")
@@ -48,7 +48,7 @@ def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optio
         return f"`{_short(name)}(...)`{why}"
     if isinstance(call.func, ast.Attribute) and call.func.attr in HEAVY_METHODS:
         return f"`{dotted(call.func) or '.' + call.func.attr}(...)`"
-    if name is None and _pretrained(call) and not _of_an_import(call.func, resolver, scope):
+    if name is None and passes_true(call, "pretrained") and not _of_an_import(call.func, resolver, scope):
         # (a model class chosen at run time, `opts.base(pretrained=True)` or `models.__dict__[arch](pretrained=True)`:
         # every model zoo that takes the keyword -- torchvision's, timm's, the copies in research code -- reads,
         # the first time downloads, the weights; a function of an imported module, `resnet.resnet101(pretrained=True)`
@@ -71,11 +71,6 @@ def _of_an_import(func: ast.expr, resolver: Resolver, scope: Scope) -> bool:
         return False
     binding = resolver.lookup(func.id, scope, getattr(func, "lineno", None))
     return binding is not None and binding.kind == "import"
-
-
-def _pretrained(call: ast.Call) -> bool:
-    return any(k.arg == "pretrained" and isinstance(k.value, ast.Constant) and k.value.value is True
-               for k in call.keywords)
 
 
 def dotted(expr: ast.AST) -> Optional[str]:

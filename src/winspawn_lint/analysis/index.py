@@ -24,6 +24,11 @@ def is_super(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
+def passes_true(call: ast.Call, keyword: str) -> bool:
+    """Whether *call* gives *keyword* the constant True (``tqdm(disable=True)``, ``resnet50(pretrained=True)``)."""
+    return any(k.arg == keyword and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
 class Scope(Record):
     __slots__ = ("node", "kind", "parent", "bindings", "globals_", "star_imports", "paths", "__weakref__")
 

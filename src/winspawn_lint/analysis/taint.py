@@ -47,7 +47,7 @@ from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CO
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
-                    handler_alternatives, is_super, tried_first)
+                    handler_alternatives, is_super, passes_true, tried_first)
 from .scopes import COMPREHENSIONS
 
 if TYPE_CHECKING:
@@ -1732,10 +1732,8 @@ class Engine:
             # `pbar = tqdm(loader)`: iterating the bar iterates the loader (its workers start then, not here); a
             # tqdm bar itself holds its output stream (measured: pickle refuses it, dill ships it), unless it was
             # made with `disable=True`, which keeps none (measured: it pickles)
-            disabled = any(k.arg == "disable" and isinstance(k.value, ast.Constant) and k.value.value is True
-                           for k in call.keywords)
-            bar = frozenset({Obj(RES, unit.path, call, PROGRESS_BAR)}) if name.endswith("tqdm") and not disabled \
-                else EMPTY
+            bar = frozenset({Obj(RES, unit.path, call, PROGRESS_BAR)}) \
+                if name.endswith("tqdm") and not passes_true(call, "disable") else EMPTY
             return bar | frozenset(o for o in (self.eval(call.args[0], unit, scope) if call.args else EMPTY)
                                    if o.kind in (WORKER, PARAM, FIELD))
         if name in CONTEXT_FACTORIES:
