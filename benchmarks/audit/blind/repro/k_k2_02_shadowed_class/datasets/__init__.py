@@ -1,0 +1,2 @@
+from .dataset_builder import build_data_loader
+from .dataset import THUMOSDataset, FINEACTIONDataset
