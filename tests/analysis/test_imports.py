@@ -318,6 +318,39 @@ def test_a_package_module_does_not_see_its_siblings_by_absolute_import(tmp_path)
     assert resolve(root, "app/pkg/run.py", "helpers") == "app/pkg/helpers.py"
 
 
+
+def test_an_unguarded_package_module_that_reads_the_command_line_sees_its_own_folder(tmp_path):
+    # BadLabels' eval_badlabels/LNL/dividemix.py: a folder with an `__init__.py`, a script with no main guard that
+    # parses its arguments at top level and imports `loader.dataloader` from beside it (run as `python
+    # dividemix.py` there).  Its own folder comes last, so what the package or the root holds is found first.
+    root = make_project(tmp_path, {
+        "eval/LNL/__init__.py": "",
+        "eval/LNL/dividemix.py": """\
+            import argparse
+            import loader.dataloader as dataloader
+            import helpers
+
+            args = argparse.ArgumentParser().parse_args()
+        """,
+        "eval/LNL/argv.py": "import sys\nimport loader.dataloader\n\nmode = sys.argv[1]\n",
+        "eval/LNL/loader/__init__.py": "",
+        "eval/LNL/loader/dataloader.py": "",
+        "eval/LNL/helpers.py": "",
+        "helpers.py": "",
+    })
+    assert resolve(root, "eval/LNL/dividemix.py", "loader.dataloader") == "eval/LNL/loader/dataloader.py"
+    assert resolve(root, "eval/LNL/argv.py", "loader.dataloader") == "eval/LNL/loader/dataloader.py"
+    assert resolve(root, "eval/LNL/dividemix.py", "helpers") == "helpers.py"
+
+
+def test_a_package_module_that_parses_arguments_only_in_a_function_does_not_see_its_own_folder(tmp_path):
+    root = make_project(tmp_path, {
+        "app/pkg/__init__.py": "",
+        "app/pkg/options.py": "import helpers\n\ndef parse():\n    return PARSER.parse_args()\n",
+        "app/pkg/helpers.py": "",
+    })
+    assert resolve(root, "app/pkg/options.py", "helpers") is None
+
 def test_python_m_from_the_folder_above_the_top_package_resolves_absolute_imports(tmp_path):
     root = make_project(tmp_path, {
         "app/pkg/__init__.py": "",

@@ -16,7 +16,12 @@ project, the folders its imports are searched in, in Python's order, and which f
 3. the folder that holds the module's top package (``python -m pkg.mod`` from there; an installed package); for a
    module outside any package, importing a name whose first part is one of its own folders (``import utils.misc``
    in ``proj/utils/engine.py``), the folder above that one (a script there imports the module);
-4. the project root and its ``src/`` folder.
+4. the project root and its ``src/`` folder;
+5. for a module of a package with no main guard whose top level reads the command line (``parser.parse_args()``,
+   ``sys.argv``), its own folder, last: such a module is a script too (an unguarded one: the kind whose workers
+   re-run it), written to run from its folder (``import loader.dataloader`` beside ``loader/``, in a folder that
+   has an ``__init__.py`` for an editor's sake), while a module the package imports would not see the folder;
+   last, so that a name the package or the root holds is found there first, as it would be if it were imported.
 
 The first folder that holds ``name.py`` or ``name/__init__.py`` wins, so a local ``datasets.py`` beside the script
 shadows the installed Hugging Face ``datasets``, as it does when the script runs (``name/sub.py`` in a folder
@@ -45,6 +50,8 @@ MAX_PATH_EDITS = 16
 #: project modules followed when collecting the sys.path edits of a module's top-level imports
 MAX_PATH_HELPERS = 8
 _PATH_METHODS = frozenset({"append", "insert", "extend"})
+#: the fields of a statement that hold statements
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 #: Where libraries are installed: the standard library (``lib/python3.11``) and ``site-packages``.  What an import
 #: finds there is the library the registry describes, even when the checked file sits beside it (a library
 #: checked where it is installed), so these folders are never searched as the project's.
@@ -74,6 +81,7 @@ class ImportSearch:
         script = not self.project.is_file(os.path.join(here, "__init__.py")) or (
             facts is not None and facts.main_guard)
         found = [here] if script else []
+        reads_argv = not script and facts is not None and facts.reads_argv
         if facts is not None:
             module = self.project.module(key) if self.project.may_edit_path(key) else None
             if module is not None:
@@ -83,6 +91,8 @@ class ImportSearch:
         found.append(self._package_parent(here))
         root = self.project.root(key)
         found += [root, os.path.join(root, "src")]
+        if reads_argv:
+            found.append(here)
         return tuple(dict.fromkeys(os.path.normpath(f) for f in found if not in_library_folder(f)))
 
     def _package_parent(self, folder: str) -> str:
@@ -214,21 +224,24 @@ class ImportFacts(Record):
     reads the whole module for its edits).  Most modules it asks are read for nothing else, and a bare parse
     gives these facts without the index of the whole module."""
 
-    __slots__ = ("imports", "main_guard", "first_imports", "may_edit_path")
+    __slots__ = ("imports", "main_guard", "first_imports", "may_edit_path", "reads_argv")
 
-    def __init__(self, imports: tuple, main_guard: bool, first_imports: tuple[str, ...], may_edit_path: bool) -> None:
+    def __init__(self, imports: tuple, main_guard: bool, first_imports: tuple[str, ...], may_edit_path: bool,
+                 reads_argv: bool) -> None:
         #: (module or None, level, names) of each ``from module import names``; (None, -1, names) of ``import``
         self.imports = imports
         self.main_guard = main_guard
         self.first_imports = first_imports
         self.may_edit_path = may_edit_path
+        #: its top level reads the command line (:func:`_reads_argv`): a sign it runs as a script
+        self.reads_argv = reads_argv
 
 
 def import_facts_of_module(module: "ProjectModule") -> ImportFacts:
     """The facts of a module parsed whole (one being checked, or kept)."""
     index = module.index
     return ImportFacts(tuple(_import_row(node) for node in index.imports), bool(index.main_guards),
-                       _first_imports(index.tree.body), True)
+                       _first_imports(index.tree.body), True, _reads_argv(index.tree))
 
 
 def import_facts_of_text(data: bytes) -> Optional[ImportFacts]:
@@ -256,7 +269,8 @@ def import_facts_of_text(data: bytes) -> Optional[ImportFacts]:
         for block in reversed(blocks):
             if type(block) is list:
                 stack.extend((child, inner) for child in reversed(block) if isinstance(child, ast.stmt))
-    return ImportFacts(tuple(imports), main_guard, _first_imports(tree.body), False)
+    reads_argv = (b"argv" in data or b"parse_" in data) and _reads_argv(tree)
+    return ImportFacts(tuple(imports), main_guard, _first_imports(tree.body), False, reads_argv)
 
 
 def may_edit_path(data: bytes) -> bool:
@@ -319,6 +333,28 @@ def _top_level_statements(tree: ast.Module) -> list[ast.stmt]:
                 children += handler.body
             stack.extend(reversed(children))
     return out
+
+
+def _reads_argv(tree: ast.Module) -> bool:
+    """Whether the module's top level (not its functions and classes) reads the command line: a call of
+    ``parse_args()`` or ``parse_known_args()`` (argparse's, or a parser wrapping it), or ``sys.argv``."""
+    for stmt in _top_level_statements(tree):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field, value in ast.iter_fields(stmt):
+            if field in _BLOCKS:
+                continue  # (their statements are top-level statements of their own, or not top level)
+            for part in value if isinstance(value, list) else (value,):
+                if isinstance(part, ast.AST) and any(_reads_argv_here(node) for node in ast.walk(part)):
+                    return True
+    return False
+
+
+def _reads_argv_here(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Attribute) and node.func.attr in ("parse_args", "parse_known_args")
+    return isinstance(node, ast.Attribute) and node.attr == "argv" and isinstance(node.value, ast.Name) and \
+        node.value.id == "sys"
 
 
 def _path_edit(call: ast.Call) -> Optional[list[ast.expr]]:

@@ -1092,8 +1092,8 @@ class Project:
 
     def search_facts(self, path: str) -> Optional["ImportFacts"]:
         """:meth:`import_facts` of the module at *path* as the search for the folders of its own imports uses
-        them: what asks depends on whether it has a main guard, which modules it imports first and whether its
-        text may edit ``sys.path`` (a derived fact), not on the rest of it: an edit of a package's ``__init__.py``
+        them: what asks depends on whether it has a main guard or reads the command line, which modules it imports
+        first and whether its text may edit ``sys.path`` (a derived fact), not on the rest of it: an edit of a package's ``__init__.py``
         that leaves these as they were does not move where its imports are found."""
         return self._import_facts_used(path, "search facts")
 
@@ -1117,7 +1117,7 @@ class Project:
             return self._file_fact(path, "no module")
         # (the rows as a set: the index and a bare parse list them in different orders)
         used = sorted(set(map(repr, facts.imports))) if kind == "import rows" else (
-            facts.main_guard, facts.first_imports, self._may_edit_digest(path))
+            facts.main_guard, facts.reads_argv, facts.first_imports, self._may_edit_digest(path))
         return self._file_fact(path, content_hash(repr(used).encode("utf-8", "surrogatepass")))
 
     def search_inputs(self, derived: Iterable[str]) -> Optional[tuple[dict[str, int], dict[str, Optional[Stamp]]]]:
