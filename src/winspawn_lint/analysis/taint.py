@@ -1313,8 +1313,8 @@ class Engine:
         for obj in value:
             if obj.kind == SEQ and obj.part(f"[{index}]"):
                 out |= obj.part(f"[{index}]")
-            elif obj.kind == SEQ:
-                out |= obj.part("[]")
+            elif obj.kind == SEQ:  # (an item of no known place: any of them, or of what was added to it)
+                out |= obj.part("[]") | obj.part("[+]")
             elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
                 out.add(obj)  # each split keeps the dataset
         return frozenset(out)
