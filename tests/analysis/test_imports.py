@@ -318,7 +318,6 @@ def test_a_package_module_does_not_see_its_siblings_by_absolute_import(tmp_path)
     assert resolve(root, "app/pkg/run.py", "helpers") == "app/pkg/helpers.py"
 
 
-
 def test_an_unguarded_package_module_that_reads_the_command_line_sees_its_own_folder(tmp_path):
     # BadLabels' eval_badlabels/LNL/dividemix.py: a folder with an `__init__.py`, a script with no main guard that
     # parses its arguments at top level and imports `loader.dataloader` from beside it (run as `python
@@ -350,6 +349,7 @@ def test_a_package_module_that_parses_arguments_only_in_a_function_does_not_see_
         "app/pkg/helpers.py": "",
     })
     assert resolve(root, "app/pkg/options.py", "helpers") is None
+
 
 def test_python_m_from_the_folder_above_the_top_package_resolves_absolute_imports(tmp_path):
     root = make_project(tmp_path, {

@@ -1093,8 +1093,8 @@ class Project:
     def search_facts(self, path: str) -> Optional["ImportFacts"]:
         """:meth:`import_facts` of the module at *path* as the search for the folders of its own imports uses
         them: what asks depends on whether it has a main guard or reads the command line, which modules it imports
-        first and whether its text may edit ``sys.path`` (a derived fact), not on the rest of it: an edit of a package's ``__init__.py``
-        that leaves these as they were does not move where its imports are found."""
+        first and whether its text may edit ``sys.path`` (a derived fact), not on the rest of it: an edit of a
+        package's ``__init__.py`` that leaves these as they were does not move where its imports are found."""
         return self._import_facts_used(path, "search facts")
 
     def _import_facts_used(self, path: str, kind: str) -> Optional["ImportFacts"]:
