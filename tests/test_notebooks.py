@@ -103,6 +103,26 @@ def _notebook(*cells: str) -> str:
                        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
+@pytest.mark.parametrize("cell, error", [
+    ("cd gdrive", None),
+    ("\n  pip install h5py  # for the dataset\n", None),
+    ("cd gdrive\n\n", "cell 1, line 1"),
+    ("# the data\ncd gdrive", "cell 1, line 2"),
+    ("import os\ncd gdrive", "cell 1, line 2"),
+])
+def test_a_magic_without_its_percent_is_a_magic_only_as_a_cells_one_line(tmp_path, cell, error):
+    """IPython's automagic (a Colab cell `cd gdrive`) runs a line magic typed without `%` only when the cell is
+    that one line once its leading blank lines are dropped; with any other line after or before it, a blank one
+    after it included, the kernel raises SyntaxError (measured in ipykernel; the `magics.ipynb` fixture runs one
+    in a kernel).  The linter reads the cell as the kernel does."""
+    (tmp_path / "colab.ipynb").write_text(_notebook(cell), encoding="utf-8")
+    proc = run("colab.ipynb", cwd=tmp_path)
+    if error is None:
+        assert (proc.returncode, proc.stderr) == (0, "")
+    else:
+        assert proc.returncode == 2 and f"syntax error at {error}" in proc.stderr
+
+
 def test_a_cell_that_does_not_parse_is_the_error_and_the_other_cells_are_still_checked(tmp_path):
     """A course notebook keeps an exercise's placeholder (`X = ....`); the kernel runs the other cells, and a
     notebook function given to the DataLoader's workers still fails there (CIS-522, repro under a kernel: "Can't

@@ -9,7 +9,8 @@ every cell of the notebook, markdown and raw cells included.
 
 IPython syntax is *masked*, not parsed: a line magic (``%matplotlib inline``), a
 shell escape (``!pip ...``), help (``obj?``, ``??obj``) and the assignment
-forms (``files = !ls``, ``x = %who_ls``) become a ``pass`` statement (or
+forms (``files = !ls``, ``x = %who_ls``) and a cell of one line that IPython runs as a magic without its ``%`` (its
+automagic: ``cd data``, ``pip install h5py``) become a ``pass`` statement (or
 ``x = ...``) at the same indentation, tagged with a marker comment, so the
 line count and the block structure stay as they were.  A line magic that runs the
 Python after it in the kernel (``%time results = pool.map(f, files)``) becomes
@@ -59,6 +60,16 @@ _MAGIC_TAG_RE = re.compile(r"^(?P<indent>[ \t]*).*  # winspawn-lint: ipython (?P
 _ESCAPE = re.compile(r"^(?P<indent>[ \t]*)(?:[%!]|\?\??[A-Za-z_%])")
 _HELP = re.compile(r"^(?P<indent>[ \t]*)[A-Za-z_][\w.]*(?:\(\))?\?\??[ \t]*$")
 _ASSIGN = re.compile(r"^(?P<indent>[ \t]*)(?P<names>[A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=[ \t]*[!%]")
+#: line magics and shell aliases IPython runs without their ``%`` (its *automagic*, on by default: ``cd data``,
+#: ``pip install h5py`` as a Colab cell), each masked only as a cell's one line that is not Python
+_AUTOMAGICS = frozenset({
+    "alias", "autoreload", "bookmark", "cat", "cd", "clear", "conda", "cp", "dhist", "env", "history", "less",
+    "load_ext", "ls", "ll", "mamba", "matplotlib", "mkdir", "more", "mv", "pip", "popd", "pushd", "pwd",
+    "reload_ext", "reset", "rm", "rmdir", "run", "store", "tensorboard", "time", "timeit", "unload_ext", "who",
+    "whos"})
+_AUTOMAGIC = re.compile(r"^[ \t]*(?P<name>[A-Za-z_]\w*)(?:[ \t]+(?P<rest>\S.*))?$")
+#: what IPython reads as Python after a name rather than as a magic's arguments (its ``PythonOpsChecker``)
+_PYTHON_AFTER_NAME = tuple("!=()<>,+*/%^&|")
 
 
 def is_cell_marker(line: str) -> bool:
@@ -226,6 +237,9 @@ def _mask(text: str, store: dict[int, list[str]]) -> list[str]:
             return [_tag("", lines[0:1], store, "pass")] + _mask_lines(lines[1:], store)
         # Another language or a subprocess (%%bash, %%writefile, %%html ...): nothing here is kernel Python.
         return [_tag("", lines, store, "pass")] + [""] * (len(lines) - 1)
+    magic = _automagic(lines)
+    if magic is not None:
+        return lines[:magic] + [_tag("", lines[magic:], store, "pass")]  # (IPython dedents a cell's first line)
     return _mask_lines(lines, store)
 
 
@@ -258,6 +272,25 @@ def _candidates(lines: list[str]) -> dict[int, tuple[str, str, int]]:
         else:
             i += 1
     return found
+
+
+def _automagic(lines: list[str]) -> Optional[int]:
+    """The index of the line of a cell that IPython runs as a magic without its ``%`` (``cd gdrive``), or None.
+    IPython does so only for a cell of one line once its leading blank lines are dropped (measured: ``cd .`` runs,
+    ``cd .`` followed by any other line, a blank one included, is a SyntaxError), and not for a line that is
+    Python (``pwd``, ``time = 3``)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or first != len(lines) - 1:
+        return None
+    match = _AUTOMAGIC.match(lines[first])
+    if match is None or match["name"] not in _AUTOMAGICS or match["rest"] is None or \
+            match["rest"].startswith(_PYTHON_AFTER_NAME):
+        return None
+    try:
+        ast.parse(lines[first].strip())
+    except (SyntaxError, ValueError):
+        return first
+    return None
 
 
 def _one_simple_statement(code: str) -> bool:
