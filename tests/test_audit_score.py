@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -88,6 +89,18 @@ def test_a_file_the_linter_cannot_read_is_named_with_its_reason(score_module):
               "Traceback-free noise\n")
     assert score_module.unreadable_files(stderr, ["src/new_syntax.py", "train.py"]) == {
         "src/new_syntax.py": "line 66: uses type parameters (PEP 695), which needs Python 3.12+"}
+
+
+def test_in_a_notebook_only_the_cells_the_linter_cannot_read_are_unread(score_module, tmp_path):
+    """The linter checks a notebook's other cells when one does not parse (the kernel runs them): only the labels
+    in such cells are left out, and a file of another kind is read whole or not at all."""
+    cells = ["import os\n", "X = ....  # your code here\n", "print(os.getcwd())\n", "def f(:\n"]
+    (tmp_path / "course.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+        for source in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    (tmp_path / "old.py").write_text("print 'x'\n", encoding="utf-8")
+    assert score_module.unread_cells(tmp_path / "course.ipynb") == {2, 4}
+    assert score_module.unread_cells(tmp_path / "old.py") is None
 
 
 def test_labels_and_corpus_are_chosen_on_the_command_line(score_module, tmp_path, capsys):

@@ -29,7 +29,8 @@ Recall per class = true positives / hazard labels of that class; precision per c
 positives / (true positives + false positives) of that code.  Labels whose commit differs from the
 extracted one, whose file is missing, or whose file the linter reports it cannot read (exit 2 with a
 ``PATH: error: ...`` line, e.g. syntax newer than the running Python), are listed and left out of
-every figure.
+every figure; in a notebook, only the labels in the cells it reports it cannot read are (it checks the others,
+as the kernel runs them when one fails).
 
 ``holdout.tsv`` is a second, held-out set in the same format on repositories that are not in
 ``.corpus/`` (score it with ``--labels benchmarks/audit/holdout.tsv --corpus .corpus-holdout``).
@@ -105,6 +106,20 @@ def unreadable_files(stderr: str, paths: list[str]) -> dict[str, str]:
         if sep and path in wanted:
             found[path] = reason.strip()
     return found
+
+
+def unread_cells(file: Path) -> set[int] | None:
+    """For a notebook, the cells the linter could not read (those that do not parse on their own: it checks the
+    others, as the kernel runs them); None for any other file, which is read whole or not at all."""
+    from winspawn_lint.io import notebook
+
+    if file.suffix != notebook.SUFFIX:
+        return None
+    try:
+        book = notebook.loads(file.read_text(encoding="utf-8"), check_syntax=False)
+    except (notebook.SourceError, OSError, UnicodeDecodeError):
+        return None
+    return set(notebook.broken_cells(book))
 
 
 def with_statement_lines(labels: list[Label], corpus: Path) -> list[Label]:
@@ -271,7 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         paths = [lab.path for lab in scored if lab.repo == repo]
         found, unreadable = run_linter(args.corpus, repo, paths, args.timeout, args.jobs, args.default_rules)
         findings.extend(found)
+        unread = {path: unread_cells(args.corpus / repo / path) for path in unreadable}
         for lab in [lab for lab in scored if lab.repo == repo and lab.path in unreadable]:
+            if unread[lab.path] is not None and lab.cell not in unread[lab.path]:
+                continue  # (a notebook's other cells were checked)
             scored.remove(lab)
             skipped.append((lab, f"linter could not read the file: {unreadable[lab.path]}"))
     result = score(with_statement_lines(scored, args.corpus), findings, args.tolerance, args.lenient_location)

@@ -182,8 +182,14 @@ def _v3_cells(data: dict) -> dict:
 
 def check_cells(notebook: Notebook) -> None:
     """Each cell runs on its own in the kernel, so each must parse on its own: say which one does not."""
-    for _, _, error in _broken_cells(notebook):
+    for _, _, _, error in _broken_cells(notebook):
         raise error
+
+
+def broken_cells(notebook: Notebook) -> list[int]:
+    """The numbers of the code cells that do not parse on their own: those :func:`without_broken_cells` leaves
+    empty (what is in them is not checked)."""
+    return [number for number, _, _, _ in _broken_cells(notebook)]
 
 
 def without_broken_cells(notebook: Notebook) -> tuple[Notebook, Optional[SourceError]]:
@@ -194,16 +200,16 @@ def without_broken_cells(notebook: Notebook) -> tuple[Notebook, Optional[SourceE
     if not broken:
         return notebook, None
     lines = notebook.module.split("\n")
-    for start, end, _ in broken:
+    for _, start, end, _ in broken:
         lines[start:end] = [""] * (end - start)
     kept = Notebook(notebook.data, notebook.raw, "\n".join(lines), notebook.line_map, notebook.masked,
                     notebook.code_cells, notebook.writable)
-    return kept, broken[0][2]
+    return kept, broken[0][3]
 
 
-def _broken_cells(notebook: Notebook) -> Iterator[tuple[int, int, SourceError]]:
-    """(first and past-the-last index of its lines in the module's lines, the error) of each cell that does not
-    parse on its own, in order (a caller that wants the first stops there)."""
+def _broken_cells(notebook: Notebook) -> Iterator[tuple[int, int, int, SourceError]]:
+    """(its number, first and past-the-last index of its lines in the module's lines, the error) of each cell
+    that does not parse on its own, in order (a caller that wants the first stops there)."""
     import ast
 
     start = 1
@@ -218,9 +224,9 @@ def _broken_cells(notebook: Notebook) -> Iterator[tuple[int, int, SourceError]]:
         except SyntaxError as error:
             where = f"cell {number}" + (f", line {error.lineno}" if error.lineno else "")
             at = (number, error.lineno, error.offset or 1) if error.lineno else None
-            yield start, end - 1, SourceError(f"syntax error at {where}: {error.msg}", at)
+            yield number, start, end - 1, SourceError(f"syntax error at {where}: {error.msg}", at)
         except (ValueError, MemoryError, RecursionError) as error:
-            yield start, end - 1, SourceError(f"cannot parse cell {number}: {type(error).__name__}")
+            yield number, start, end - 1, SourceError(f"cannot parse cell {number}: {type(error).__name__}")
         start = end
 
 
