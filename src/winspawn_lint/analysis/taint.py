@@ -117,6 +117,7 @@ ITEM = "[]"
 _WALKED = frozenset({LAMBDA, FUNC, CLASS, INST, EXT, EXTMOD, MODULE, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, DEFAULTED})
 
 _OPEN_CALLS = frozenset({"builtins.open", "io.open"})
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _STATE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
 _TORCH_DATASET_BASES = frozenset({
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
@@ -1809,6 +1810,11 @@ class Engine:
                 elif obj.kind == CONST and _number(const_value(obj)) and math.isfinite(const_value(obj)):
                     out.add(_const(int(const_value(obj))))
             return frozenset(out)
+        if name in _COPIES and len(call.args) == 1 and not isinstance(call.args[0], ast.Starred) and not call.keywords:
+            # `copy.deepcopy(base)` holds what `base` holds: a deep copy keeps the very functions, lambdas and
+            # classes (measured: the lambda an attribute held is the same object, an instance of a local class stays
+            # one); one of a lock or a file raises at the copy
+            return self.eval(call.args[0], unit, scope)
         if name.startswith("builtins."):
             return EMPTY
         # A library object: by convention a dataset keeps its transforms; what else it keeps is unknown.
