@@ -335,6 +335,19 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         threads="thread_pool",
     ),
     SpawnAPI(
+        "chainer.iterators.MultiprocessIterator",
+        # Chainer's MultiprocessIterator (7.8.1, measured by hand under emulated spawn: chainer is not a probe here)
+        # starts a `multiprocessing.Pool` with the dataset in its initializer's arguments when it is first
+        # advanced (`next(it)`, a loop, an updater's `it.next()`), so the dataset is pickled under spawn ("Can't
+        # pickle local object" for a lambda it keeps).  `n_processes=None` (and 0) means one per CPU.
+        ("chainer.iterators.MultiprocessIterator", "chainer.iterators.multiprocess_iterator.MultiprocessIterator"),
+        "`chainer.iterators.MultiprocessIterator`",
+        kind="object",
+        start_methods=("__iter__", "__next__", "next"),
+        count=WorkerCount("n_processes", 4, no_workers=()),
+        payload=(Arg("dataset", 0),),
+    ),
+    SpawnAPI(
         "monai.data.DataLoader",
         # MONAI's DataLoader: a torch DataLoader whose second argument is the worker count (`DataLoader(dataset,
         # num_workers=0, **kwargs)`), the rest passed on by keyword (monai 1.6).
