@@ -1670,7 +1670,7 @@ class Engine:
         (its arguments are read in their own scope only)."""
         made = callee.node
         if callee.unit != unit.path or not isinstance(made, ast.Call) or not made.args or \
-                isinstance(made.args[0], ast.Starred) or self._scope_of_call(made, unit) is not scope:
+                isinstance(made.args[0], ast.Starred) or self.scope_of_call(made, unit) is not scope:
             return None
         key = (id(made), id(call))
         node = self._partial_calls.get(key)
@@ -1980,7 +1980,7 @@ class Engine:
         parts = [(name, self.substitute(value, binding, depth + 1)) for name, value in new.parts]
         arguments = [(name, value) for name, value in parts if name != "class"]
         owner = self._unit_for(new)
-        scope = self._scope_of_call(new.node, owner) if owner is not None else None
+        scope = self.scope_of_call(new.node, owner) if owner is not None else None
         out: set = set()
         for cls in dict(parts)["class"]:
             if cls.kind in _SYMBOLS:
@@ -2015,7 +2015,7 @@ class Engine:
     def _deferred_method(self, obj: Obj, bases: frozenset, binding: dict, depth: int) -> frozenset:
         """An ``MCALL`` once its receiver is known: the library method applied to what the caller gave."""
         owner = self._unit_for(obj)
-        scope = self._scope_of_call(obj.node, owner) if owner is not None else None
+        scope = self.scope_of_call(obj.node, owner) if owner is not None else None
         if scope is None:
             return EMPTY
         out: set = set()
@@ -2602,7 +2602,7 @@ class Engine:
         call = worker.node
         if isinstance(call, ast.Call):
             owner = self._unit_for(worker) if api.threads is not None else None
-            scope = self._scope_of_call(call, owner) if owner is not None else None
+            scope = self.scope_of_call(call, owner) if owner is not None else None
             if scope is not None and self._threads(api, call, owner, scope):
                 return _NO_PROCESS
             if any(k.arg == keyword for k in call.keywords):
@@ -2613,7 +2613,7 @@ class Engine:
             if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
                 owner = self._unit_for(worker)
                 if owner is not None:
-                    site_scope = self._scope_of_call(call, owner)
+                    site_scope = self.scope_of_call(call, owner)
                     if site_scope is not None:
                         return self._argument_value(call, Arg(keyword, api.count.position), owner, site_scope)
                 return EMPTY
@@ -2622,12 +2622,12 @@ class Engine:
     def _position_value(self, call: ast.Call, position: int, owner: Optional[Unit]) -> frozenset:
         if owner is None:
             return EMPTY
-        scope = self._scope_of_call(call, owner)
+        scope = self.scope_of_call(call, owner)
         if scope is None or any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
             return EMPTY
         return self.eval(call.args[position], owner, scope)
 
-    def _scope_of_call(self, call: ast.Call, unit: Unit) -> Optional[Scope]:
+    def scope_of_call(self, call: ast.Call, unit: Unit) -> Optional[Scope]:
         sites = unit.module.derived.get("call_scopes")
         if sites is None:
             sites = unit.module.derived["call_scopes"] = {id(c): s.scope for c, s in unit.index.calls}
@@ -2641,7 +2641,7 @@ class Engine:
         owner = self._unit_for(worker)
         if not isinstance(call, ast.Call) or owner is None:
             return None
-        scope = self._scope_of_call(call, owner)
+        scope = self.scope_of_call(call, owner)
         if scope is None:
             return None
         return self._argument_value(call, via_arg, owner, scope), keyword
@@ -2715,7 +2715,7 @@ class Engine:
         call = worker.node
         if owner is None or not isinstance(call, ast.Call):
             return None
-        scope = self._scope_of_call(call, owner)
+        scope = self.scope_of_call(call, owner)
         return self._explicit_method(call, owner, scope) if scope is not None else None
 
     def _joblib_multiprocessing(self, parallel: ast.Call, unit: Unit, scope: Scope) -> bool:
@@ -3065,7 +3065,7 @@ class Engine:
         if not isinstance(call, ast.Call):
             return value
         owner = self.unit(store.unit) or unit
-        scope = self._scope_of_call(call, owner)
+        scope = self.scope_of_call(call, owner)
         if scope is None or owner.resolver.qualname(call.func, scope) != "numpy.load":
             return value
         for method in info.methods.values():
@@ -3456,8 +3456,9 @@ class Engine:
                 yield obj, path
                 continue
             if kind in (EXTMOD, MODULE):
-                # (a library's module has no place of its own: the sink's module is where it is passed on)
-                yield Obj(RES, obj.unit or sink.unit, obj.node, MODULE_OBJECT), path
+                # (a module, a library's or the project's, is not made anywhere: the sink's module is where it is
+                # passed on, and where to pass what it holds instead)
+                yield Obj(RES, sink.unit, obj.node, MODULE_OBJECT), path
                 continue
             if kind == INST:
                 if obj.data and obj.data[0] == "replaced":

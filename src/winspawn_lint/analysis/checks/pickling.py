@@ -228,7 +228,7 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
             # Passed as it is: reported where it is passed, or (a library dataset that opens its handle when
             # built) where it is built.
             eager = "dataset, which holds" in what.what
-            report = source.node if eager or sink.unit != ctx.engine.main.path else _payload_node(flow)
+            report = source.node if eager or sink.unit != ctx.engine.main.path else _passed_node(ctx, flow)
             if report is not None and (source.node is not None or sink.unit == ctx.engine.main.path):
                 ctx.emit(rules.WSP302, report, role=role, api=api, what=what.what)
 
@@ -300,7 +300,7 @@ def _sync_primitive(ctx: Context, flow: Flow, api: str, role: str) -> None:
     sink = flow.sink
     name = flow.source.data
     short = f"a `multiprocessing.{name.rsplit('.', 1)[-1]}`"
-    report = _payload_node(flow) or flow.source.node
+    report = _passed_node(ctx, flow) or flow.source.node
     if sink.task:
         ctx.emit(rules.WSP302, report, role=role, api=api,
                  what=f"{short} (it can reach a worker only by inheritance: pass it in `initargs=`, or use a "
@@ -524,6 +524,24 @@ def _payload_node(flow: Flow) -> Optional[ast.AST]:
     if arg.position is not None and arg.position < len(sink.call.args):
         return sink.call.args[arg.position]
     return None
+
+
+def _passed_node(ctx: Context, flow: Flow) -> Optional[ast.AST]:
+    """Where a value passed as it is sits in the sink's argument: the item of a list or tuple written out that holds
+    it (``args=[size, lengths, output_file]``: the open file, not the list, is what the user changes), else the
+    argument (:func:`_payload_node`)."""
+    payload = _payload_node(flow)
+    path = flow.path
+    if not isinstance(payload, (ast.List, ast.Tuple)) or len(path) != 1 or path[0].how != "item" or \
+            path[0].owner is None or path[0].owner.node is not payload:
+        return payload
+    engine = ctx.engine
+    scope = engine.scope_of_call(flow.sink.call, engine.main)
+    if scope is None:
+        return payload
+    holding = [item for item in payload.elts if not isinstance(item, ast.Starred)
+               and flow.source in engine.eval(item, engine.main, scope)]
+    return holding[0] if len(holding) == 1 else payload
 
 
 def _is_open(ctx: Context, obj: Obj) -> bool:
