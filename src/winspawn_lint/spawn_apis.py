@@ -335,6 +335,19 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         threads="thread_pool",
     ),
     SpawnAPI(
+        "neat.ParallelEvaluator",
+        # neat-python's ParallelEvaluator (2.0.0, measured by hand under emulated spawn: neat is not a probe here)
+        # makes a `multiprocessing.Pool` when it is made, and `evaluate(genomes, config)` sends `eval_function` with
+        # each genome by `apply_async`: a lambda fails under fork too, and a global the function reads that only
+        # the script's `main()` filled is its import-time value in a spawned worker.
+        ("neat.ParallelEvaluator", "neat.parallel.ParallelEvaluator"),
+        "`neat.ParallelEvaluator`",
+        kind="call",
+        count=WorkerCount("num_workers", 0),
+        payload=(Arg("eval_function", 1, kind="callable", with_tasks=True), Arg("initializer", 3, kind="callable"),
+                 Arg("initargs", 4, kind="args")),
+    ),
+    SpawnAPI(
         "chainer.iterators.MultiprocessIterator",
         # Chainer's MultiprocessIterator (7.8.1, measured by hand under emulated spawn: chainer is not a probe here)
         # starts a `multiprocessing.Pool` with the dataset in its initializer's arguments when it is first
