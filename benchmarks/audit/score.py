@@ -238,7 +238,8 @@ def score(labels: list[Label], findings: list[Finding], tolerance: int, lenient_
         "precision": found_all / (found_all + fp_all) if found_all + fp_all else None,
         "per_class": per_class,
         "misses": [lab for lab in hazards if lab not in matched],
-        "found_at_use_site": [lab for lab in hazards if lab in at_use_site and (lenient_location or lab not in matched)],
+        "found_at_use_site": [lab for lab in hazards
+                              if lab in at_use_site and (lenient_location or lab not in matched)],
         "false_positive_list": false_positives,
         "unlabelled": unlabelled,
     }
@@ -251,11 +252,14 @@ def fmt(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=PROJECT_ROOT / ".corpus",
-                    help="folder holding one extracted repository per label repo (default: .corpus/ at the project root)")
+                    help="folder holding one extracted repository per label repo "
+                         "(default: .corpus/ at the project root)")
     ap.add_argument("--labels", type=Path, default=HERE / "labels.tsv")
-    ap.add_argument("--tolerance", type=int, default=0, help="line distance allowed between finding and label (default 0)")
+    ap.add_argument("--tolerance", type=int, default=0,
+                    help="line distance allowed between finding and label (default 0)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds allowed per repository run")
-    ap.add_argument("-j", "--jobs", type=int, default=1, help="linter worker processes per run (default 1: shared machines)")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="linter worker processes per run (default 1: shared machines)")
     ap.add_argument("--json", type=Path, help="also write the full result as JSON here")
     ap.add_argument("--show-unlabelled", action="store_true", help="list findings on unlabelled lines")
     ap.add_argument("--lenient-location", action="store_true",
@@ -306,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{fmt(result['recall']):>7} {fmt(result['precision']):>9}")
     print("\nper repository (hazard labels, found, false positives, recall):")
     for repo, row in result["per_repo"].items():
-        print(f"  {repo:<22} {row['labels']:>4} {row['true_positives']:>4} {row['false_positives']:>4} {fmt(row['recall']):>6}")
+        print(f"  {repo:<22} {row['labels']:>4} {row['true_positives']:>4} {row['false_positives']:>4} "
+              f"{fmt(row['recall']):>6}")
     print(f"\nmisses ({len(result['misses'])}; * = reported with the right code at a use line instead):")
     for lab in result["misses"]:
         star = "*" if lab in result["found_at_use_site"] else " "
@@ -334,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         out = dict(result)
         out["misses"] = [vars(lab) for lab in result["misses"]]
         out["found_at_use_site"] = [vars(lab) for lab in result["found_at_use_site"]]
-        out["false_positive_list"] = [{"finding": vars(f), "label": vars(lab)} for f, lab in result["false_positive_list"]]
+        out["false_positive_list"] = [{"finding": vars(f), "label": vars(lab)}
+                                      for f, lab in result["false_positive_list"]]
         out["unlabelled"] = [vars(f) for f in result["unlabelled"]]
         out["skipped"] = [{"label": vars(lab), "reason": r} for lab, r in skipped]
         args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
