@@ -103,6 +103,10 @@ def test_in_a_notebook_only_the_cells_the_linter_cannot_read_are_unread(score_mo
     assert score_module.unread_cells(tmp_path / "old.py") is None
 
 
+def test_use_lines_in_other_files_are_left_out(score_module):
+    assert score_module._use_lines("49;train.py:60;data.py:7;trainer.py", "train.py") == (49, 60)
+
+
 def test_labels_and_corpus_are_chosen_on_the_command_line(score_module, tmp_path, capsys):
     repo = tmp_path / "corpus" / "repo"
     repo.mkdir(parents=True)

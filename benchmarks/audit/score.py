@@ -87,11 +87,12 @@ def read_labels(path: Path) -> list[Label]:
 
 def _use_lines(text: str, path: str) -> tuple[int, ...]:
     """The lines of ``use_lines`` in the label's own file: ``12;40``, or ``path:12`` (half d also names uses in
-    other files that way; a finding there is not this file's, so those are left out)."""
+    other files that way; a finding there is not this file's, so those are left out, as is a file named without a
+    line, ``train_test/trainer.py`` in half n)."""
     lines = []
     for item in filter(None, text.split(";")):
-        where, _, line = item.rpartition(":")
-        if not where or where == path:
+        where, _, line = item.strip().rpartition(":")
+        if (not where or where == path) and line.isdigit():
             lines.append(int(line))
     return tuple(lines)
 
