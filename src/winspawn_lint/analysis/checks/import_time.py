@@ -179,10 +179,10 @@ def check(ctx: Context) -> None:
             reported_lines.add(line)  # `next(iter(loader))` is one start, not two
             if event.site.top_stmt is not None:
                 stops.append((line, event.site.top_stmt))
+            # (a training API's start is not WSP103 as well: a worker's re-import fails at the training's first
+            # start, so the training is not repeated, and WSP101's fix is the one to make)
             ctx.emit(rules.WSP101, event.node, line_only=not isinstance(event.node, ast.expr),
                      what=event.api.label)
-            if event.api.training:
-                heavy(event.site.stmt, event.site, line_only=True, what=f"training ({event.api.label})")
     ctx.worker = None
     _project_starts(ctx, reported_lines)
 
