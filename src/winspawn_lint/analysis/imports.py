@@ -189,35 +189,24 @@ class ImportSearch:
         return found if found is not None else self._from_a_folder_above(importer, parts)
 
     def _from_a_folder_above(self, importer: str, parts: list[str]) -> Optional[str]:
-        """``import utils.misc`` in ``proj/utils/engine.py``, or ``from data_provider.factory import f`` in
-        ``proj/exp/exp_main.py``, folders that are no package: the script of ``proj/`` imports the module as
-        ``utils.engine`` or ``exp.exp_main``, so ``proj/`` is on its path, where Python finds the name.  Looked for
-        in the folder above one of the importer's own folders of the name's first part, then, nearest first, in
-        each folder above the importer's from which it has a dotted name (every folder between is named like an
-        identifier); at most 8 up, not past the root, and only for a name the importer's own search did not find."""
+        """``import utils.misc`` in ``proj/utils/engine.py``, a folder that is no package: the script of ``proj/``
+        that imports it has ``proj/`` on its path, where Python finds ``utils/misc.py``.  Looked for only in the
+        folder above one of the importer's own folders of the name's first part (at most 8 up, not past the
+        root)."""
         here = os.path.dirname(os.path.abspath(importer))
         if self.project.is_file(os.path.join(here, "__init__.py")):
             return None
         root = os.path.normpath(self.project.root(importer))
-        above: list[str] = []  # (the folders above, nearest first, while the importer has a dotted name from them)
-        dotted = True
         current = here
         for _ in range(8):
-            dotted = dotted and os.path.basename(current).isidentifier()
-            parent = os.path.dirname(current)
             if os.path.basename(current) == parts[0]:
-                found = _module_file(self.project, parent, parts)
+                found = _module_file(self.project, os.path.dirname(current), parts)
                 if found is not None:
                     return found
+            parent = os.path.dirname(current)
             if parent == current or os.path.normpath(current) == root:
-                break
-            if dotted:
-                above.append(parent)
+                return None
             current = parent
-        for folder in above:
-            found = _module_file(self.project, folder, parts)
-            if found is not None:
-                return found
         return None
 
     def _search(self, folders: tuple[str, ...], parts: list[str]) -> Optional[str]:
