@@ -911,3 +911,25 @@ def test_the_project_searchs_memory_of_a_file_is_taken_only_when_well_formed(tmp
         assert memory.recall("/root", "/root/train.py", info) is None, damaged
         memory._keep("/root", "/root/train.py", [*good[:5], damaged])
         assert memory.recall("/root", "/root/train.py", info) is None, damaged
+
+
+def test_a_module_whose_folder_a_new_script_imports_is_checked_again(tmp_path, monkeypatch):
+    """Forecast/exp/exp_main.py, in a folder that is no package, finds `data_provider` in the folder above only while a
+    script there imports `exp` (that puts the folder first on the path); its import-time loop over the loader is
+    then reported, and a warm run agrees with a cold one when that script comes and goes."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(cache_module.ENV_VAR, raising=False)
+    write(tmp_path / "pyproject.toml", "")
+    write(tmp_path / "Forecast" / "data_provider" / "data_factory.py",
+          "from torch.utils.data import DataLoader\n\n\ndef loader():\n    return DataLoader([1, 2], num_workers=2)\n")
+    write(tmp_path / "Forecast" / "exp" / "exp_main.py",
+          "from data_provider.data_factory import loader\n\nfor batch in loader():\n    print(batch)\n")
+    write(tmp_path / "Forecast" / "notes.py", "NOTE = 1\n")
+    age(tmp_path)
+    assert "Forecast/exp/exp_main.py" not in run(".")[1]
+    write(tmp_path / "Forecast" / "run.py", "import exp.exp_main\n")
+    os.utime(tmp_path / "Forecast" / "run.py", ns=(15 * 10**17, 15 * 10**17))
+    warm = run(".")
+    assert "Forecast/exp/exp_main.py:3:" in warm[1] and warm == run(".", "--no-cache")
+    (tmp_path / "Forecast" / "run.py").unlink()
+    assert "Forecast/exp/exp_main.py" not in run(".")[1]

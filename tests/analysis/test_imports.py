@@ -88,6 +88,31 @@ def test_modules_of_a_folder_that_is_no_package_find_their_siblings_from_the_scr
     assert resolve(root, "proj/utils/engine.py", "utils.misc") == "proj/utils/misc.py"
 
 
+def test_a_module_of_a_folder_that_is_no_package_finds_the_scripts_other_folders(tmp_path):
+    # (the Time-Series-Library layout: `run.py` imports `exp.exp_main`, whose `from data_provider.data_factory
+    # import ...` Python finds from the script's folder, the only way `exp.exp_main` was imported)
+    root = make_project(tmp_path, {
+        "Imputation/run.py": "from exp.exp_main import Exp\n",
+        "Imputation/exp/exp_main.py": "from data_provider.data_factory import data_provider\n",
+        "Imputation/data_provider/data_factory.py": "",
+        "tasks/other-task/exp/exp_main.py": "from data_provider.data_factory import data_provider\n",
+        "tasks/data_provider/data_factory.py": "",
+    })
+    assert resolve(root, "Imputation/exp/exp_main.py", "data_provider.data_factory") == \
+        "Imputation/data_provider/data_factory.py"
+    # (no dotted name reaches `tasks/other-task/exp/exp_main.py` from `tasks/`: `other-task` is no identifier)
+    assert resolve(root, "tasks/other-task/exp/exp_main.py", "data_provider.data_factory") is None
+
+
+def test_a_folder_above_counts_only_when_a_script_there_imports_the_importers_folder(tmp_path):
+    root = make_project(tmp_path, {
+        "Forecast/run.py": "import torch\n",
+        "Forecast/exp/exp_main.py": "from data_provider.data_factory import data_provider\n",
+        "Forecast/data_provider/data_factory.py": "",
+    })
+    assert resolve(root, "Forecast/exp/exp_main.py", "data_provider.data_factory") is None
+
+
 def test_a_sys_path_insert_of_the_parent_of_the_scripts_folder_adds_it(tmp_path):
     root = make_project(tmp_path, {
         "scripts/train.py": """

@@ -190,13 +190,15 @@ class ProjectIndex(Record):
     """The imports of every script and notebook under a project root, read as text once per run: who may import
     whom, and which files may hold a finding of their own (their text names a worker API)."""
 
-    __slots__ = ("root", "mentions", "imports", "names", "sinks", "answers", "api_word", "inputs", "_graph")
+    __slots__ = ("root", "mentions", "imports", "names", "sinks", "answers", "api_word", "inputs", "_graph",
+                 "_first_parts")
 
     def __init__(self, root: str, mentions: Optional[dict[str, list[str]]] = None,
                  imports: Optional[dict[str, tuple[Import, ...]]] = None,
                  names: Optional[dict[str, frozenset[str]]] = None, sinks: Optional[set[str]] = None,
                  answers: Optional["GraphAnswers"] = None, api_word: Optional[Callable[[str], bool]] = None,
-                 inputs: Optional["SearchInputs"] = None, _graph: Optional["ImportGraph"] = None) -> None:
+                 inputs: Optional["SearchInputs"] = None, _graph: Optional["ImportGraph"] = None,
+                 _first_parts: Optional[dict[str, frozenset[str]]] = None) -> None:
         #: the folder searched
         self.root = root
         #: word -> the files whose imports mention it (``import a.b``, ``from a import b``, ``import_module("a")``)
@@ -217,6 +219,7 @@ class ProjectIndex(Record):
         #: or an mtime too recent to prove anything): the index is the same while all of it is
         self.inputs = inputs
         self._graph = _graph
+        self._first_parts = _first_parts
 
     def reaches(self, path: str) -> bool:
         """:meth:`ImportGraph.reaches` of an indexed file."""
@@ -238,6 +241,17 @@ class ProjectIndex(Record):
         importers = graph.importers.get(key, set())
         return any(graph.reaches(importer) or any(graph.reaches(further) for further in graph.importers.get(
             importer, ())) for importer in importers)
+
+    def first_parts(self, folder: str) -> frozenset[str]:
+        """The first parts of the absolute module names that the files directly in *folder* import (``exp`` of
+        ``from exp.exp_main import Exp``)."""
+        if self._first_parts is None:
+            found: dict[str, set[str]] = {}
+            for path, imports in self.imports.items():
+                found.setdefault(os.path.dirname(path), set()).update(
+                    module.split(".", 1)[0] for module in _modules(imports) if not module.startswith("."))
+            self._first_parts = {name: frozenset(parts) for name, parts in found.items()}
+        return self._first_parts.get(os.path.abspath(folder), frozenset())
 
     def graph(self) -> "ImportGraph":
         if self._graph is None:

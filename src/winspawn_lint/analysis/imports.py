@@ -15,7 +15,10 @@ project, the folders its imports are searched in, in Python's order, and which f
    project modules it imports at top level that edit ``sys.path`` (the ``_init_paths.py`` idiom);
 3. the folder that holds the module's top package (``python -m pkg.mod`` from there; an installed package); for a
    module outside any package, importing a name whose first part is one of its own folders (``import utils.misc``
-   in ``proj/utils/engine.py``), the folder above that one (a script there imports the module);
+   in ``proj/utils/engine.py``), the folder above that one (a script there imports the module); and, for a name
+   its search did not find, a folder above from which it has a dotted name when a script or notebook there
+   imports the module's folder (``from exp.exp_main import Exp`` in ``proj/run.py`` puts ``proj/`` first on the
+   path of ``proj/exp/exp_main.py``'s ``from data_provider.factory import f``);
 4. the project root and its ``src/`` folder;
 5. for a module of a package with no main guard whose top level reads the command line (``parser.parse_args()``,
    ``sys.argv``), its own folder, last: such a module is a script too (an unguarded one: the kind whose workers
@@ -189,24 +192,40 @@ class ImportSearch:
         return found if found is not None else self._from_a_folder_above(importer, parts)
 
     def _from_a_folder_above(self, importer: str, parts: list[str]) -> Optional[str]:
-        """``import utils.misc`` in ``proj/utils/engine.py``, a folder that is no package: the script of ``proj/``
-        that imports it has ``proj/`` on its path, where Python finds ``utils/misc.py``.  Looked for only in the
-        folder above one of the importer's own folders of the name's first part (at most 8 up, not past the
-        root)."""
+        """``import utils.misc`` in ``proj/utils/engine.py``, or ``from data_provider.factory import f`` in
+        ``proj/exp/exp_main.py``, folders that are no package: the script of ``proj/`` imports the module as
+        ``utils.engine`` or ``exp.exp_main``, so ``proj/`` is on its path, where Python finds the name.  Looked for
+        in the folder above one of the importer's own folders of the name's first part; then, nearest first, in
+        each folder above the importer's from which it has a dotted name (every folder between is named like an
+        identifier) and where a script or notebook imports the first part of that name (``from exp.exp_main
+        import ...`` in ``proj/run.py``): a folder above whose scripts never import the importer's folder is not
+        on its path (an ``examples/`` script's ``import trl`` is the installed package, not the checkout's).  At
+        most 8 up, not past the root, and only for a name the importer's own search did not find."""
         here = os.path.dirname(os.path.abspath(importer))
         if self.project.is_file(os.path.join(here, "__init__.py")):
             return None
         root = os.path.normpath(self.project.root(importer))
+        above: list[tuple[str, str]] = []  # (a folder above, the importer's dotted name's first part from it)
+        dotted = True
         current = here
         for _ in range(8):
-            if os.path.basename(current) == parts[0]:
-                found = _module_file(self.project, os.path.dirname(current), parts)
+            name, parent = os.path.basename(current), os.path.dirname(current)
+            if name == parts[0]:
+                found = _module_file(self.project, parent, parts)
                 if found is not None:
                     return found
-            parent = os.path.dirname(current)
             if parent == current or os.path.normpath(current) == root:
-                return None
+                break
+            dotted = dotted and name.isidentifier()
+            if dotted:
+                above.append((parent, name))
             current = parent
+        for folder, first in above:
+            # (the file first: a folder with nothing of the name needs no look at its scripts, and its absence is
+            # recorded as the files are)
+            found = _module_file(self.project, folder, parts)
+            if found is not None and self.project.imported_from_folder(folder, first):
+                return found
         return None
 
     def _search(self, folders: tuple[str, ...], parts: list[str]) -> Optional[str]:

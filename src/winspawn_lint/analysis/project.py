@@ -745,6 +745,14 @@ class Project:
         not searched.  A derived fact of the check that asks."""
         return self.derived(_key("reaches", self.root(path), os.path.abspath(path))) == "1"
 
+    def imported_from_folder(self, folder: str, name: str) -> bool:
+        """Whether a script or notebook directly in *folder* imports a module whose dotted name begins with *name*
+        (``from exp.exp_main import Exp`` in ``run.py``): when it runs, *folder* is first on ``sys.path`` for the
+        modules it imports.  As the project's search read the files (no search: no); a derived fact of the check
+        that asks, which a new such script changes."""
+        key = os.path.abspath(folder)
+        return self.derived(_key("imported from", self.root(key), os.path.join(key, name))) == "1"
+
     def names_api(self, path: str) -> bool:
         """Whether the text of the file at *path* names a worker API, as the project's search read it (a fact of
         the file's own text: a caller that read the file depends on nothing more)."""
@@ -1023,6 +1031,12 @@ class Project:
                 return "0"
             # (a file the search did not read, though it is there: as reaches() says of it)
             return "1" if index.relevant(name) or (name not in index.imports and os.path.isfile(name)) else "0"
+        if kind == "imported from":
+            index = self.importers(root)
+            if index is None:
+                return "0"
+            folder, first = os.path.split(name)
+            return "1" if first in index.first_parts(folder) else "0"
         if kind == "reaches":
             index = self.importers(root)
             return "1" if index is None or name not in index.imports or index.reaches(name) else "0"
