@@ -1291,8 +1291,8 @@ class Engine:
         return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
 
     def _unpacked(self, binding: Binding, unit: Unit) -> frozenset:
-        """``a, b = value``: the item of *value* at the name's position; ``for a, b in values:``, that of each of
-        *values*' items."""
+        """``a, b = value``: the item of *value* at the name's position (``(train, val), tokenizer = value``: the
+        item of the item); ``for a, b in values:``, that of each of *values*' items."""
         stmt = binding.node
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             position = _target_position(stmt.target, binding.name)
@@ -1301,11 +1301,12 @@ class Engine:
             return EMPTY
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for target in targets:
-            if not isinstance(target, (ast.Tuple, ast.List)):
-                continue
-            for index, element in enumerate(target.elts):
-                if isinstance(element, ast.Name) and element.id == binding.name:
-                    return self._element(self.eval(stmt.value, unit, binding.scope), index)
+            position = _target_position(target, binding.name) if isinstance(target, (ast.Tuple, ast.List)) else None
+            if position is not None:
+                value = self.eval(stmt.value, unit, binding.scope)
+                for index in position:
+                    value = self._element(value, index)
+                return value
         return EMPTY
 
     def _element(self, value: frozenset, index: int) -> frozenset:
