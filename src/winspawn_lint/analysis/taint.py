@@ -779,8 +779,12 @@ class Engine:
         return frozenset(out)
 
     def _subscript(self, expr: ast.Subscript, unit: Unit, scope: Scope) -> frozenset:
-        base = self.eval(expr.value, unit, scope)
         index = expr.slice
+        if unit.path is not None and isinstance(index, ast.Name) and index.id == "__name__" and \
+                unit.resolver.qualname(expr.value, scope) == "sys.modules" and \
+                unit.resolver.lookup("__name__", scope, getattr(index, "lineno", None)) is None:
+            return frozenset({Obj(MODULE, unit.path, None, "project")})  # (the module itself)
+        base = self.eval(expr.value, unit, scope)
         out: set = set()
         # (of a resource kept in an attribute, `self.h5["images"]`, the resource itself is what is reported)
         kept = isinstance(expr.value, ast.Attribute)
@@ -1529,6 +1533,14 @@ class Engine:
                 not isinstance(func.args[0], ast.Starred) and \
                 unit.resolver.qualname(func.func, scope) == "builtins.type":  # `type(self)(...)`
             return self._new(call, self.eval(func.args[0], unit, scope), _TYPE_OF, unit, scope)
+        if len(call.args) in (2, 3) and not call.keywords and isinstance(call.args[1], ast.Constant) and \
+                isinstance(call.args[1].value, str) and not isinstance(call.args[0], ast.Starred) and \
+                unit.resolver.qualname(func, scope) == "builtins.getattr":
+            # `getattr(obj, "name")` (`getattr(sys.modules[__name__], "train_" + "ava")` is not: a name made at
+            # run time), or the default when the object has no such attribute
+            found = frozenset().union(*(self.attribute(obj, call.args[1].value, unit)
+                                        for obj in self.eval(call.args[0], unit, scope)))
+            return found | self.eval(call.args[2], unit, scope) if len(call.args) == 3 else found
         callees = self.eval(func, unit, scope)
         out: set = set()
         for callee in callees:
