@@ -43,19 +43,27 @@ def check(ctx: Context) -> None:
     wanted = {rule for rule in (rules.WSP107, rules.WSP902) if rule.code in ctx.enabled}
     if rules.WSP902 in wanted:
         _per_epoch_workers(ctx)
-    if rules.WSP107 not in wanted or not ctx.index.main_guards:
-        return  # about what only the guard (or what it calls) assigns
-    places = ParentOnly(ctx.index, ctx.resolver)
+    if rules.WSP107 not in wanted:
+        return
     payloads = [p for p in ctx.model.payloads if p.api.pickler == PICKLE and p.api.reimports_main]
+    # (the functions that start workers: what one assigns through `global` before, the parent alone has)
+    starters = {p.site.function.node for p in payloads
+                if p.site.function is not None and p.site.function.kind == "function"}
+    if not ctx.index.main_guards and not starters:
+        return  # about what only the guard (or what it calls), or a function that starts workers, assigns
+    places = ParentOnly(ctx.index, ctx.resolver, starters)
     if places.assigned_at_run_time:
         _run_time_globals(ctx, places, payloads)
 
 
 class ParentOnly:
-    """Which module-level statements of a module run only in the parent when it is the script: under the guard,
-    or in functions the guard calls."""
+    """Which module-level statements of a module run only in the parent: under the guard, in functions the guard
+    calls, or in a function that starts workers itself (``global results; results = Manager().dict()`` before
+    ``Process(target=work).start()`` in a module a script imports), none of them called at import."""
 
-    def __init__(self, index: ModuleIndex, resolver: Resolver) -> None:
+    def __init__(self, index: ModuleIndex, resolver: Resolver, starters: "set[ast.AST] | frozenset" = frozenset()
+                 ) -> None:
+        self.starters = starters
         self.guarded: set[ast.stmt] = set()
         #: the guard's `else:`, which runs exactly where the guard does not: in the workers' re-import
         self.guard_else: set[ast.stmt] = set()
@@ -104,7 +112,8 @@ class ParentOnly:
     def run_time_statement(self, stmt: ast.AST) -> bool:
         """The statement of a function runs only in the parent: the guard calls the function, the import does not."""
         function = self.owner.get(stmt)
-        return function is not None and function in self.called_by_guard and function not in self.called_at_import
+        return function is not None and (function in self.called_by_guard or function in self.starters) \
+            and function not in self.called_at_import
 
 
 def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
