@@ -187,3 +187,22 @@ def test_a_finding_inside_the_loop_a_label_starts_counts_only_leniently(score_mo
     assert [lab.line for lab in strict["misses"]] == [2] and strict["found_at_use_site"] == [labels[0]]
     lenient = m.score(labels, [finding(m, 3, "WSP101")], tolerance=0, lenient_location=True)
     assert lenient["recall"] == 1.0 and lenient["precision"] == 1.0
+
+
+def test_a_finding_inside_a_statement_written_over_lines_counts_only_leniently(score_module, tmp_path):
+    # (a dict of lambdas labelled on its first line, the findings on the lambdas: AutoAugment's `SubPolicy`)
+    m = score_module
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "train.py").write_text(
+        "func = {\n"
+        "    'shear': lambda img: img,\n"
+        "    'rotate': lambda img: img,\n"
+        "}\n"
+        "def f():\n"
+        "    return 1\n")
+    labels = m.with_statement_lines([label(m, 1, "WSP204"), label(m, 5, "safe")], tmp_path)
+    assert labels[0].use_lines == (2, 3, 4) and labels[1].use_lines == ()  # (not a def's body)
+    strict = m.score(labels, [finding(m, 2, "WSP204")], tolerance=0)
+    assert [lab.line for lab in strict["misses"]] == [1]
+    lenient = m.score(labels, [finding(m, 2, "WSP204"), finding(m, 3, "WSP204")], tolerance=0, lenient_location=True)
+    assert lenient["recall"] == 1.0 and lenient["precision"] == 1.0

@@ -21,9 +21,10 @@ assignment, the unguarded statement).  For local functions and classes the optio
 column names the lines where the value is handed towards the worker (``with_transform(f)``,
 ``collate_fn=f``, ``.map(f, ...)``); a finding of the right code there is reported as "found at a
 use line" and still counts as a miss, unless ``--lenient-location`` is given.  So is a finding of the
-right code inside the compound statement that starts on a labelled line of a ``.py`` file (a label on an
-unguarded ``for epoch ...:`` loop, the finding on the loader's iteration inside it): the labels disagree
-on which of the two lines a user must change, and the linter reports the iteration.
+right code inside the statement that starts on a labelled line of a ``.py`` file (a label on an
+unguarded ``for epoch ...:`` loop, the finding on the loader's iteration inside it; a label on a dict of
+lambdas written over many lines, the findings on its lambdas): the labels disagree on which of the lines a
+user must change, and the linter reports the iteration, or each lambda.
 
 Recall per class = true positives / hazard labels of that class; precision per code = true
 positives / (true positives + false positives) of that code.  Labels whose commit differs from the
@@ -124,8 +125,9 @@ def unread_cells(file: Path) -> set[int] | None:
 
 
 def with_statement_lines(labels: list[Label], corpus: Path) -> list[Label]:
-    """*labels*, each on the first line of a compound statement of a ``.py`` file with the statement's other
-    lines added to its use lines (the file is parsed, never run)."""
+    """*labels*, each on the first line of a statement of a ``.py`` file written over several lines (not a
+    ``def`` or ``class``) with the statement's other lines added to its use lines (the file is parsed, never
+    run)."""
     trees: dict[Path, ast.Module | None] = {}
     out = []
     for lab in labels:
@@ -140,8 +142,8 @@ def with_statement_lines(labels: list[Label], corpus: Path) -> list[Label]:
                 trees[file] = None
         tree = trees[file]
         block = next((node for node in ast.walk(tree) if isinstance(node, ast.stmt) and node.lineno == lab.line
-                      and hasattr(node, "body") and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                          ast.ClassDef))), None) if tree else None
+                      and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))),
+                     None) if tree else None
         inside = tuple(range(lab.line + 1, (block.end_lineno or lab.line) + 1)) if block is not None else ()
         out.append(replace(lab, use_lines=(*lab.use_lines, *inside)) if inside else lab)
     return out
