@@ -559,6 +559,8 @@ class Engine:
         self._evaluating: set[int] = set()
         self._summaries: dict[int, Summary] = {}
         self._summarizing: set[int] = set()
+        #: the (call, instance) pairs of ``self.m()`` being worked out (:meth:`_dispatch`)
+        self._dispatching: set[tuple[int, Obj]] = set()
         self._class_fields: dict[int, list] = {}
         self._chains: dict[int, list[tuple[ClassInfo, Unit]]] = {}  # id of a class -> class_chain
         self._unit_of_node: dict[int, Unit] = {}
@@ -1323,6 +1325,8 @@ class Engine:
                 out |= obj.part("[]") | obj.part("[+]")
             elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
                 out.add(obj)  # each split keeps the dataset
+            elif obj.kind in _SYMBOLS:  # (the item at that place of what a caller gives, or a method returns)
+                out.add(Obj(FIELD, obj.unit, None, f"[{index}]", (("base", frozenset({obj})),)))
         return frozenset(out)
 
     def _loop_target(self, iterable: ast.expr, position: tuple[int, ...], unit: Unit, scope: Scope) -> frozenset:
@@ -1422,6 +1426,11 @@ class Engine:
             if kind == INST:
                 return self.fields(obj).get(attr, EMPTY)
             return self._registry(info, owner, attr)
+        if attr.startswith("[") and attr[1:-1].isdigit():  # (the item at a place: `a, b = value` of a symbol)
+            if kind == SEQ:
+                return obj.part(attr) or obj.part(ITEM) | obj.part("[+]")
+            return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))}) if kind in _SYMBOLS \
+                else EMPTY
         if attr == ITEM:  # (the symbol of an item: what a container holds)
             return self._items(frozenset({obj})) if kind in (SEQ, DICT) else \
                 frozenset({Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),))}) if kind in _SYMBOLS \
@@ -1668,6 +1677,12 @@ class Engine:
             return returned
         if kind == EXTREF:
             return self._library_call(callee.data, call, unit, scope)
+        if kind == FIELD and callee.data.isidentifier():
+            bases = callee.part("base")
+            if bases and all(b.kind == PARAM and self._class_of_self(b) is not None for b in bases):
+                # `self.transforms()` in a method whose class leaves `transforms` to its subclasses (a stub, or
+                # none): what the method of the class of the `self` a caller gives returns (:meth:`_deferred_method`)
+                return frozenset({Obj(MCALL, unit.path, call, callee.data, (("base", bases),))})
         if kind == PARTIAL:
             made = self._partial_call(callee, call, unit, scope)
             if made is None:
@@ -2026,7 +2041,8 @@ class Engine:
         return frozenset(out)
 
     def _deferred_method(self, obj: Obj, bases: frozenset, binding: dict, depth: int) -> frozenset:
-        """An ``MCALL`` once its receiver is known: the library method applied to what the caller gave."""
+        """An ``MCALL`` once its receiver is known: the library method applied to what the caller gave, or the
+        method of the class of the project instance it gave."""
         owner = self._unit_for(obj)
         scope = self.scope_of_call(obj.node, owner) if owner is not None else None
         if scope is None:
@@ -2035,11 +2051,29 @@ class Engine:
         concrete = frozenset(b for b in bases if b.kind not in _SYMBOLS)
         still = frozenset(b for b in bases if b.kind in _SYMBOLS)
         if concrete:
-            out |= self.substitute(self._method_call(obj.node, obj.data, concrete, owner, scope) or EMPTY, binding,
-                                   depth + 1)
+            called = self._method_call(obj.node, obj.data, concrete, owner, scope)
+            if called is None:  # (a project class's method: `self.transforms()` given an instance of a subclass)
+                called = frozenset().union(*(self._dispatch(obj, base, owner, scope) for base in sorted(
+                    (b for b in concrete if b.kind == INST), key=_order)))
+            out |= self.substitute(called, binding, depth + 1)
         if still:
             out.add(Obj(MCALL, obj.unit, obj.node, obj.data, (("base", still),)))
         return frozenset(out)
+
+    def _dispatch(self, mcall: Obj, instance: Obj, owner: Unit, scope: Scope) -> frozenset:
+        """What ``self.m()`` (*mcall*) returns once ``self`` is *instance*: its class's method ``m`` applied.  A
+        method whose value is its own call again (``return self.m()``), directly or through others, is unknown past
+        the first: each (call, instance) is worked out once at a time, and at most MAX_CALL_DEPTH deep."""
+        key = (id(mcall.node), instance)
+        if key in self._dispatching or len(self._dispatching) >= MAX_CALL_DEPTH:
+            return EMPTY
+        self._dispatching.add(key)
+        try:
+            return frozenset().union(*(self.apply(method, mcall.node, owner, scope)
+                                       for method in self.attribute(instance, mcall.data, owner)
+                                       if method.kind == BOUND))
+        finally:
+            self._dispatching.discard(key)
 
     # ------------------------------------------------------------------ summaries
 
