@@ -840,7 +840,10 @@ HEAVY_CALLS: Mapping[str, str] = {name: "" for name in (
         "torchvision.datasets.utils.download_file_from_google_drive")
 }
 HEAVY_PREFIXES = ("pandas.read_", "polars.read_", "pyarrow.parquet.read_")
-HEAVY_METHODS = frozenset({"from_pretrained"})
+#: Methods heavy whatever their receiver: Hugging Face's `from_pretrained`, and Lightning's `load_from_checkpoint`, a
+#: classmethod of a project's `LightningModule` (measured, lightning 2.6.6: at import in a script whose loader has two
+#: workers, spawn loads the checkpoint three times, fork once)
+HEAVY_METHODS = frozenset({"from_pretrained", "load_from_checkpoint"})
 #: A keyword's value in :data:`HEAVY_WITH_KEYWORD` that matches anything but the constant None.
 GIVEN = Ellipsis
 #: Calls that are heavy only with a keyword set to a constant: (qualified name or prefix ending in ".", keyword,
