@@ -251,6 +251,12 @@ def _cut(objects: Iterable[Obj]) -> frozenset:
     return out
 
 
+def _field_of(obj: Obj, name: str) -> Obj:
+    """The symbol of what *obj*, itself a symbol, holds under *name* (an attribute, ``[]`` an item, ``[0]`` the item
+    at a place), found once a caller gives it."""
+    return Obj(FIELD, obj.unit, None, name, (("base", frozenset({obj})),))
+
+
 def _order(obj: Obj) -> tuple:
     node = obj.node
     return (obj.kind, obj.unit or "", getattr(node, "lineno", 0), getattr(node, "col_offset", 0), repr(obj.data))
@@ -800,7 +806,7 @@ class Engine:
                 out.add(obj)  # a split of a `DatasetDict` (`ds["train"]`): the same kind of dataset
                 continue
             if obj.kind in _SYMBOLS:  # an item of what a caller gives (`self.loaders[split]`, `make()[0]`)
-                out.add(Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),)))
+                out.add(_field_of(obj, ITEM))
                 continue
             if obj.kind not in (SEQ, DICT):
                 continue
@@ -1326,7 +1332,7 @@ class Engine:
             elif obj.kind == EXT and (obj.data or "").endswith("random_split"):
                 out.add(obj)  # each split keeps the dataset
             elif obj.kind in _SYMBOLS:  # (the item at that place of what a caller gives, or a method returns)
-                out.add(Obj(FIELD, obj.unit, None, f"[{index}]", (("base", frozenset({obj})),)))
+                out.add(_field_of(obj, f"[{index}]"))
         return frozenset(out)
 
     def _loop_target(self, iterable: ast.expr, position: tuple[int, ...], unit: Unit, scope: Scope) -> frozenset:
@@ -1366,7 +1372,7 @@ class Engine:
             return self.eval(iterable.elt, unit, unit.index.scope_of.get(iterable, scope))
         value = self.eval(iterable, unit, scope)
         # (an item of what a caller gives, as `_subscript` takes one: `for worker in self.workers: worker.start()`)
-        symbolic = frozenset(Obj(FIELD, o.unit, None, ITEM, (("base", frozenset({o})),)) for o in value
+        symbolic = frozenset(_field_of(o, ITEM) for o in value
                              if o.kind in (PARAM, FIELD))
         return self._items(value) | symbolic
 
@@ -1427,13 +1433,10 @@ class Engine:
                 return self.fields(obj).get(attr, EMPTY)
             return self._registry(info, owner, attr)
         if attr.startswith("[") and attr[1:-1].isdigit():  # (the item at a place: `a, b = value` of a symbol)
-            if kind == SEQ:
-                return obj.part(attr) or obj.part(ITEM) | obj.part("[+]")
-            return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))}) if kind in _SYMBOLS \
-                else EMPTY
+            return self._element(frozenset({obj}), int(attr[1:-1]))
         if attr == ITEM:  # (the symbol of an item: what a container holds)
             return self._items(frozenset({obj})) if kind in (SEQ, DICT) else \
-                frozenset({Obj(FIELD, obj.unit, None, ITEM, (("base", frozenset({obj})),))}) if kind in _SYMBOLS \
+                frozenset({_field_of(obj, ITEM)}) if kind in _SYMBOLS \
                 else EMPTY
         if kind in (PARAM, FIELD):
             method = self._own_method(obj, attr) if kind == PARAM else None
@@ -1442,7 +1445,7 @@ class Engine:
             if method is not None and not _is_stub(method[0]):
                 node, owner = method
                 return frozenset({Obj(BOUND, owner.path, node, attr, (("self", frozenset({obj})),))})
-            return frozenset({Obj(FIELD, obj.unit, None, attr, (("base", frozenset({obj})),))})
+            return frozenset({_field_of(obj, attr)})
         if kind == WORKER:  # (`DataLoader(loader.dataset, num_workers=loader.num_workers)`: what it was given)
             api = self.registry.by_key.get(obj.data)
             if api is not None and api.count is not None and attr == api.count.keyword:
