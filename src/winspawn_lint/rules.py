@@ -126,7 +126,7 @@ WSP107 = Rule(
     "WSP107",
     "global-assigned-at-run-time",
     "`{name}` is read in worker processes ({worker}) but assigned at run time ({where}, {line}), which a "
-    "spawned worker's import of the script never runs: it sees {seen}; pass the value as an argument",
+    "spawned worker's import of {imported} never runs: it sees {seen}; pass the value as an argument",
     True,
     FixSafety.UNSAFE,
     "A worker reads a global that only the parent assigns (or fills), under the main guard or through `global`.",

@@ -176,8 +176,10 @@ def _run_time_globals(ctx: Context, places: ParentOnly, payloads: list[Payload])
                 owner = places.owner.get(where.node)
                 place = f"in `{owner.name}()`" if owner is not None else 'under `if __name__ == "__main__":`'
                 seen = "its import-time value" if early else "no such name (`NameError`)"
+                # (the worker imports this module, as `__mp_main__` when it is the script, and runs no more of it
+                # than its import does)
                 ctx.emit(rules.WSP107, name, name=name.id, worker=label, where=place, line=ctx.line_ref(where.line),
-                         seen=seen)
+                         imported="this module", seen=seen)
     ctx.worker = None
 
 

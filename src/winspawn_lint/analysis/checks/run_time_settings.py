@@ -104,7 +104,7 @@ def check(ctx: Context) -> None:
         # (no fix: the value is best passed as an argument, which is the author's choice of signature)
         made_in = "this module" if settings.unit is main else relative_path(ctx, settings.unit.path)
         ctx.emit(rules.WSP107, read, fix_safety=FixSafety.NONE, name=_spelled(read), worker=how.label,
-                 where=where, line=elsewhere(ctx, path, line),
+                 where=where, line=elsewhere(ctx, path, line), imported="the script",
                  seen=f"the empty `{settings.maker}` that {made_in} makes at import")
     ctx.worker = None
 
