@@ -1,0 +1,2 @@
+import sys
+case = sys.argv[1] if len(sys.argv) > 1 else "hazard"
