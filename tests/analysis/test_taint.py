@@ -1510,3 +1510,52 @@ def test_a_method_whose_value_is_its_own_call_again_is_unknown_past_the_first(tm
         def make_dataset():
             return [Loop().build(), Loop().other()]
     """})
+
+
+# --- iterating instances -------------------------------------------------------------------------------------------
+
+
+def test_an_iter_that_iterates_an_instance_of_its_own_class_is_followed_once(tmp_path):
+    # (a reader that wraps what it is given in another reader unless it is a list: the instance the analysis sees
+    # in `self.source` is one more reader, whose `__iter__` iterates its own `self.source` ...; each instance's
+    # starts are worked out once at a time, not until the interpreter's stack runs out)
+    assert_exact(tmp_path, {"train.py": TRAIN, "data.py": """
+        class Reader:
+            def __init__(self, source):
+                self.source = source if isinstance(source, list) else Reader(list(source))
+
+            def __iter__(self):
+                for item in self.source:
+                    yield item
+
+
+        def make_dataset():
+            for item in Reader(range(8)):
+                print(item)
+            return list(range(8))
+    """})
+
+
+def test_a_builtin_read_at_import_before_the_module_rebinds_its_name_is_the_builtin(tmp_path):
+    # (bert4keras's snippets.py: `_open_ = open` above its own `class open:`, whose `__init__` keeps
+    # `_open_(name)`: a file, not another instance of the class)
+    assert_exact(tmp_path, {"train.py": TRAIN, "data.py": """
+        import os
+
+        _open_ = open
+
+
+        class open:
+            def __init__(self, name):
+                self.file = _open_(name)  # error: WSP301
+
+            def __getitem__(self, index):
+                return index
+
+            def __len__(self):
+                return 8
+
+
+        def make_dataset():
+            return open(os.devnull)
+    """})

@@ -53,7 +53,14 @@ class Resolver:
             if bindings:
                 if first and line is not None and current.kind != "class":
                     # the last binding made at or before the line (the hottest loop of a check: no list built)
-                    return tried_first(next((b for b in reversed(bindings) if b.line <= line), bindings[-1]), line)
+                    found = next((b for b in reversed(bindings) if b.line <= line), None)
+                    if found is None:
+                        if current.kind == "module" and name in _BUILTINS:
+                            # (`_open_ = open` above the module's own `class open:`: run at import, before the
+                            # module binds the name, the statement reads the builtin)
+                            return None
+                        found = bindings[-1]
+                    return tried_first(found, line)
                 return tried_first(bindings[-1])
             first = False
             current = current.parent

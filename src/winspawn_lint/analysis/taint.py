@@ -567,6 +567,8 @@ class Engine:
         self._summarizing: set[int] = set()
         #: the (call, instance) pairs of ``self.m()`` being worked out (:meth:`_dispatch`)
         self._dispatching: set[tuple[int, Obj]] = set()
+        #: the instances whose iteration's starts are being worked out (:meth:`_instance_starts`)
+        self._iterating: set[Obj] = set()
         self._class_fields: dict[int, list] = {}
         self._chains: dict[int, list[tuple[ClassInfo, Unit]]] = {}  # id of a class -> class_chain
         self._unit_of_node: dict[int, Unit] = {}
@@ -2835,12 +2837,20 @@ class Engine:
         rebuilds a loader from another's attributes has the other's count), unless the count still waits for
         arguments nobody gave; or, for a subclass of a loader
         (``class Loader(DataLoader)`` whose ``__init__`` calls ``super().__init__(..., num_workers=n)``), the
-        loader's own start, with the count its ``__init__`` gave."""
+        loader's own start, with the count its ``__init__`` gave.  An ``__iter__`` that iterates an instance of its
+        own class (a file wrapper whose file is another wrapper, as the analysis may see it) adds nothing past the
+        first: each instance is worked out once at a time, and at most MAX_CALL_DEPTH deep."""
         methods = [m for m in self.attribute(instance, "__iter__") if m.kind == BOUND]
         if methods:
+            if instance in self._iterating or len(self._iterating) >= MAX_CALL_DEPTH:
+                return []
             inner = Summary()
-            for method in methods:
-                self._propagate(method, self._iter_call(iterable), site, unit, inner)
+            self._iterating.add(instance)
+            try:
+                for method in methods:
+                    self._propagate(method, self._iter_call(iterable), site, unit, inner)
+            finally:
+                self._iterating.discard(instance)
             # (a count still waiting for arguments nobody gave, a `**kwargs` of a class built elsewhere: silent)
             return [start for start in inner.starts if start.iterated is None and not depends_on_parameters(
                 start.count) and self.active(start.api, start.count, start.via)]
