@@ -38,7 +38,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from ..io.compact_tree import node_class
-from ..records import Record
+from ..records import Record, Value
 from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
                           DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
                           MP_SYNC_PRIMITIVES, PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
@@ -2438,7 +2438,9 @@ class Engine:
                 isinstance(node.test.op, ast.And) and field == "body" or isinstance(node.test.op, ast.Or)
                 and field == "orelse")
             tests = node.test.values if split else [node.test]
-            for test in filter(None, map(_numeric_test, tests)):
+            if not split and isinstance(node.test, ast.BoolOp):
+                tests = [_one_value_test(node.test)]
+            for test in filter(None, (t if isinstance(t, tuple) or t is None else _numeric_test(t) for t in tests)):
                 value = self.eval(test[0], unit, scope)
                 if value and all(o.kind in _SYMBOLS for o in value):
                     out.append((value, test[1], test[2], field == "body"))
@@ -3995,6 +3997,35 @@ def _numeric_test(test: ast.expr) -> Optional[tuple[ast.expr, Any, Any]]:
     return None
 
 
+def _one_value_test(test: ast.BoolOp) -> Optional[tuple[ast.expr, "_Combined", None]]:
+    """``x is None or x > 0`` (every operand a :func:`_numeric_test` of the same value) as (x, the operands'
+    comparisons combined, None): a guard whose truth needs both operands, not one (the body of an ``or``, the
+    ``else`` of an ``and``)."""
+    found = [_numeric_test(value) for value in test.values]
+    if not found or None in found or len({ast.dump(t[0]) for t in found}) != 1:
+        return None
+    return found[0][0], _Combined(isinstance(test.op, ast.Or), tuple((t[1], t[2]) for t in found)), None
+
+
+class _Combined(Value):
+    """The comparison of a guard made of several on one value (:func:`_one_value_test`): true when any (``or``)
+    or every (``and``) comparison is, in order, as Python evaluates it."""
+
+    __slots__ = ("either", "tests")
+
+    def __init__(self, either: bool, tests: tuple) -> None:
+        self.either = either
+        self.tests = tests
+
+    def decides(self, number: Any) -> bool:
+        """Whether every comparison can be made with *number* (an order needs a number, not None)."""
+        return all(op is None or op in _IDENTITY or _number(number) for op, _ in self.tests)
+
+    def __call__(self, number: Any, _constant: Any = None) -> bool:
+        results = (bool(number) if op is None else bool(op(number, constant)) for op, constant in self.tests)
+        return any(results) if self.either else all(results)
+
+
 #: builtin scalar types, by qualified name: the names of the types whose instances are instances of it
 _SCALAR_TYPES = {
     "builtins.int": frozenset({"int", "bool"}), "builtins.float": frozenset({"float"}),
@@ -4034,6 +4065,10 @@ def _never_holds(guard: tuple) -> bool:
         number = const_value(obj)
         if op is None:
             results.add(bool(number))
+        elif isinstance(op, _Combined):
+            if not op.decides(number):
+                return False
+            results.add(op(number))
         elif op in _IDENTITY or _number(number):
             results.add(bool(op(number, constant)))
         else:
