@@ -16,6 +16,8 @@ from .index import ModuleIndex, Scope, passes_true
 from .names import Resolver
 
 _CUDA_TEXT = ("cuda", "gpu")
+#: Wrappers whose result, called, calls the function they wrap with the arguments it is given
+DELAYING = frozenset({"joblib.delayed", "sklearn.utils.parallel.delayed", "sklearn.utils.fixes.delayed"})
 
 
 def heavy_work(call: ast.Call, resolver: Resolver, scope: Scope, index: Optional[ModuleIndex] = None,
@@ -40,6 +42,11 @@ def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optio
     moving to the GPU: what a call into the project is judged by, as a model's ``__init__`` moving its own small
     buffers to the GPU is not the cost WSP103 is about."""
     name = resolver.qualname(call.func, scope)
+    if name is None and isinstance(call.func, ast.Call) and len(call.func.args) == 1 and \
+            resolver.qualname(call.func.func, scope) in DELAYING:
+        # (`delayed(np.load)(path)` given to `Parallel(...)`: the call is np.load's, run by joblib's workers or
+        # its own process, and the parent waits for its result)
+        name = resolver.qualname(call.func.args[0], scope)
     why = heavy_call(name, _constant_keywords(call))
     if why is None and name in HEAVY_IN_LOOP and index is not None and owner is not None \
             and id(call) in index.calls_in_loops(owner):
