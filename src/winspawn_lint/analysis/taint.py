@@ -569,6 +569,7 @@ class Engine:
         self._dispatching: set[tuple[int, Obj]] = set()
         #: the instances whose iteration's starts are being worked out (:meth:`_instance_starts`)
         self._iterating: set[Obj] = set()
+        self._captures: dict[int, tuple] = {}  # by the id of a local def: see _captured_parameters
         self._class_fields: dict[int, list] = {}
         self._chains: dict[int, list[tuple[ClassInfo, Unit]]] = {}  # id of a class -> class_chain
         self._unit_of_node: dict[int, Unit] = {}
@@ -1184,7 +1185,27 @@ class Engine:
         return frozenset(self._with_parts(obj, [("[]", added)]) for obj in before if obj.kind == SEQ)
 
     def _definition(self, binding: Binding, unit: Unit) -> Obj:
-        return Obj(FUNC, unit.path, binding.node)
+        """A def's function; a local one holds the parameters of the functions around it that its body reads
+        (``closure:NAME``), which a call of those functions binds: what it captures travels with it once it is
+        made picklable (``Pool(n, worker_step)`` where ``worker_step`` calls the ``func`` its maker was given)."""
+        captured = self._captured_parameters(binding.node, unit) if binding.scope.is_function else ()
+        return Obj(FUNC, unit.path, binding.node, None, captured)
+
+    def _captured_parameters(self, function: ast.AST, unit: Unit) -> tuple:
+        key = id(function)
+        found = self._captures.get(key)
+        if found is None:
+            own = unit.index.scope_of.get(function)
+            out = {}
+            if own is not None:
+                for node in ast.walk(function):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in out:
+                        bound = unit.resolver.lookup(node.id, own)
+                        if bound is not None and bound.kind == "param" and bound.scope is not own and \
+                                bound.scope.is_function and bound.scope.node is not function:
+                            out[node.id] = frozenset({Obj(PARAM, unit.path, bound.scope.node, node.id)})
+            found = self._captures[key] = tuple((f"closure:{name}", value) for name, value in sorted(out.items()))
+        return found
 
     def _class_value(self, binding: Binding, unit: Unit) -> frozenset:
         node = binding.node
@@ -3152,6 +3173,10 @@ class Engine:
         if own is None:
             return []
         out, seen = [], set()
+        for name, value in obj.parts:  # (parameters of the functions around it, as the call that made it gave them)
+            if name.startswith("closure:"):
+                seen.add(name[len("closure:"):])
+                out.append((name[len("closure:"):], value))
         roots = [obj.node.body] if isinstance(obj.node, ast.Lambda) else list(obj.node.body)
         for root in roots:
             for node in ast.walk(root):

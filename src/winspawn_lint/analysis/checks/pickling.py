@@ -338,7 +338,7 @@ def _by_value(ctx: Context, flow: Flow) -> None:
         if report is None:
             return
         if closure:
-            ctx.emit(rules.WSP302, report, role=f"a value captured by {_role(flow)}", api=sink.api.label,
+            ctx.emit(rules.WSP302, report, role=_role(flow), api=sink.api.label,
                      what=f"`{closure[-1].name}` ({source.data.what})")
         elif sink.arg.kind in ("args", "kwargs"):
             ctx.emit(rules.WSP302, report, role=_role(flow), api=sink.api.label, what=source.data.what)
@@ -396,6 +396,13 @@ def _global_names_read(function: ast.AST, module_names) -> list[str]:
 
 # -- how a finding names things ------------------------------------------------------------------------------------
 def _role(flow: Flow) -> str:
+    role = _slot(flow)
+    # (a value a function sent to workers reads from the functions around it travels with that function)
+    return f"a value captured by {role}" if any(step.how == "closure" for step in flow.path) else role
+
+
+def _slot(flow: Flow) -> str:
+    """The payload slot of the sink the flow reaches: an argument of the worker API, or of a method it calls."""
     sink = flow.sink
     given = [step for step in flow.path if step.how == "callable"]
     if given and not any(step.how in _STORED for step in flow.path):
