@@ -1559,3 +1559,73 @@ def test_a_builtin_read_at_import_before_the_module_rebinds_its_name_is_the_buil
         def make_dataset():
             return open(os.devnull)
     """})
+
+
+# --- what a closure captures ---------------------------------------------------------------------------------------
+
+
+def test_a_closure_carries_the_arguments_its_maker_was_given(tmp_path):
+    # (bert4keras's parallel_apply: the pool's initializer is a closure that keeps the `func` its caller gave)
+    assert_exact(tmp_path, {"train.py": """
+        import multiprocessing
+
+        from data import process
+
+
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            print(process(range(4)))
+    """, "data.py": """
+        import multiprocessing
+
+        FUNC = None
+
+
+        def apply_func(value):
+            return FUNC(value)
+
+
+        def parallel_apply(func, values):
+            def worker_step():  # error: WSP202
+                global FUNC
+                FUNC = func
+
+            with multiprocessing.Pool(2, initializer=worker_step) as pool:
+                return pool.map(apply_func, values)
+
+
+        def process(values):
+            return parallel_apply(lambda value: value * value, values)  # error: WSP201
+    """})
+
+
+def test_a_closure_that_reads_self_is_not_taken_to_send_the_instance(tmp_path):
+    # (a collate function a sampler's method makes reads `self.size`: once it is made picklable it needs the
+    # number, and the lambda the sampler keeps for the parent is not reported through it)
+    assert_exact(tmp_path, {"train.py": """
+        import multiprocessing
+
+        from torch.utils.data import DataLoader
+
+        from data import Sampler
+
+
+        def main():
+            loader = DataLoader(list(range(8)), batch_size=4, num_workers=2, collate_fn=Sampler().collate_fn())
+            print([batch for batch in loader])
+
+
+        if __name__ == "__main__":
+            multiprocessing.freeze_support()
+            main()
+    """, "data.py": """
+        class Sampler:
+            def __init__(self):
+                self.size = 2
+                self.order = lambda indices: sorted(indices)
+
+            def collate_fn(self):
+                def collate(batch):  # error: WSP202
+                    return [batch[i::self.size] for i in range(self.size)]
+                return collate
+    """})

@@ -1202,7 +1202,8 @@ class Engine:
                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in out:
                         bound = unit.resolver.lookup(node.id, own)
                         if bound is not None and bound.kind == "param" and bound.scope is not own and \
-                                bound.scope.is_function and bound.scope.node is not function:
+                                bound.scope.is_function and bound.scope.node is not function and \
+                                not _is_receiver(bound.scope, node.id):
                             out[node.id] = frozenset({Obj(PARAM, unit.path, bound.scope.node, node.id)})
             found = self._captures[key] = tuple((f"closure:{name}", value) for name, value in sorted(out.items()))
         return found
@@ -4199,6 +4200,15 @@ def _argument_keys(call: ast.Call) -> list[tuple[str, ast.expr]]:
         out.append((f"({index})", value))
     out.extend((f"(={index})", keyword.value) for index, keyword in enumerate(call.keywords))
     return out
+
+
+def _is_receiver(scope: Scope, name: str) -> bool:
+    """Whether *name* is the ``self`` (or ``cls``) of the method *scope*: a closure that reads ``self.x`` needs the
+    attribute, and is not taken to send the whole object (a notebook's sampler kept by the instance whose method made
+    the collate function was reported as sent)."""
+    parent = scope.parent
+    return parent is not None and parent.kind == "class" and not _is_static(scope.node) and \
+        name == _first_param(scope.node)
 
 
 def _is_static(function: ast.AST) -> bool:
