@@ -3511,7 +3511,10 @@ class Engine:
         pickler = sink.api.pickler
         while stack:
             obj, path, depth = stack.popleft()
-            if depth > MAX_NESTING or (id(obj), obj.kind, obj.data if obj.kind != INST else None) in seen:
+            # (a function is one source however its closure was bound: `transform` made by one factory, kept by a
+            # dataset and given to its pipeline, is reported once, by the nearest path)
+            ident = (id(obj.node) if obj.kind == FUNC else id(obj), obj.kind, obj.data if obj.kind != INST else None)
+            if depth > MAX_NESTING or ident in seen:
                 continue
             if obj.kind in (RES, SYNC):
                 # (a resource is found through each attribute that keeps it directly: `self.HR_env` and
@@ -3524,7 +3527,7 @@ class Engine:
                     continue
                 seen.add(key)
             elif obj.kind not in (SEQ, DICT):
-                seen.add((id(obj), obj.kind, obj.data if obj.kind != INST else None))
+                seen.add(ident)
             kind = obj.kind
             if kind == LAMBDA:
                 yield obj, path
