@@ -2459,10 +2459,11 @@ class Engine:
             split = isinstance(node.test, ast.BoolOp) and (
                 isinstance(node.test.op, ast.And) and field == "body" or isinstance(node.test.op, ast.Or)
                 and field == "orelse")
-            tests = node.test.values if split else [node.test]
-            if not split and isinstance(node.test, ast.BoolOp):
-                tests = [_one_value_test(node.test)]
-            for test in filter(None, (t if isinstance(t, tuple) or t is None else _numeric_test(t) for t in tests)):
+            if split:
+                tests = [_numeric_test(value) for value in node.test.values]
+            else:  # (`if n is None or n > 0:` is one test of n)
+                tests = [_one_value_test(node.test) if isinstance(node.test, ast.BoolOp) else _numeric_test(node.test)]
+            for test in filter(None, tests):
                 value = self.eval(test[0], unit, scope)
                 if value and all(o.kind in _SYMBOLS for o in value):
                     out.append((value, test[1], test[2], field == "body"))
@@ -4050,7 +4051,7 @@ class _Combined(Value):
         """Whether every comparison can be made with *number* (an order needs a number, not None)."""
         return all(op is None or op in _IDENTITY or _number(number) for op, _ in self.tests)
 
-    def __call__(self, number: Any, _constant: Any = None) -> bool:
+    def __call__(self, number: Any) -> bool:
         results = (bool(number) if op is None else bool(op(number, constant)) for op, constant in self.tests)
         return any(results) if self.either else all(results)
 
