@@ -1196,15 +1196,10 @@ class Engine:
         found = self._captures.get(key)
         if found is None:
             own = unit.index.scope_of.get(function)
-            out = {}
-            if own is not None:
-                for node in ast.walk(function):
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in out:
-                        bound = unit.resolver.lookup(node.id, own)
-                        if bound is not None and bound.kind == "param" and bound.scope is not own and \
-                                bound.scope.is_function and bound.scope.node is not function and \
-                                not _is_receiver(bound.scope, node.id):
-                            out[node.id] = frozenset({Obj(PARAM, unit.path, bound.scope.node, node.id)})
+            out = {name: frozenset({Obj(PARAM, unit.path, bound.scope.node, name)})
+                   for name, bound in (_enclosing_bindings([function], own, unit) if own is not None else ())
+                   if bound.kind == "param" and bound.scope.node is not function
+                   and not _is_receiver(bound.scope, name)}
             found = self._captures[key] = tuple((f"closure:{name}", value) for name, value in sorted(out.items()))
         return found
 
@@ -3174,22 +3169,14 @@ class Engine:
         own = owner.index.scope_of.get(obj.node)
         if own is None:
             return []
-        out, seen = [], set()
-        for name, value in obj.parts:  # (parameters of the functions around it, as the call that made it gave them)
-            if name.startswith("closure:"):
-                seen.add(name[len("closure:"):])
-                out.append((name[len("closure:"):], value))
+        # (parameters of the functions around it, as the call that made it gave them)
+        out = [(name[len("closure:"):], value) for name, value in obj.parts if name.startswith("closure:")]
         roots = [obj.node.body] if isinstance(obj.node, ast.Lambda) else list(obj.node.body)
-        for root in roots:
-            for node in ast.walk(root):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
-                    seen.add(node.id)
-                    binding = owner.resolver.lookup(node.id, own)
-                    if binding is not None and binding.scope is not own and binding.scope.is_function:
-                        if binding.kind == "def":
-                            out.append((node.id, frozenset({Obj(FUNC, owner.path, binding.node)})))
-                        elif binding.kind in ("assign", "with") and binding.value is not None:
-                            out.append((node.id, self._binding(binding, owner)))
+        for name, binding in _enclosing_bindings(roots, own, owner):
+            if binding.kind == "def":
+                out.append((name, frozenset({Obj(FUNC, owner.path, binding.node)})))
+            elif binding.kind in ("assign", "with") and binding.value is not None:
+                out.append((name, self._binding(binding, owner)))
         return out
 
     # ------------------------------------------------------------------ flows
@@ -4204,6 +4191,19 @@ def _argument_keys(call: ast.Call) -> list[tuple[str, ast.expr]]:
         out.append((f"({index})", value))
     out.extend((f"(={index})", keyword.value) for index, keyword in enumerate(call.keywords))
     return out
+
+
+def _enclosing_bindings(roots: list, own: Scope, unit: Unit) -> Iterator[tuple[str, Binding]]:
+    """The names the code *roots* of the function whose scope is *own* reads that a function around it binds, each
+    once, with the binding it sees."""
+    seen: set[str] = set()
+    for root in roots:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+                seen.add(node.id)
+                binding = unit.resolver.lookup(node.id, own)
+                if binding is not None and binding.scope is not own and binding.scope.is_function:
+                    yield node.id, binding
 
 
 def _is_receiver(scope: Scope, name: str) -> bool:
