@@ -1,0 +1,2 @@
+MAX_SEQ = 8
+BATCH_SIZE = 4
