@@ -301,6 +301,21 @@ def test_the_candidates_read_to_find_a_modules_importers_are_not_held_by_the_che
             gc.enable()
 
 
+def test_a_modules_importers_are_looked_for_nearest_first(tmp_path):
+    """Only the first candidates of a popular name are read (two per importer wanted), so they are taken nearest
+    first: the script beside ``utils.py`` imports it (its folder is first on ``sys.path``), not the files of other
+    folders whose imports also name a ``utils`` (in path order, these came first and the script was never read)."""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    for number in range(4):
+        (tmp_path / "another" / str(number)).mkdir(parents=True)
+        (tmp_path / "another" / str(number) / "run.py").write_text("import utils\n", encoding="utf-8")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "utils.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "project" / "train.py").write_text("import utils\n", encoding="utf-8")
+    found = Project(snapshot=True).importers_of(str(tmp_path / "project" / "utils.py"), 1)
+    assert found == [str(tmp_path / "project" / "train.py")]
+
+
 def test_a_runs_reader_confirms_what_its_facts_read_once_per_run_and_a_long_lived_one_per_check(
         tmp_path, monkeypatch):
     """The command line reads the project as it stood when the run began (it writes only when every file is
