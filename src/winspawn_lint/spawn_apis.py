@@ -459,6 +459,30 @@ BUILTIN_APIS: tuple[SpawnAPI, ...] = (
         start_methods=("fit", "validate", "test", "predict"),
         training=True,
     ),
+    SpawnAPI(
+        "fastNLP.Trainer",
+        # fastNLP 0.5 (measured by hand with 0.5.5 under emulated spawn: fastNLP is not a probe here):
+        # `Trainer(train_data, model, ..., num_workers=2)` iterates a torch DataLoader of `train_data` in `train()`;
+        # unguarded, spawn fails "bootstrapping phase" in each worker, fork trains; without `num_workers`, both run.
+        # (Its `dev_data` is tested in the process: its Tester is made without workers.)
+        ("fastNLP.Trainer", "fastNLP.core.Trainer", "fastNLP.core.trainer.Trainer"),
+        "fastNLP `Trainer`",
+        kind="object",
+        start_methods=("train",),
+        count=WorkerCount("num_workers", 8, no_workers=(ABSENT, 0)),
+        payload=(Arg("train_data", 0),),
+        training=True,
+    ),
+    SpawnAPI(
+        "fastNLP.Tester",
+        # (measured as its Trainer: `Tester(data, model, metrics, num_workers=2).test()` unguarded fails under spawn)
+        ("fastNLP.Tester", "fastNLP.core.Tester", "fastNLP.core.tester.Tester"),
+        "fastNLP `Tester`",
+        kind="object",
+        start_methods=("test",),
+        count=WorkerCount("num_workers", 4, no_workers=(ABSENT, 0)),
+        payload=(Arg("data", 0),),
+    ),
     # -- process-pool libraries, each measured in benchmarks/pools/ (docs/pool-libraries.md) ----------------
     SpawnAPI(
         "pathos.ProcessPool",
