@@ -1276,8 +1276,11 @@ class Engine:
                     return (target, None) if target is not None else None
                 owner = self.unit(path)
                 # (a package's `__init__` importing its own submodule, `from pkg import wrappers`, binds the name
-                # by this very statement: the submodule is what it gets)
-                if owner is not None and owner is not unit and _binds(owner, alias.name):
+                # by this very statement: the submodule is what it gets; one that star-imports a module binding the
+                # name, `from .train import *` in `engine/__init__.py`, rebinds it after the submodule's import:
+                # `from engine import train` gets train.py's function `train`)
+                if owner is not None and owner is not unit and (
+                        _binds(owner, alias.name) or self._star_source(alias.name, owner) is not None):
                     return owner, alias.name
                 if sub is not None:
                     target = self.unit(sub)
@@ -1311,15 +1314,22 @@ class Engine:
         return value
 
     def _star_imported(self, name: str, unit: Unit) -> frozenset:
+        target = self._star_source(name, unit)
+        if target is not None:
+            return self._global(target, name)
+        resolver = unit.names_resolver()
+        qualname = resolver.name_qualname(name, resolver.index.module_scope)
+        return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
+
+    def _star_source(self, name: str, unit: Unit) -> Optional[Unit]:
+        """The project module whose star import gives *unit* the name (the last that binds it), if one does."""
         for module in reversed(unit.star_imports()):
             level = len(module) - len(module.lstrip("."))
             path = self.project.imports.module_file(unit.path, module.lstrip("."), level) if unit.path else None
             target = self.unit(path) if path else None
             if target is not None and target is not unit and _binds(target, name):
-                return self._global(target, name)
-        resolver = unit.names_resolver()
-        qualname = resolver.name_qualname(name, resolver.index.module_scope)
-        return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
+                return target
+        return None
 
     def _unpacked(self, binding: Binding, unit: Unit) -> frozenset:
         """``a, b = value``: the item of *value* at the name's position (``(train, val), tokenizer = value``: the
