@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from .finding import Finding
 from .records import Record
+from .rules import FixSafety
 from .settings import Settings
+from .io.compact_tree import parses_only_as_python_3_6
 from .io.source import Source, parse, split_lines
 
 if TYPE_CHECKING:
@@ -83,6 +85,8 @@ def check(text: str, filename: Optional[str] = None, settings: Optional[Settings
     if on_disk is None:
         on_disk = _is_the_file(text, filename)
     findings = analysis.run(tree, lines, settings, filename, project, enabled, on_disk)
+    if findings and parses_only_as_python_3_6(text):  # (its fixes could not be checked to compile)
+        findings = [finding.replace(fix_safety=FixSafety.NONE) for finding in findings]
     if noqa:
         findings = noqa_module.filter_findings(findings, text, lines)
     return Checked(findings, lines, tree)

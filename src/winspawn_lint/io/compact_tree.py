@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Union
+import io
+import re
+import tokenize
+from typing import Optional, Union
 
 #: How deep below the root nodes are made compact; deeper ones stay as ``ast.parse`` made them (the recursion is
 #: bounded by construction, with room under the interpreter's limit for the caller's frames: each level may take
@@ -75,8 +78,71 @@ MAX_SHARED_LINES = 1 << 16
 
 
 def parse(source: Union[str, bytes], filename: str = "<unknown>") -> ast.Module:
-    """``ast.parse(source, filename)`` with compact nodes (raises what ``ast.parse`` raises)."""
-    tree = ast.parse(source, filename=filename)
+    """``ast.parse(source, filename)`` with compact nodes (raises what ``ast.parse`` raises).  Code written for
+    Python 3.6 or older that names something ``async`` or ``await`` (PyTorch 0.3's ``x.cuda(async=True)``, in
+    many research repositories' data loading) is read as that Python read it: its workers fail on Windows and macOS
+    as any other's."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError:
+        tree = _as_python_3_6(source, filename)
+        if tree is None:
+            raise
+    return _compacted(tree, source)
+
+
+#: ``async`` or ``await`` where they may be names, not keywords (Python 3.6 allowed both)
+_OLD_KEYWORD_NAMES = re.compile(r"\b(?:async|await)\b(?!\s+(?:def|with|for)\b)")
+#: what may follow ``await`` used as a name (the keyword is followed by the expression it awaits)
+_AFTER_A_NAME = frozenset({"=", ")", ",", ":", "]", "}", ".", "(", "[", ";"})
+
+
+def parses_only_as_python_3_6(text: str) -> bool:
+    """Whether *text* parses only with its ``async``/``await`` names read as Python 3.6 read them: no fix of it
+    can be checked to compile."""
+    if not _OLD_KEYWORD_NAMES.search(text):
+        return False
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return True
+    return False
+
+
+def _as_python_3_6(source: Union[str, bytes], filename: str) -> Optional[ast.Module]:
+    """The tree of a text that names something ``async`` or ``await`` as Python 3.6 allowed (a parameter, an
+    attribute, a keyword argument, a variable), read with each such name spelt with a capital (``Async``: the same
+    length, so every position stays where it was; every Python from 3.7 on rejects the names, 3.13 even under
+    ``feature_version``); None when the text names neither, or does not parse so either."""
+    text = source if isinstance(source, str) else source.decode("utf-8", "replace")
+    if not _OLD_KEYWORD_NAMES.search(text):
+        return None
+    lines = text.splitlines(keepends=True)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    renamed = False
+    for before, token, after in zip([None, *tokens], tokens, [*tokens[1:], None]):
+        if token.type != tokenize.NAME or token.string not in ("async", "await"):
+            continue
+        follows = after.string if after is not None and after.type in (tokenize.OP, tokenize.NAME) else ""
+        if before is not None and before.string == "." or (
+                follows not in ("def", "with", "for") if token.string == "async"
+                else not follows or follows in _AFTER_A_NAME):
+            row, column = token.start
+            line = lines[row - 1]
+            lines[row - 1] = line[:column] + token.string.capitalize() + line[column + len(token.string):]
+            renamed = True
+    if not renamed:
+        return None
+    try:
+        return ast.parse("".join(lines), filename=filename)
+    except SyntaxError:
+        return None
+
+
+def _compacted(tree: ast.Module, source: Union[str, bytes]) -> ast.Module:
     if isinstance(source, str):
         lines = source.count("\n") + source.count("\r") + 2
     else:
