@@ -2141,13 +2141,20 @@ class Engine:
         else:
             returns = _returns_of(unit, function)
         summary.returns = _cut(frozenset().union(*(self.eval(r, unit, scope) for r in returns))) if returns else EMPTY
+        # (`if __name__ == "__main__":` in a function of another module than the one checked: there the name is
+        # the module's own, never "__main__" -- pyBKT's library put its pool under one -- so what is under it never
+        # runs; in the module checked, it runs when the module is the script)
+        never = (lambda site: False) if unit is self.main else _under_main_guard
         for call, site in _calls_of(unit, function):
+            if never(site):
+                continue
             self._effects_of_call(call, site, unit, summary)
             what = heavy_loading(call, unit.resolver, site.scope, index, function)
             if what is not None:
                 summary.heavy.append(HeavyUse(what))
         for iterable, report, site in _iterations_of(unit, function):
-            self._iteration(iterable, report, site, unit, summary)
+            if not never(site):
+                self._iteration(iterable, report, site, unit, summary)
         name = getattr(function, "name", "<module>")
         for stmt, target, attr, value in _attribute_stores(unit, function):
             stored = self._entered(value, unit, scope) if isinstance(stmt, (ast.With, ast.AsyncWith)) else \
@@ -3771,6 +3778,15 @@ def _units_named(facts: ModuleFacts) -> set[str]:
                 found.add(item.unit)
             stack.extend(getattr(item, name) for name in item._fields)
     return found
+
+
+def _under_main_guard(site: Site) -> bool:
+    """Whether *site* is in the body of an ``if __name__ == "__main__":`` of its function."""
+    scope = site.scope.function_scope()
+    if site.stmt is None or not scope.is_function:
+        return False
+    return any(isinstance(node, ast.If) and field == "body" and is_main_guard(node.test)
+               for node, field in branch_paths(scope).get(site.stmt, ()))
 
 
 def _binds(unit: Unit, name: str) -> bool:
