@@ -1629,3 +1629,25 @@ def test_a_closure_that_reads_self_is_not_taken_to_send_the_instance(tmp_path):
                     return [batch[i::self.size] for i in range(self.size)]
                 return collate
     """})
+
+
+def test_a_lambda_of_another_module_called_there_is_summarized_without_statements(tmp_path):
+    # (a lambda's body is an expression: whether a call in it is under a function's own main guard is asked of
+    # the def around it, and a lambda has none -- 68845ff asked the lambda's scope for its statements and raised
+    # TypeError on every module that reached such a lambda)
+    assert_exact(tmp_path, {"main.py": """
+        import multiprocessing
+
+        from helper import twice
+
+        if __name__ == "__main__":
+            with multiprocessing.Pool(2) as pool:
+                print(pool.map(len, twice(["a"])))
+    """, "helper.py": """
+        def run(values, apply):
+            return [apply(v) for v in values]
+
+
+        def twice(values):
+            return run(values, lambda v: len(str(v)))
+    """})
