@@ -1651,3 +1651,38 @@ def test_a_lambda_of_another_module_called_there_is_summarized_without_statement
         def twice(values):
             return run(values, lambda v: len(str(v)))
     """})
+
+
+def test_the_body_of_another_module_is_summarized_with_its_function_guards_read(tmp_path):
+    # (another module's own code has no function around it: 7162360 asked its missing def whether a call was under
+    # the def's main guard, and raised AttributeError wherever an importer's body was summarized; what a function of
+    # another module does under its own main guard never runs, as its `__name__` is the module's)
+    files = {"main.py": "import helper\n", "helper.py": """
+        import multiprocessing
+
+
+        def square(x):
+            return x * x
+
+
+        def run(values):
+            if __name__ == "__main__":
+                with multiprocessing.Pool(2) as pool:
+                    return pool.map(square, values)
+            return values
+
+
+        print(run([1, 2]))
+    """}
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    project = Project()
+    module = project.module(str(tmp_path / "main.py"))
+    engine = Engine(project, SETTINGS.registry, SETTINGS.assume_workers,
+                    Unit(str(tmp_path / "main.py"), ProjectModule(str(tmp_path / "main.py"), module.index,
+                                                                  module.resolver)))
+    helper = engine.unit(str(tmp_path / "helper.py"))
+    assert helper is not None
+    assert engine.summary(helper.index.tree, helper).starts == []
+    run = next(node for node in helper.index.tree.body if getattr(node, "name", "") == "run")
+    assert engine.summary(run, helper).starts == []

@@ -3783,8 +3783,8 @@ def _units_named(facts: ModuleFacts) -> set[str]:
 def _under_main_guard(site: Site) -> bool:
     """Whether *site* is in the body of an ``if __name__ == "__main__":`` of its function."""
     scope = site.scope.function_scope()
-    if site.stmt is None or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False  # (a lambda has no statements)
+    if site.stmt is None or scope is None or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # (the module's own code: its main guard is the index's; a lambda has no statements)
     return any(isinstance(node, ast.If) and field == "body" and is_main_guard(node.test)
                for node, field in branch_paths(scope).get(site.stmt, ()))
 
