@@ -112,9 +112,10 @@ def test_every_fixture_script_and_notebook_is_silenced_and_stays_valid(tmp_path,
     assert {path.suffix for path in changed} == {".py", ".ipynb"}
     for path in changed:
         if path.suffix == ".py":
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SyntaxWarning)  # the fixtures' `is "__main__"`
-                compile(path.read_bytes(), str(path), "exec")
+            if "python36" not in path.parts:  # (Python 3.6 code compiles on no Python this suite runs on)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SyntaxWarning)  # the fixtures' `is "__main__"`
+                    compile(path.read_bytes(), str(path), "exec")
             diff = [(a, b) for a, b in zip(before[path].decode().splitlines(), path.read_text().splitlines()) if a != b]
             assert all(b.startswith(a.rstrip()) and "# noqa: WSP" in b[len(a.rstrip()):] for a, b in diff), path
         else:  # a notebook: only cells' source changed, each changed line by an added noqa

@@ -122,8 +122,9 @@ def test_nodes_deeper_than_the_bound_stay_as_ast_made_them():
 
 def test_the_analysis_reads_ordinary_and_compact_trees_alike():
     """flake8 hands the plugin its own tree (ordinary nodes); the command line parses a compact one."""
-    samples = [path for path in sorted(FIXTURES.rglob("*.py"))
-               if "# error: WSP" in path.read_text(encoding="utf-8") and not path.name.endswith(".fixed.py")]
+    samples = [path for path in sorted(FIXTURES.rglob("*.py"))  # (Python 3.6 code: no ordinary tree of it here)
+               if "# error: WSP" in path.read_text(encoding="utf-8") and not path.name.endswith(".fixed.py")
+               and "python36" not in path.parts]
     assert len(samples) > 50
     settings = Settings(select=frozenset(RULES))
     found = 0

@@ -423,8 +423,8 @@ def test_a_candidate_importer_whose_imports_cannot_name_the_module_is_not_parsed
     bare = imports.import_facts_of_text
     monkeypatch.setattr(imports, "import_facts_of_text", lambda data: parsed.append(data) or bare(data))
     found = Project().importers_of(str(root / "pkg" / "utils.py"), 8)
-    assert [Path(path).relative_to(root).as_posix() for path in found] == [
-        "eval.py", "export.py", "pkg/model.py", "pkg/sub/head.py", "train.py"]
+    assert [Path(path).relative_to(root).as_posix() for path in found] == [  # (nearest first)
+        "pkg/model.py", "pkg/sub/head.py", "eval.py", "export.py", "train.py"]
     assert not any(b"torch" in data or b"from .. import" in data for data in parsed)
 
 
