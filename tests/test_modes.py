@@ -219,10 +219,17 @@ def test_flake8_check_text_and_named_files_agree_with_the_command_on_the_fixture
     reference = modes.cli_findings(fixtures_tree, files, ["--select", "WSP"])
     assert reference.count("\n") > 100
     found = {
-        "flake8 -j 2": modes.flake8_findings(fixtures_tree, files, jobs=2),
-        "flake8 -j 1": modes.flake8_findings(fixtures_tree, files, jobs=1),
         "check_text": modes.api_findings(fixtures_tree, files),
         "files named": modes.named_files_findings(fixtures_tree, files, ["--select", "WSP"]),
+    }
+    assert_all_agree({"reference": reference, **found}, reference="reference")
+    # (flake8 parses a file itself before it runs the plugin, and Python 3.6 code parses on no Python it runs on:
+    # E999 and no WSP finding there; tests/test_python36_code.py checks those files through the command line)
+    compiles = [path for path in files if "python36" not in Path(path).parts]
+    reference = "".join(line for line in reference.splitlines(keepends=True) if not line.startswith("python36/"))
+    found = {
+        "flake8 -j 2": modes.flake8_findings(fixtures_tree, compiles, jobs=2),
+        "flake8 -j 1": modes.flake8_findings(fixtures_tree, compiles, jobs=1),
     }
     assert_all_agree({"reference": reference, **found}, reference="reference")
 
