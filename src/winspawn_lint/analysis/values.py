@@ -210,7 +210,8 @@ def _keys_set_in_place(name: str, scope: Scope) -> set[str]:
     keys = set()
     for node in ast.walk(scope.node):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
-                and node.value.id == name and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                and node.value.id == name and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str):
             keys.add(node.slice.value)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update"
               and isinstance(node.func.value, ast.Name) and node.func.value.id == name):

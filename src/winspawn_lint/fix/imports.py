@@ -1,10 +1,10 @@
 """Add the imports a fix needs (``functools``, ``freeze_support``), placed where isort places them.
 
 The module's leading block of import statements (behind a docstring or ``__strict__`` flag; in a notebook's module,
-the first cell's) is the only place looked at and written to; a name from a module that block already imports from joins the first such
-statement (``from multiprocessing import Pool`` becomes ``from multiprocessing import Pool, freeze_support``);
-anything else goes into the block's standard-library group, ``import m`` before ``from m import n``, each
-in module order, or starts that group (after ``__future__`` imports, set off by blank lines) when there is
+the first cell's) is the only place looked at and written to; a name from a module that block already imports from
+joins the first such statement (``from multiprocessing import Pool`` becomes ``from multiprocessing import Pool,
+freeze_support``); anything else goes into the block's standard-library group, ``import m`` before ``from m import
+n``, each in module order, or starts that group (after ``__future__`` imports, set off by blank lines) when there is
 none.  A codemod asks for an import (:meth:`._base.Codemod.add_import`); the driver adds it after applying the
 codemod's edits (:func:`import_edits`), once for all the fixes that need it.
 """
@@ -157,5 +157,3 @@ def _group(plain: bool, level: int, module: str) -> str:
     if top == "__future__":
         return "future"
     return "stdlib" if top in sys.stdlib_module_names else "other"
-
-

@@ -174,7 +174,8 @@ def summary(rows: Rows, fixed: int, out: TextIO, fix: bool = False, diff: bool =
                 if hidden else ""
             out.write(f"Would fix {_plural(fixed, 'error')}{more}.\n")
         elif hidden:
-            out.write(f"No errors would be fixed ({_plural(hidden, 'fix', 'fixes')} available with `--unsafe-fixes`).\n")
+            available = _plural(hidden, 'fix', 'fixes')
+            out.write(f"No errors would be fixed ({available} available with `--unsafe-fixes`).\n")
         return
     total = len(rows) + fixed
     if not total:
