@@ -41,12 +41,7 @@ def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optio
     """Like :func:`heavy_work`, for loading only (checkpoints, models, data, joining a process group), not for
     moving to the GPU: what a call into the project is judged by, as a model's ``__init__`` moving its own small
     buffers to the GPU is not the cost WSP103 is about."""
-    name = resolver.qualname(call.func, scope)
-    if name is None and isinstance(call.func, ast.Call) and len(call.func.args) == 1 and \
-            resolver.qualname(call.func.func, scope) in DELAYING:
-        # (`delayed(np.load)(path)` given to `Parallel(...)`: the call is np.load's, run by joblib's workers or
-        # its own process, and the parent waits for its result)
-        name = resolver.qualname(call.func.args[0], scope)
+    name = _loaded_name(call, resolver, scope)
     why = heavy_call(name, _constant_keywords(call))
     if why is None and name in HEAVY_IN_LOOP and index is not None and owner is not None \
             and id(call) in index.calls_in_loops(owner):
@@ -62,6 +57,32 @@ def heavy_loading(call: ast.Call, resolver: Resolver, scope: Scope, index: Optio
         # of the project's `networks.deeplab_resnet`, is judged by its body)
         return f"`{_written(call.func)}(pretrained=True)` (its pretrained weights)"
     return None
+
+
+def heavy_by_default(call: ast.Call, resolver: Resolver, scope: Scope, defaults: dict[str, object]
+                     ) -> Optional[tuple[str, tuple[str, ...]]]:
+    """A call that loads only with the defaults of the parameters it is given: in ``def __init__(self,
+    pretrained=True)``, ``models.resnet101(pretrained=pretrained)`` (crowd-count's ``Res101``).  What it loads, and
+    those parameters (where the function is called without them, or with the same constants, it loads); None if
+    it does not, or loads whatever they are (:func:`heavy_loading` says so)."""
+    given = {k.arg: k.value.id for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id in defaults}
+    if not given:
+        return None
+    name = _loaded_name(call, resolver, scope)
+    keywords = [(k.arg, defaults[given[k.arg]] if k.arg in given else
+                 k.value.value if isinstance(k.value, ast.Constant) else GIVEN) for k in call.keywords]
+    why = heavy_call(name, keywords)
+    return (f"`{_short(name)}(...)`{why}", tuple(sorted(set(given.values())))) if why is not None else None
+
+
+def _loaded_name(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
+    name = resolver.qualname(call.func, scope)
+    if name is None and isinstance(call.func, ast.Call) and len(call.func.args) == 1 and \
+            resolver.qualname(call.func.func, scope) in DELAYING:
+        # (`delayed(np.load)(path)` given to `Parallel(...)`: the call is np.load's, run by joblib's workers or
+        # its own process, and the parent waits for its result)
+        name = resolver.qualname(call.func.args[0], scope)
+    return name
 
 
 def _written(expr: ast.expr) -> str:

@@ -45,7 +45,7 @@ from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CO
                           PROGRESS_BAR, SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS,
                           UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
-from .heavy import heavy_loading
+from .heavy import heavy_by_default, heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
                     handler_alternatives, is_super, passes_true, tried_first)
 from .scopes import COMPREHENSIONS
@@ -475,11 +475,14 @@ class Summary(Record):
 class HeavyUse(Record):
     """Heavy loading (``analysis.heavy``) a call leads to: *what* it is, and the project calls on the way."""
 
-    __slots__ = ("what", "hops")
+    __slots__ = ("what", "hops", "when")
 
-    def __init__(self, what: str, hops: tuple = ()) -> None:
+    def __init__(self, what: str, hops: tuple = (), when: tuple = ()) -> None:
         self.what = what
         self.hops = hops
+        #: (parameter, default) of the function whose summary holds it: it loads only where a call leaves each of
+        #: them to its default, or gives that constant (``def __init__(self, pretrained=True)``)
+        self.when = when
 
 
 class Step(Record):
@@ -1321,13 +1324,18 @@ class Engine:
         qualname = resolver.name_qualname(name, resolver.index.module_scope)
         return frozenset({Obj(EXTREF, None, None, qualname)}) if qualname else EMPTY
 
-    def _star_source(self, name: str, unit: Unit) -> Optional[Unit]:
-        """The project module whose star import gives *unit* the name (the last that binds it), if one does."""
+    def _star_source(self, name: str, unit: Unit, depth: int = 0) -> Optional[Unit]:
+        """The project module whose star import gives *unit* the name (the last that binds it, or that gives it
+        by a star import of its own: crowd-count's ``from crowdcount.models import *``, whose ``__init__``
+        star-imports each model's module), if one does."""
         for module in reversed(unit.star_imports()):
             level = len(module) - len(module.lstrip("."))
             path = self.project.imports.module_file(unit.path, module.lstrip("."), level) if unit.path else None
             target = self.unit(path) if path else None
-            if target is not None and target is not unit and _binds(target, name):
+            if target is None or target is unit:
+                continue
+            if _binds(target, name) or depth < MAX_STAR_CHAIN and target.star_imports() \
+                    and self._star_source(name, target, depth + 1) is not None:
                 return target
         return None
 
@@ -2145,6 +2153,7 @@ class Engine:
         # the module's own, never "__main__" -- pyBKT's library put its pool under one -- so what is under it never
         # runs; in the module checked, it runs when the module is the script)
         never = (lambda site: False) if unit is self.main else _under_main_guard
+        defaults = _constant_defaults(function)
         for call, site in _calls_of(unit, function):
             if never(site):
                 continue
@@ -2152,6 +2161,10 @@ class Engine:
             what = heavy_loading(call, unit.resolver, site.scope, index, function)
             if what is not None:
                 summary.heavy.append(HeavyUse(what))
+            elif defaults and call.keywords:
+                use = self._heavy_by_default(call, site, unit, defaults)
+                if use is not None:
+                    summary.heavy.append(use)
         for iterable, report, site in _iterations_of(unit, function):
             if not never(site):
                 self._iteration(iterable, report, site, unit, summary)
@@ -2183,7 +2196,10 @@ class Engine:
                                                via=self._via(api, call, unit, scope)))
             elif _never_used(call, site):
                 return
-            for arg, value in self._payloads(api, api.payload, call, unit, scope):
+            payloads = list(self._payloads(api, api.payload, call, unit, scope))
+            if api.kind == "object" and "__iter__" in api.start_methods:
+                payloads = self._changed_after(api, call, site, unit, payloads)
+            for arg, value in payloads:
                 summary.sinks.append(SinkUse(api, unit.path, call, site, arg, value, count, False, method,
                                              via=self._via(api, call, unit, scope)))
             return
@@ -2278,6 +2294,59 @@ class Engine:
                 summary.deferred = [*summary.deferred, (callee, call, site, unit.path)]
             self._propagate(callee, call, site, unit, summary)
 
+    def _changed_after(self, api: SpawnAPI, call: ast.Call, site: Site, unit: Unit,
+                       payloads: list[tuple[Arg, frozenset]]) -> list[tuple[Arg, frozenset]]:
+        """*payloads* of ``loader = DataLoader(ds, ...)`` with what the scope's own code stores on them after the
+        loader is made and before a later use of it: ``ds.transform = f``, ``loader.dataset.transform = f``,
+        ``loader.collate_fn = f``.  The workers start when the loader is iterated and pickle what the payload holds
+        then (outlier-exposure's test script swaps ``ood_loader.dataset.transform`` between evaluations); each
+        store is a possibility, as one use may come before it and another after."""
+        stmt, scope = site.stmt, site.scope
+        if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name) and scope.kind in ("module", "function")):
+            return payloads
+        rows = [row for row in _stores(unit)[0].get(id(scope.node), ())
+                if row[0].lineno > (stmt.end_lineno or stmt.lineno)]
+        loader = stmt.targets[0].id
+        lookup = unit.resolver.lookup
+        made = lookup(loader, scope, stmt.lineno) if rows else None
+        if made is None or made.node is not stmt:
+            return payloads
+        keywords = {arg.keyword for arg in api.payload if arg.keyword}
+        names = {expr.id: arg.keyword for arg in api.payload  # (the names that gave payloads, and as what)
+                 if arg.keyword and isinstance(expr := _argument(call, arg), ast.Name)}
+        changes: dict[str, list[tuple[str, frozenset]]] = {}
+        replaced: dict[str, frozenset] = {}
+        for row_stmt, target, attr, value in rows:
+            line = row_stmt.lineno
+            if isinstance(target, ast.Name) and target.id == loader:  # `loader.collate_fn = f`
+                keyword, holder = (attr if attr in keywords else None), made
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id == loader:  # `loader.dataset.transform = f`
+                keyword, holder = (target.attr if target.attr in keywords else None), made
+            elif isinstance(target, ast.Name) and target.id in names:  # `ds.transform = f`
+                keyword, holder = names[target.id], lookup(target.id, scope, call.lineno)
+            else:
+                continue
+            if keyword is None or lookup(target.id if isinstance(target, ast.Name) else loader, scope, line) \
+                    is not holder or not _used_after(unit, scope, loader, row_stmt.end_lineno or line, made):
+                continue
+            stored = self.eval(value, unit, scope)
+            if isinstance(target, ast.Name) and target.id == loader:
+                replaced[keyword] = replaced.get(keyword, EMPTY) | stored
+                continue
+            key = f"{unit.path}:{line}:{row_stmt.col_offset}|after"
+            self._stores_by_key[key] = (row_stmt, unit.path, None)  # (a possibility: it replaces nothing)
+            changes.setdefault(keyword, []).append((f"+.{attr}#{key}", stored))
+        if not changes and not replaced:
+            return payloads
+        out = []
+        for arg, value in payloads:
+            if arg.keyword in changes:
+                value = frozenset(self._mutated(o, changes[arg.keyword]) if o.kind in _MUTABLE else o for o in value)
+            out.append((arg, value | replaced.pop(arg.keyword, EMPTY)))
+        return out + [(arg, replaced[arg.keyword]) for arg in api.payload if arg.keyword in replaced]
+
     def _dispatched(self, callee: Obj) -> bool:
         """Whether *callee* is ``self.m`` in a method, with ``m`` a stub of the class that its subclasses fill in
         (a base trainer's ``train()`` calling ``self._train_epoch(epoch)``): which method runs is the instance's
@@ -2303,6 +2372,7 @@ class Engine:
             waits = (inner.sinks or inner.starts or inner.stores or inner.deferred) and inner.waits_for_arguments()
             binding = self.bind(callee.node, owner, call, unit, scope) if waits else {}
             name = getattr(callee.node, "name", "<lambda>")
+            called, skip_self = callee.node, False
         elif callee.kind == CLASS:
             info, owner = self.class_info(callee)
             found = self._method(info, owner, "__init__") if info is not None else None
@@ -2317,6 +2387,7 @@ class Engine:
                 binding = self.bind(init, owner, call, unit, scope, skip_self=True)
                 binding[_first_param(init)] = self.eval(call, unit, scope)
             name = callee.node.name
+            called, skip_self = init, True
         elif callee.kind == BOUND:
             owner = self._unit_for(callee)
             if owner is None:
@@ -2326,6 +2397,7 @@ class Engine:
                 return
             binding = self._bind_method(callee, owner, call, unit, scope) if inner.waits_for_arguments() else {}
             name = callee.data
+            called, skip_self = callee.node, not _decorated(callee.node, "staticmethod")
         else:
             return
         hop = Hop(name, unit.path, getattr(call, "lineno", 0), call, site)
@@ -2341,8 +2413,44 @@ class Engine:
                 summary.stores.append(Store(self.substitute(store.target, binding), store.attr,
                                             self.substitute(store.value, binding), store.stmt, store.unit,
                                             store.method, store.item, guards))
-        if inner.heavy:  # (the first is enough to say the call is heavy: summaries stay small)
-            summary.heavy.append(HeavyUse(inner.heavy[0].what, (hop, *inner.heavy[0].hops)))
+        for use in inner.heavy:  # (the first that holds is enough to say the call is heavy: summaries stay small)
+            when = self._heavy_here(use, called, skip_self, call, site, unit)
+            if when is not None:
+                summary.heavy.append(HeavyUse(use.what, (hop, *use.hops), when))
+                break
+
+    def _heavy_by_default(self, call: ast.Call, site: Site, unit: Unit, defaults: dict[str, Any]
+                          ) -> Optional[HeavyUse]:
+        """A call of a function's body that loads with the defaults of the function's parameters it is given
+        (:func:`~.heavy.heavy_by_default`), the names still holding the parameters where it is made."""
+        lookup = unit.resolver.lookup
+        named = {k.value.id for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id in defaults}
+        held = {name: defaults[name] for name in named
+                if (binding := lookup(name, site.scope, call.lineno)) is not None and binding.kind == "param"}
+        found = heavy_by_default(call, unit.resolver, site.scope, held) if held else None
+        return HeavyUse(found[0], when=tuple((name, held[name]) for name in found[1])) if found else None
+
+    def _heavy_here(self, use: HeavyUse, function: ast.AST, skip_self: bool, call: ast.Call, site: Site,
+                    unit: Unit) -> Optional[tuple]:
+        """Whether a callee's heavy loading happens for this call of *function*: () if it does, the caller's own
+        parameters (as :attr:`HeavyUse.when`) if it does where they keep their defaults, None if it does not
+        (a parameter it waits on is given something else, or what cannot be told)."""
+        if not use.when:
+            return ()
+        caller = site.scope.function_scope()
+        mine = _constant_defaults(caller.node) if caller is not None else {}
+        out = []
+        for param, default in use.when:
+            given = _given_for(function, call, param, skip_self)
+            if given is None or isinstance(given, ast.Constant) and _same_constant(given.value, default):
+                continue
+            if isinstance(given, ast.Name) and given.id in mine and _same_constant(mine[given.id], default) and (
+                    binding := unit.resolver.lookup(given.id, site.scope, call.lineno)) is not None \
+                    and binding.kind == "param":
+                out.append((given.id, default))
+                continue
+            return None
+        return tuple(out)
 
     def _bound_sink(self, sink: SinkUse, binding: dict, hop: Optional[Hop]) -> list[SinkUse]:
         """A callee's sink as the call *hop* makes it (none, when it waited for an object the call does not give)."""
@@ -2352,9 +2460,10 @@ class Engine:
             out = []
             for instance in sorted((o for o in value if o.kind == INST), key=_order):
                 api = self._sent_api(instance, sink.method)
-                if api is not None:
+                kept = self._method_kept(instance, sink.method) if api is not None else None
+                if kept is not None:
                     out.append(SinkUse(api, sink.unit, sink.call, sink.site, sink.arg, frozenset({instance}), _ONE,
-                                       hops=hops))
+                                       hops=hops, guards=kept))
             symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
             if symbolic and not out:
                 out.append(SinkUse(_SYMBOLIC_API, sink.unit, sink.call, sink.site, sink.arg, symbolic, EMPTY,
@@ -2410,8 +2519,10 @@ class Engine:
     def _bound_guards(self, start: "StartUse | SinkUse", binding: dict) -> Optional[tuple]:
         """The guards of a callee's start or sink (:meth:`_guards_of`) as the call's *binding* gives their values:
         None when one of them cannot hold, else those still waiting for arguments."""
-        guards = tuple((self.substitute(value, binding), op, constant, holds)
-                       for value, op, constant, holds in (start.guards if start.hops else self._guards_of(start)))
+        # (a start made in the callee itself has the tests around it, and those its worker object's constructor
+        # made of the method it calls: :meth:`_method_kept`)
+        guards = tuple((self.substitute(value, binding), op, constant, holds) for value, op, constant, holds in (
+            start.guards if start.hops else (*start.guards, *self._guards_of(start))))
         if any(_never_holds(guard) for guard in guards):
             return None
         return tuple(guard for guard in guards if depends_on_parameters(guard[0]))
@@ -2435,9 +2546,10 @@ class Engine:
                                     self._via_of(api, worker), worker, guards))
         for instance in sorted((o for o in iterated if o.kind == INST), key=_order):
             api = self._sent_api(instance, wanted) if start.api is _SYMBOLIC_API else None
-            if api is not None:
+            kept = self._method_kept(instance, wanted) if api is not None else None
+            if kept is not None:
                 out.append(StartUse(api, start.unit, start.node, start.site, _ONE, None, (hop, *start.hops),
-                                    guards=guards))
+                                    guards=(*guards, *kept)))
             unit = self.unit(start.unit) if start.api is _ITER_API else None
             if unit is not None:  # (`for batch in self.loader:` given a wrapper of a loader)
                 for found in self._instance_starts(instance, start.node, start.node, start.site, unit):
@@ -2483,9 +2595,10 @@ class Engine:
 
     def _type_guards(self, stmt: ast.stmt, unit: Unit, scope: Scope) -> tuple:
         """The ``isinstance`` tests of the ``if`` statements of its function around a store that test a parameter
-        (or ``self.x`` set from one), against builtin scalar types: (its value, the types' names, whether the store
-        is where the test holds).  ``if isinstance(rescale, (float, int)): self.rescale = lambda s: rescale``
-        stores the lambda only for a caller that gives a number."""
+        (or ``self.x`` set from one), against builtin scalar types, and the tests of such a value alone (``if
+        flag:``, ``if not config.flag:``; the names are :data:`TRUTHY`): (its value, the types' names, whether the
+        store is where the test holds).  ``if isinstance(rescale, (float, int)): self.rescale = lambda s:
+        rescale`` stores the lambda only for a caller that gives a number."""
         paths = branch_paths(scope).get(stmt) if scope.is_function else None
         out = []
         for node, field in paths or ():
@@ -2496,16 +2609,24 @@ class Engine:
             for test in tests:
                 negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
                 call = test.operand if negated else test
-                if not (isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords
-                        and unit.resolver.qualname(call.func, scope) == "builtins.isinstance"):
+                if isinstance(call, (ast.Name, ast.Attribute)):
+                    # (`if not config.async_actor: self.start = lambda: None`: stored only for a caller whose
+                    # value is false)
+                    names, tested = TRUTHY, call
+                elif not (isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords
+                          and unit.resolver.qualname(call.func, scope) == "builtins.isinstance"):
                     continue
-                kinds = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
-                names = frozenset(unit.resolver.qualname(kind, scope) for kind in kinds)
-                if not names <= _SCALAR_TYPES.keys():
-                    continue
-                tested = call.args[0]
+                else:
+                    kinds = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+                    names = frozenset(unit.resolver.qualname(kind, scope) for kind in kinds)
+                    if not names <= _SCALAR_TYPES.keys():
+                        continue
+                    tested = call.args[0]
                 value = None
-                if isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name):
+                if names == TRUTHY and isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name) \
+                        and not _is_receiver(scope, tested.value.id):
+                    value = self.eval(tested, unit, scope)  # (what a parameter holds: `config.async_actor`)
+                elif isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name):
                     value = self._stored_before(tested, tested.value.id, unit, scope, named=True)
                 elif isinstance(tested, ast.Name):
                     value = self.eval(tested, unit, scope)
@@ -3357,9 +3478,39 @@ class Engine:
         """``worker.start()`` on an instance of a project subclass of an API that sends its subclasses' instances
         whole (``multiprocessing.Process``): a start, and the instance with what it holds is the payload."""
         api = self._sent_api(instance, method)
-        if api is not None:
-            summary.starts.append(StartUse(api, unit.path, call, site, _ONE))
-            summary.sinks.append(SinkUse(api, unit.path, call, site, _SENT_SELF, frozenset({instance}), _ONE))
+        kept = self._method_kept(instance, method) if api is not None else None
+        if kept is not None:
+            summary.starts.append(StartUse(api, unit.path, call, site, _ONE, guards=kept))
+            summary.sinks.append(SinkUse(api, unit.path, call, site, _SENT_SELF, frozenset({instance}), _ONE,
+                                         guards=kept))
+
+    def _method_kept(self, instance: Obj, method: str) -> Optional[tuple]:
+        """Whether a call of *instance*'s *method* runs the method: None when its constructor stores an attribute
+        of that name over it (DeepRL's ``BaseActor`` sets ``self.start = lambda: None`` when ``not
+        config.async_actor``: that actor starts no process), else the tests, as a start's guards, of a value the
+        callers give under which it does not (() when it never does).  A store under another test may or may not
+        happen: the method is taken to run."""
+        stores = [store for attr, _, store in self.field_stores(instance) if attr == method and store.method]
+        if not stores:
+            return ()
+        out = []
+        for store in stores:
+            guards = self._bound_type_guards(store, _arguments_of(instance)) if store.guards else ()
+            tests = [guard for guard in store.guards if guard[1] == TRUTHY]
+            if guards is None or len(tests) != len(self._branches_of(store)) or len(guards) > 1:
+                continue  # (not stored for these arguments, or under a test not followed)
+            if not guards:
+                return None
+            value, _, holds = guards[0]
+            out.append((value, None, None, not holds))
+        return tuple(out)
+
+    def _branches_of(self, store: Store) -> tuple:
+        """The branches of its function's statements that a store's statement is in."""
+        unit = self.unit(store.unit)
+        function = next((node for node in unit.index.functions if getattr(node, "name", None) == store.method
+                         and _inside(store.stmt, node)), None) if unit is not None else None
+        return branch_paths(unit.index.functions[function]).get(store.stmt, ()) if function is not None else ()
 
     def _sent_api(self, instance: Obj, method: str) -> Optional[SpawnAPI]:
         """The API that *method* of *instance* starts and sends it whole with, if its class derives from one."""
@@ -3567,6 +3718,8 @@ class Engine:
                 if self.has_state_hook(obj) or pickler not in (PICKLE, DILL):
                     continue
                 for attr, held, store in self.field_stores(obj):
+                    if not path and sink.guards and store.guards and self._stored_only_elsewhere(obj, store, sink):
+                        continue
                     step = Step("attr", attr, obj, store.stmt, store.unit)
                     stack.extend((o, (*path, step), depth + 1) for o in _walked(held))
                 continue
@@ -3598,6 +3751,15 @@ class Engine:
                     step = Step(how, name, obj)
                     stack.extend((o, (*path, step), depth + 1) for o in _walked(held))
                 continue
+
+    def _stored_only_elsewhere(self, instance: Obj, store: Store, sink: SinkUse) -> bool:
+        """Whether a store on the instance a sink sends happens only where the sink's own test does not hold: the
+        same value tested for truth, the other way (DeepRL's ``BaseActor`` stores ``self.start = lambda: None``
+        and ``self.close = lambda: None`` when ``not config.async_actor``, and only an actor whose config is
+        asynchronous starts, :meth:`_method_kept`)."""
+        guards = self._bound_type_guards(store, _arguments_of(instance)) or ()
+        tests = {(value, holds) for value, op, _, holds in sink.guards if op is None}
+        return any(names == TRUTHY and (value, not holds) in tests for value, names, holds in guards)
 
     def _captured(self, obj: Obj, path: tuple, depth: int) -> list:
         """What a local function's closure holds (once it is made picklable by binding those values, as ``--fix``
@@ -4079,20 +4241,23 @@ _SCALAR_TYPES = {
 }
 #: kinds of object that are never an instance of a scalar type: functions and classes
 _NOT_SCALAR = frozenset({LAMBDA, FUNC, CLASS, PARTIAL, BOUND})
+#: The "types" of a store's guard that tests a value's truth (:meth:`Engine._type_guards`)
+TRUTHY = "truth"
 
 
 def _type_test_never_holds(guard: tuple) -> bool:
-    """Whether an ``isinstance`` guard (:meth:`Engine._type_guards`) comes out against its store for every object
-    its value may be (a constant of a known type, a function or a class)."""
+    """Whether an ``isinstance`` guard (:meth:`Engine._type_guards`), or a test of truth, comes out against its
+    store for every object its value may be (a constant of a known type, a function or a class)."""
     value, names, holds = guard
     if not value:
         return False
     results = set()
     for obj in value:
         if obj.kind in _NOT_SCALAR:
-            results.add(False)
+            results.add(names == TRUTHY)  # (a function or a class is true)
         elif obj.kind == CONST and obj.data[0] == "const" and obj.data[1] != "?":
-            results.add(any(obj.data[1] in _SCALAR_TYPES[name] for name in names))
+            results.add(bool(const_value(obj)) if names == TRUTHY else
+                        any(obj.data[1] in _SCALAR_TYPES[name] for name in names))
         else:
             return False
     return holds not in results
@@ -4250,6 +4415,9 @@ def _kept_as(keyword: str) -> str:
     return ".transform" if keyword == "transforms" else f".{keyword}"
 
 
+#: How many packages a name passes through by star imports before it is unknown (``from pkg import *`` of an
+#: ``__init__`` that star-imports its modules is one more)
+MAX_STAR_CHAIN = 3
 _UNKNOWN_ARG = object()  # a call whose arguments cannot be matched (``*args`` before the position)
 #: the worker count of a call whose workers are threads (:attr:`SpawnAPI.threads`)
 _NO_PROCESS = frozenset({_const(0)})
@@ -4432,6 +4600,28 @@ def _paired(targets: list, value: ast.expr) -> Iterator[tuple[ast.expr, ast.expr
         yield target, value
 
 
+def _used_after(unit: Unit, scope: Scope, name: str, line: int, binding: Binding) -> bool:
+    """Whether *scope*'s own code uses the object *name* holds after *line*, while the name still holds
+    *binding*, in a way that may start its workers: iterated, or given to a call (not ``name.attr``, not
+    ``len(name)``).  Asked only of a worker object whose payload is changed after it is made: a walk of the
+    scope."""
+    root = scope.node
+    stack: list[ast.AST] = list(root.body) if isinstance(root, (ast.Module, *FUNCTION_NODES)) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            if node.id == name and isinstance(node.ctx, ast.Load) and node.lineno > line \
+                    and unit.resolver.lookup(name, scope, node.lineno) is binding:
+                return True
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            continue  # (an attribute of the loader, read in the parent)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+            continue
+        elif not isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):  # (their code is not the scope's)
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def _scope_stores(unit: Unit, scope: Scope, name: str) -> list:
     """``name.attr = value`` statements of a scope's own code (a function's body, or the module's)."""
     return _stores_by_name(unit)[0].get((id(scope.node), name), [])
@@ -4495,6 +4685,38 @@ def _all_receiver_calls(unit: Unit, scope: Scope, name: str) -> list[tuple[ast.C
             calls.sort(key=lambda entry: (entry[0].lineno, entry[0].col_offset))
         unit.module.derived["receiver calls"] = grouped
     return grouped.get((id(scope), name), [])
+
+
+def _constant_defaults(function: ast.AST) -> dict[str, Any]:
+    """The parameters of a def or lambda whose defaults are constants, with them (none for a module)."""
+    args = getattr(function, "args", None)
+    if args is None:
+        return {}
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *zip(args.kwonlyargs, args.kw_defaults)]
+    return {arg.arg: default.value for arg, default in pairs if isinstance(default, ast.Constant)}
+
+
+def _same_constant(one: Any, other: Any) -> bool:
+    return type(one) is type(other) and one == other
+
+
+def _given_for(function: ast.AST, call: ast.Call, param: str, skip_self: bool) -> Any:
+    """What *call* gives *function*'s parameter *param*: the expression, None if nothing (its default), or
+    :data:`_UNKNOWN_ARG` when ``*args``/``**kwargs`` may give it."""
+    if any(k.arg == param for k in call.keywords):
+        return next(k.value for k in call.keywords if k.arg == param)
+    args = function.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]][1 if skip_self else 0:]
+    if param in positional:
+        index = positional.index(param)
+        for position, value in enumerate(call.args):
+            if isinstance(value, ast.Starred):
+                return _UNKNOWN_ARG
+            if position == index:
+                return value
+    return _UNKNOWN_ARG if any(k.arg is None for k in call.keywords) else None
 
 
 def _parameters_given(function: ast.AST, call: ast.Call, name: str, skip_self: bool) -> set[str]:
