@@ -83,6 +83,9 @@ MAX_SUMMARY_ITEMS = 256
 #: memory, as an engine keeps the trees it reads alive.  (96 cut off a script of lerobot that reads 128 before the
 #: flow it starts a worker with.)
 MAX_UNITS = 192
+#: Values one engine keeps to hand out again instead of an identical one (:meth:`Engine._share`); past it the table
+#: starts again, so what it keeps alive that nothing else holds stays small.
+MAX_SHARED = 16_384
 
 # Kinds of object.
 LAMBDA, FUNC, CLASS, INST, EXT, EXTREF, EXTMOD, RES, SYNC, SEQ, DICT, PARTIAL, BOUND, WORKER, CONST = (
@@ -553,6 +556,10 @@ class Engine:
         self._calls_by_argument: dict[int, dict] = {}
         self._calls_by_receiver: dict[int, dict] = {}
         self._values: dict[int, frozenset] = {}  # by the id of a node, alive while the engine is
+        #: values by the ids of the objects they hold, in their order (:meth:`_share`)
+        self._shared: dict[int | tuple, frozenset] = {}
+        #: values :meth:`substitute` returns as they are, by their id: (the value, what it returned)
+        self._unchanged: dict[int, tuple[frozenset, frozenset]] = {}
         #: the uses of a method's first parameter that the engine made (:meth:`_self_name`), kept alive with it
         self._self_names: dict[tuple[Scope, int], ast.Name] = {}
         self._dunder_calls: dict[tuple[int, str], ast.Call] = {}  # (kept: see _dunder_call)
@@ -678,7 +685,7 @@ class Engine:
         self._evaluating.add(key)
         self._depth += 1
         try:
-            value = _cut(self._eval(expr, unit, scope))
+            value = self._share(_cut(self._eval(expr, unit, scope)))
         finally:
             self._evaluating.discard(key)
             self._depth -= 1
@@ -1092,7 +1099,9 @@ class Engine:
                 parts = [part for part in parts if not part[0].startswith(f"+.{attr}#")
                          or self._stored_inside(part[0].partition("#")[2], always, path)]
             parts.append((name, value))
-        return Obj(obj.kind, obj.unit, obj.node, obj.data, _merge_parts(parts))
+        # (merging copies each part: a substitution mutates the objects of each store it binds anew)
+        return Obj(obj.kind, obj.unit, obj.node, obj.data,
+                   tuple((name, self._share(value)) for name, value in _merge_parts(parts)))
 
     def _stored_inside(self, key: str, statement: ast.stmt, path: Optional[str]) -> bool:
         """Whether the store with this key is inside *statement* (of the module *path*)."""
@@ -1998,7 +2007,11 @@ class Engine:
         """*value* with each parameter symbol replaced by what *binding* gives it (and fields of those read)."""
         if not value or depth > MAX_NESTING:
             return value if depth <= MAX_NESTING else EMPTY
+        known = self._unchanged.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
         out: set = set()
+        kept = 0  # (objects that no binding changes)
         for obj in value:
             if obj.kind == PARAM:
                 if obj.data in binding:
@@ -2040,7 +2053,32 @@ class Engine:
                 out.add(Obj(obj.kind, obj.unit, obj.node, obj.data, parts))
             else:
                 out.add(obj)
-        return _cut(out)
+                kept += 1
+        found = self._share(_cut(out))
+        if kept == len(value):
+            # (what no binding changes is substituted the same way for each call: a callee's stores are bound
+            # again for each call of it, and the same value is made again from the same objects, in the same order)
+            if len(self._unchanged) >= MAX_SHARED:
+                self._unchanged.clear()
+            self._unchanged[id(value)] = (value, found)
+        return found
+
+    def _share(self, value: frozenset) -> frozenset:
+        """*value*, or a value made before that holds the same objects (the same ones, not equal ones) in the same
+        order, which nothing can tell from it: a value is a set of 216 bytes however few objects it holds, and
+        :meth:`substitute` makes a new one for each callee's store, sink and start it binds, most of them of
+        objects it was given unchanged (the summaries of peft's ``tests/test_initialization.py``, analysed for a
+        check of ``peft_model.py``, held 588,000 sets, 144,000 of them of different objects or order).  Equal
+        objects made apart stay apart: what is reached from a sink is told apart by identity (:meth:`sources`)."""
+        if not value:
+            return EMPTY
+        shared = self._shared
+        if len(shared) >= MAX_SHARED:
+            shared.clear()  # (the table keeps alive what it holds: values made for a moment too)
+        if len(value) == 1:  # (most values: keyed by the one id, with no tuple to make and keep)
+            (only,) = value
+            return shared.setdefault(id(only), value)
+        return shared.setdefault(tuple(map(id, value)), value)
 
     def _built(self, new: Obj, binding: dict, depth: int) -> frozenset:
         """A NEW symbol once a caller gives the class: an instance of it, its ``__init__`` given the call's
