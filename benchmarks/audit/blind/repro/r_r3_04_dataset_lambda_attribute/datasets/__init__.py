@@ -1,0 +1,1 @@
+from datasets.molecule_graphcl_dataset import MoleculeDataset_graphcl, MoleculeDataset_graphcl_safe
