@@ -4743,8 +4743,9 @@ def _same_constant(one: Any, other: Any) -> bool:
 def _given_for(function: ast.AST, call: ast.Call, param: str, skip_self: bool) -> Any:
     """What *call* gives *function*'s parameter *param*: the expression, None if nothing (its default), or
     :data:`_UNKNOWN_ARG` when ``*args``/``**kwargs`` may give it."""
-    if any(k.arg == param for k in call.keywords):
-        return next(k.value for k in call.keywords if k.arg == param)
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
     args = function.args
     positional = [a.arg for a in [*args.posonlyargs, *args.args]][1 if skip_self else 0:]
     if param in positional:
