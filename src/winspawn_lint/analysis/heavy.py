@@ -69,9 +69,7 @@ def heavy_by_default(call: ast.Call, resolver: Resolver, scope: Scope, defaults:
     if not given:
         return None
     name = _loaded_name(call, resolver, scope)
-    keywords = [(k.arg, defaults[given[k.arg]] if k.arg in given else
-                 k.value.value if isinstance(k.value, ast.Constant) else GIVEN) for k in call.keywords]
-    why = heavy_call(name, keywords)
+    why = heavy_call(name, _constant_keywords(call, defaults))
     return (f"`{_short(name)}(...)`{why}", tuple(sorted(set(given.values())))) if why is not None else None
 
 
@@ -113,8 +111,12 @@ def dotted(expr: ast.AST) -> Optional[str]:
     return None
 
 
-def _constant_keywords(call: ast.Call) -> list[tuple[Optional[str], object]]:
-    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else GIVEN) for k in call.keywords]
+def _constant_keywords(call: ast.Call, names: Optional[dict[str, object]] = None) -> list[tuple[Optional[str], object]]:
+    """(keyword, its constant, or :data:`GIVEN`) of a call; a keyword given one of *names* has that name's value."""
+    names = names or {}
+    return [(k.arg, k.value.value if isinstance(k.value, ast.Constant) else
+             names[k.value.id] if isinstance(k.value, ast.Name) and k.value.id in names else GIVEN)
+            for k in call.keywords]
 
 
 def _mentions_cuda(expr: ast.AST) -> bool:

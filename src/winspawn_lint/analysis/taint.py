@@ -4743,19 +4743,10 @@ def _same_constant(one: Any, other: Any) -> bool:
 def _given_for(function: ast.AST, call: ast.Call, param: str, skip_self: bool) -> Any:
     """What *call* gives *function*'s parameter *param*: the expression, None if nothing (its default), or
     :data:`_UNKNOWN_ARG` when ``*args``/``**kwargs`` may give it."""
-    for keyword in call.keywords:
-        if keyword.arg == param:
-            return keyword.value
     args = function.args
     positional = [a.arg for a in [*args.posonlyargs, *args.args]][1 if skip_self else 0:]
-    if param in positional:
-        index = positional.index(param)
-        for position, value in enumerate(call.args):
-            if isinstance(value, ast.Starred):
-                return _UNKNOWN_ARG
-            if position == index:
-                return value
-    return _UNKNOWN_ARG if any(k.arg is None for k in call.keywords) else None
+    given = _argument(call, Arg(param, positional.index(param) if param in positional else None))
+    return _UNKNOWN_ARG if given is None and any(k.arg is None for k in call.keywords) else given
 
 
 def _parameters_given(function: ast.AST, call: ast.Call, name: str, skip_self: bool) -> set[str]:
