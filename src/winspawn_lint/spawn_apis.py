@@ -736,8 +736,10 @@ KEEPERS: tuple[Keeper, ...] = (
     # `gluon.data.DataLoader` as its `batchify_fn`.
     Keeper(("gluoncv.data.batchify.", "gluonnlp.data.batchify.", "mxnet.gluon.data.batchify."), every=True,
            transparent=True),
-    Keeper(("monai.data.Dataset", "monai.data.CacheDataset", "monai.data.PersistentDataset",
-            "monai.data.SmartCacheDataset", "monai.data.LMDBDataset", "monai.data.ZipDataset"),
+    # (each also by the module that defines it, as tutorials write it: `monai.data.dataset.Dataset(data, transform)`)
+    Keeper(tuple(f"monai.data.{module}{name}" for module in ("", "dataset.")
+                 for name in ("Dataset", "CacheDataset", "PersistentDataset", "SmartCacheDataset", "LMDBDataset",
+                              "ZipDataset")),
            keywords=("data", "transform"), positions=((0, "data"), (1, "transform"))),
     Keeper(("monai.data.PatchWSIDataset", "monai.data.wsi_datasets.PatchWSIDataset"),
            keywords=("data", "transform"), positions=((0, "data"), (3, "transform"))),
@@ -776,6 +778,23 @@ SETUP_HOOKS: Mapping[str, frozenset[str]] = {
                  f"{prefix}.core.LightningDataModule", f"{prefix}.core.LightningModule",
                  f"{prefix}.core.datamodule.LightningDataModule", f"{prefix}.core.module.LightningModule")
 }
+
+#: Library functions that iterate the iterable they are given (a loader's workers start there): MONAI's ``first``
+#: (``for i in iterable: return i``), which its tutorials call on a loader at the top level (``check_data =
+#: first(train_loader)``).
+ITERATING_CALLS = frozenset({"monai.utils.first", "monai.utils.misc.first"})
+
+#: The loader hooks a framework's trainer calls on the instances it is given, by the trainer's API and method: what
+#: ``trainer.fit(model, datamodule)`` hands Lightning, Lightning asks for its loaders (``train_dataloader()`` and
+#: ``val_dataloader()`` of the data module, or of the model when it is given alone) and iterates them with their
+#: workers.  The instances are found where the call is made, with what their constructors were given there.
+LOADER_HOOKS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "lightning.Trainer": {"fit": ("train_dataloader", "val_dataloader"), "validate": ("val_dataloader",),
+                          "test": ("test_dataloader",), "predict": ("predict_dataloader",)},
+}
+#: The keywords of those methods that give the loaders, or a data module that makes them (the model, their first
+#: argument, makes its own only when none of these nor a later positional argument is given).
+LOADER_HOOK_KEYWORDS = frozenset({"train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"})
 
 #: Dataset pipelines built by method chains (``wds.WebDataset(urls).map(fn).batched(n, collation_fn=c)``): each
 #: stage keeps the arguments of the method that added it, and the whole pipeline goes to the loader's workers.

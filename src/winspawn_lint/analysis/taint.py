@@ -40,10 +40,11 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 from ..io.compact_tree import node_class
 from ..records import Record, Value
 from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CONTEXT_FACTORIES, CONTEXT_KEYWORDS,
-                          DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR, MODULE_OBJECT,
-                          MP_SYNC_PRIMITIVES, PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS,
-                          PROGRESS_BAR, SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS,
-                          UNPICKLABLE_GLOBALS, UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
+                          DATASET_TRANSFORM_KEYWORDS, DERIVED_RESOURCES, EAGER_HANDLE_CLASSES, GENERATOR,
+                          ITERATING_CALLS, LOADER_HOOK_KEYWORDS, LOADER_HOOKS, MODULE_OBJECT, MP_SYNC_PRIMITIVES,
+                          PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS, PROGRESS_BAR,
+                          SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
+                          UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_by_default, heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
@@ -2298,6 +2299,7 @@ class Engine:
                     if method_name in obj_api.start_methods:
                         summary.starts.append(StartUse(obj_api, unit.path, call, site, count, explicit, via=via,
                                                        worker=worker))
+                        self._hooked_loaders(obj_api, method_name, call, site, unit, summary)
                     if method_name in obj_api.method_payload:
                         for arg, value in self._payloads(obj_api, obj_api.method_payload[method_name], call, unit,
                                                          scope):
@@ -2313,7 +2315,7 @@ class Engine:
                     if method_name in self._sending_methods:
                         summary.sinks.append(SinkUse(_SYMBOLIC_API, unit.path, call, site, _SENT_SELF, symbolic,
                                                      EMPTY, method=method_name))
-        if name in _ITERATING_BUILTINS:
+        if name in _ITERATING_BUILTINS or name in ITERATING_CALLS:
             for arg in call.args:
                 self._iteration(arg, call, site, unit, summary)
         # A call into the project: its callee's sinks and starts, with this call's arguments.
@@ -3521,6 +3523,32 @@ class Engine:
             summary.starts.append(StartUse(api, unit.path, call, site, _ONE, guards=kept))
             summary.sinks.append(SinkUse(api, unit.path, call, site, _SENT_SELF, frozenset({instance}), _ONE,
                                          guards=kept))
+
+    def _hooked_loaders(self, api: SpawnAPI, method: str, call: ast.Call, site: Site, unit: Unit,
+                        summary: Summary) -> None:
+        """The sinks of the loader hooks (:data:`LOADER_HOOKS`) that *api*'s *method* calls on the project's
+        instances it is given (``trainer.fit(model, datamodule)``), ``self`` the instance as this code made it: a
+        data module given its dataset by its constructor builds the loader from it."""
+        hooks = LOADER_HOOKS.get(api.key, {}).get(method)
+        if not hooks:
+            return
+        # (the model, first, gives the loaders only when nothing after it does: loaders, or a data module)
+        others = [*call.args[1:], *(k.value for k in call.keywords if k.arg in LOADER_HOOK_KEYWORDS)]
+        given = others or [*call.args[:1], *(k.value for k in call.keywords if k.arg == "model")]
+        for expr in given:
+            for instance in sorted((o for o in self.eval(expr, unit, site.scope) if o.kind == INST), key=_order):
+                info, owner = self.class_info(instance)
+                if info is None or not any(base in SETUP_HOOKS for base in self._library_bases(info, owner)):
+                    continue
+                for name in hooks:
+                    found = self._method(info, owner, name)
+                    if found is None:
+                        continue
+                    function, where = found
+                    hop = Hop(name, unit.path, getattr(call, "lineno", 0), call, site)
+                    binding = {_first_param(function): frozenset({instance})}
+                    for sink in self.summary(function, where).sinks[:max(0, MAX_SUMMARY_ITEMS - len(summary.sinks))]:
+                        summary.sinks += self._bound_sink(sink, binding, hop)
 
     def _method_kept(self, instance: Obj, method: str) -> Optional[tuple]:
         """Whether a call of *instance*'s *method* runs the method: None when its constructor stores an attribute

@@ -10,7 +10,7 @@ import ast
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..records import Record
-from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, CONTEXT_KEYWORDS, Arg, Registry, SpawnAPI
+from ..spawn_apis import ABSENT, CONTEXT_FACTORIES, CONTEXT_KEYWORDS, ITERATING_CALLS, Arg, Registry, SpawnAPI
 from .index import FUNCTION_NODES, ClassInfo, ModuleIndex, Scope, Site, is_super
 from .names import Resolver
 from .values import MAYBE, NONE, UNKNOWN, Values
@@ -171,7 +171,7 @@ class WorkerFinder:
                     model.payloads.extend(self._payloads(obj_api, obj_api.method_payload[method], call, site,
                                                          task=True, method=explicit))
             return
-        if name in {f"builtins.{b}" for b in _ITERATING_BUILTINS}:
+        if name in {f"builtins.{b}" for b in _ITERATING_BUILTINS} or name in ITERATING_CALLS:
             for arg in call.args:
                 self._iteration(arg, call, site, model)
 
