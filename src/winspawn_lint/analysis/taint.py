@@ -3538,6 +3538,7 @@ class Engine:
         for expr in given:
             for instance in sorted((o for o in self.eval(expr, unit, site.scope) if o.kind == INST), key=_order):
                 info, owner = self.class_info(instance)
+                # (a class of the framework's: SETUP_HOOKS names the bases whose instances it calls hooks of)
                 if info is None or not any(base in SETUP_HOOKS for base in self._library_bases(info, owner)):
                     continue
                 for name in hooks:
