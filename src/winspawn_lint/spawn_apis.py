@@ -914,6 +914,11 @@ HEAVY_IN_LOOP = frozenset({
 })
 
 
+def same_constant(one: object, other: object) -> bool:
+    """Whether two constants are the same: equal, and of one type (``True == 1`` and ``0 == 0.0`` are not)."""
+    return type(one) is type(other) and one == other
+
+
 def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()) -> str | None:
     """Why a call of *name* is heavy (a suffix for the message, possibly empty), or None.
 
@@ -930,7 +935,7 @@ def heavy_call(name: str | None, keywords: Iterable[tuple[str | None, Any]] = ()
         if name == pattern or (pattern.endswith(".") and name.startswith(pattern)):
             if value is GIVEN and any(k == keyword and v is not None for k, v in keywords):
                 return f" (with `{keyword}=`)"
-            if any(k == keyword and type(v) is type(value) and v == value for k, v in keywords):
+            if any(k == keyword and same_constant(v, value) for k, v in keywords):
                 return f" (with `{keyword}={value!r}`)"
     return None
 

@@ -44,7 +44,7 @@ from ..spawn_apis import (ABSENT, BACKED_READERS, CLASS_REPLACING_DECORATORS, CO
                           ITERATING_CALLS, LOADER_HOOK_KEYWORDS, LOADER_HOOKS, MODULE_OBJECT, MP_SYNC_PRIMITIVES,
                           PICKLES_CLOSED, PIPELINE_METHODS, PIPELINE_ROOTS, PREPARING_METHODS, PROGRESS_BAR,
                           SETUP_HOOKS, THREAD_ONLY, TORCH_SHARED_STATE, UNPICKLABLE_CALLS, UNPICKLABLE_GLOBALS,
-                          UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper)
+                          UNPICKLABLE_METHODS, Arg, Registry, SpawnAPI, Unpicklable, keeper, same_constant)
 from .guards import is_main_guard, never_runs
 from .heavy import heavy_by_default, heavy_loading
 from .index import (FUNCTION_NODES, Binding, ClassInfo, Scope, Site, branch_paths, exclusive_branches, exits_before,
@@ -2482,9 +2482,9 @@ class Engine:
         out = []
         for param, default in use.when:
             given = _given_for(function, call, param, skip_self)
-            if given is None or isinstance(given, ast.Constant) and _same_constant(given.value, default):
+            if given is None or isinstance(given, ast.Constant) and same_constant(given.value, default):
                 continue
-            if isinstance(given, ast.Name) and given.id in mine and _same_constant(mine[given.id], default) and (
+            if isinstance(given, ast.Name) and given.id in mine and same_constant(mine[given.id], default) and (
                     binding := unit.resolver.lookup(given.id, site.scope, call.lineno)) is not None \
                     and binding.kind == "param":
                 out.append((given.id, default))
@@ -2499,9 +2499,9 @@ class Engine:
         if sink.api is _SYMBOLIC_API:  # `worker.start()` on a parameter: sends an instance of a Process subclass
             out = []
             for instance in sorted((o for o in value if o.kind == INST), key=_order):
-                api = self._sent_api(instance, sink.method)
-                kept = self._method_kept(instance, sink.method) if api is not None else None
-                if kept is not None:
+                sent = self._sent(instance, sink.method)
+                if sent is not None:
+                    api, kept = sent
                     out.append(SinkUse(api, sink.unit, sink.call, sink.site, sink.arg, frozenset({instance}), _ONE,
                                        hops=hops, guards=kept))
             symbolic = frozenset(o for o in value if o.kind in (PARAM, FIELD))
@@ -2585,9 +2585,9 @@ class Engine:
                                     self._explicit_method_of(worker), (hop, *start.hops), None,
                                     self._via_of(api, worker), worker, guards))
         for instance in sorted((o for o in iterated if o.kind == INST), key=_order):
-            api = self._sent_api(instance, wanted) if start.api is _SYMBOLIC_API else None
-            kept = self._method_kept(instance, wanted) if api is not None else None
-            if kept is not None:
+            sent = self._sent(instance, wanted) if start.api is _SYMBOLIC_API else None
+            if sent is not None:
+                api, kept = sent
                 out.append(StartUse(api, start.unit, start.node, start.site, _ONE, None, (hop, *start.hops),
                                     guards=(*guards, *kept)))
             unit = self.unit(start.unit) if start.api is _ITER_API else None
@@ -2926,7 +2926,7 @@ class Engine:
                 states.add(NONE if ABSENT in spec.no_workers else SOME)
             elif obj.kind == CONST:
                 value = const_value(obj)
-                if any(no is not ABSENT and type(no) is type(value) and no == value for no in spec.no_workers) or (
+                if any(no is not ABSENT and same_constant(no, value) for no in spec.no_workers) or (
                         value is None and None in spec.no_workers):
                     states.add(NONE)
                 else:
@@ -3517,9 +3517,9 @@ class Engine:
                        summary: Summary) -> None:
         """``worker.start()`` on an instance of a project subclass of an API that sends its subclasses' instances
         whole (``multiprocessing.Process``): a start, and the instance with what it holds is the payload."""
-        api = self._sent_api(instance, method)
-        kept = self._method_kept(instance, method) if api is not None else None
-        if kept is not None:
+        sent = self._sent(instance, method)
+        if sent is not None:
+            api, kept = sent
             summary.starts.append(StartUse(api, unit.path, call, site, _ONE, guards=kept))
             summary.sinks.append(SinkUse(api, unit.path, call, site, _SENT_SELF, frozenset({instance}), _ONE,
                                          guards=kept))
@@ -3579,11 +3579,15 @@ class Engine:
                          and _inside(store.stmt, node)), None) if unit is not None else None
         return branch_paths(unit.index.functions[function]).get(store.stmt, ()) if function is not None else ()
 
-    def _sent_api(self, instance: Obj, method: str) -> Optional[SpawnAPI]:
-        """The API that *method* of *instance* starts and sends it whole with, if its class derives from one."""
+    def _sent(self, instance: Obj, method: str) -> Optional[tuple[SpawnAPI, tuple]]:
+        """The API that *method* of *instance* starts and sends it whole with, if its class derives from one and
+        the call runs the method, with the guards under which it does (:meth:`_method_kept`); else None."""
         info, owner = self.class_info(instance)
         api = self._class_api(info, owner) if info is not None else None
-        return api if api is not None and api.sends_subclass and method in api.start_methods else None
+        if api is None or not api.sends_subclass or method not in api.start_methods:
+            return None
+        kept = self._method_kept(instance, method)
+        return (api, kept) if kept is not None else None
 
     def _waits_for_callers(self, sink: SinkUse, function: ast.AST, unit: Unit) -> bool:
         """Whether a sink's worker count is the function's callers' to say: it comes from a parameter, and the
@@ -4763,10 +4767,6 @@ def _constant_defaults(function: ast.AST) -> dict[str, Any]:
     pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
              *zip(args.kwonlyargs, args.kw_defaults)]
     return {arg.arg: default.value for arg, default in pairs if isinstance(default, ast.Constant)}
-
-
-def _same_constant(one: Any, other: Any) -> bool:
-    return type(one) is type(other) and one == other
 
 
 def _given_for(function: ast.AST, call: ast.Call, param: str, skip_self: bool) -> Any:

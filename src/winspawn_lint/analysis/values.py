@@ -11,7 +11,7 @@ import ast
 import operator
 from typing import Any, Callable, Optional
 
-from ..spawn_apis import ABSENT, Arg, SpawnAPI
+from ..spawn_apis import ABSENT, Arg, SpawnAPI, same_constant
 from .index import Scope
 from .names import MAX_DEPTH, Resolver
 
@@ -164,7 +164,7 @@ class Values:
         if value is _AtLeastOne:
             return SOME
         for no in count.no_workers:
-            if no is not ABSENT and type(no) is type(value) and no == value:
+            if no is not ABSENT and same_constant(no, value):
                 return NONE
             if no is None and value is None:
                 return NONE
