@@ -35,6 +35,8 @@ _TORCH_LOADERS = frozenset({_DATALOADER, "monai.data.DataLoader", "torch_geometr
 #: How a finding names the consumer of a library Dataset class that the project never hands to a loader.
 _ANY_LOADER = " by any `DataLoader` with `num_workers>0`"
 _STORED = ("attr", "held", "kept", "self")  # steps by which an object holds what it keeps (not a container's)
+#: how a pipeline's part names the method that added a stage (``stage:.map()``, :data:`..spawn_apis.PIPELINE_METHODS`)
+_STAGE = "stage:"
 #: Where a library wrapper keeps what it was given, for naming the chain of attributes in a message.
 _KEPT_AS = {"Compose": ".transforms", "RandomApply": ".transforms", "RandomChoice": ".transforms",
             "RandomOrder": ".transforms", "Lambda": ".lambd", "Subset": ".dataset", "ConcatDataset": ".datasets",
@@ -192,8 +194,11 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
                  fix_hint={"def": span(node)}, remedy=_remedy(ctx, "def"))
         return
     if kind == LAMBDA:
-        if stored:
-            ctx.emit(rules.WSP204, source.node, what="a lambda", owner=_owner_name(stored), api=api,
+        # (a library pipeline keeps a lambda given to a stage, `.map(lambda s: ...)`, as a project pipeline whose
+        # method stores it does: the pipeline is the dataset that travels)
+        staged = [step for step in path if step.how == "callable" and step.name.startswith(_STAGE)]
+        if stored or staged:
+            ctx.emit(rules.WSP204, source.node, what="a lambda", owner=_owner_name(stored or staged), api=api,
                      chain=_chain(path), fix_hint={"lambda": span(source.node)}, remedy=_remedy(ctx, "stored"))
         elif in_partial:
             ctx.emit(rules.WSP202, source.node, role=role, api=api, what="a lambda inside `functools.partial`",
@@ -458,8 +463,9 @@ def _relative(ctx: Context, path: Optional[str]) -> str:
 
 def _chain(path: tuple) -> str:
     """`` (at `.transform.transforms[2]`)``: where the source sits in the object that keeps it (see
-    :func:`_owner_name`)."""
+    :func:`_owner_name`); `` (in its `.map()` stage)`` for a pipeline's stage."""
     parts = []
+    stage = None
     start = next((i for i, step in enumerate(path) if step.how in ("attr", "held") and step.owner is not None), 0)
     for step in path[start:]:
         if step.how == "attr":
@@ -476,15 +482,20 @@ def _chain(path: tuple) -> str:
             parts.append(".func" if step.name == "func" else ".args")
         elif step.how == "closure":
             parts.append(f".<closure {step.name}>")
-    text = "".join(parts)
-    return f" (at `{text}`)" if text and text != "[...]" else ""
+        elif step.how == "callable" and step.name.startswith(_STAGE):
+            stage = step.name.partition(":")[2]
+    text = "".join(parts) if "".join(parts) != "[...]" else ""
+    if stage is not None:
+        return f" (in its `{stage}` stage" + (f", at `{text}`)" if text else ")")
+    return f" (at `{text}`)" if text else ""
 
 
 def _owner_name(stored: list[Step]) -> str:
     """The object that keeps the source: the outermost instance (or library object that is not a mere wrapper,
-    such as a ``Subset``) that travels to the worker."""
+    such as a ``Subset``, or a pipeline that keeps its stages) that travels to the worker."""
     for step in stored:
-        if step.how in ("attr", "held") and step.owner is not None:
+        if (step.how in ("attr", "held") or step.how == "callable" and step.name.startswith(_STAGE)) and \
+                step.owner is not None:
             return _owner_label(step.owner)
     return _owner_label(stored[-1].owner) if stored else "the object"
 
