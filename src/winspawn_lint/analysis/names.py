@@ -39,6 +39,9 @@ class Resolver:
         # asks them again through it (see _sync).
         self._shadowed: dict[str, bool] = {}
         self._starred: dict[tuple[str, str], Optional[str]] = {}
+        #: the qualified name of a ``from M import name`` of a project module M -> the library name M binds it to
+        #: (:meth:`_reexported`)
+        self._reexports: dict[str, Optional[str]] = {}
         self._context: object = None
 
     def lookup(self, name: str, scope: Scope, line: Optional[int] = None) -> Optional[Binding]:
@@ -97,7 +100,12 @@ class Resolver:
                     return starred
                 return f"builtins.{expr.id}" if expr.id in _BUILTINS else None
             if binding.kind == "import":
-                return None if self._shadowed_import(binding.qualname) else _canonical(binding.qualname)
+                relative = binding.qualname.startswith(".")
+                if relative or self._shadowed_import(binding.qualname):
+                    # (a project module's name: the library's, when that module imports it from one)
+                    library = self.reexport(binding.qualname)
+                    return library if library is not None or not relative else _canonical(binding.qualname)
+                return _canonical(binding.qualname)
             if binding.kind == "assign" and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Call)):
                 return self._qualname(binding.value, binding.scope, depth + 1)
             if binding.kind in ("def", "class") and binding.scope.kind == "module":
@@ -143,10 +151,12 @@ class Resolver:
             return
         self._context = project.context
         if any(self._shadows(top) != answer for top, answer in list(self._shadowed.items())) or any(
-                self._project_star(module, name) != answer for (module, name), answer in list(self._starred.items())):
+                self._project_star(module, name) != answer for (module, name), answer in list(self._starred.items())
+        ) or any(self._reexported(qualname) != answer for qualname, answer in list(self._reexports.items())):
             self._qualnames.clear()
             self._shadowed.clear()
             self._starred.clear()
+            self._reexports.clear()
 
     def _star_imported(self, name: str, scope: Scope) -> Optional[str]:
         """``from torch.utils.data import *`` then ``DataLoader``: the name, when the registry knows it there.
@@ -176,13 +186,47 @@ class Resolver:
                     return candidate
         return None
 
+    def reexport(self, qualname: str) -> Optional[str]:
+        """The library name that ``from M import name`` (*qualname*) of a project module M binds (:meth:`_reexported`),
+        or None."""
+        self._sync()
+        if qualname not in self._reexports:
+            self._reexports[qualname] = self._reexported(qualname)
+        return self._reexports[qualname]
+
     def _project_star(self, module: str, name: str) -> Optional[str]:
-        found = self.project.resolve_import(self.filename, f"{module}.{name}")
-        if found is not None:
-            bindings = found[1].index.module_scope.bindings.get(name, ())
-            last = tried_first(bindings[-1]) if bindings else None
-            if last is not None and last.kind == "import" and not last.qualname.startswith("."):
-                return _canonical(last.qualname)
+        return self._reexported(f"{module}.{name}")
+
+    def _reexported(self, qualname: str, filename: Optional[str] = None, depth: int = 0) -> Optional[str]:
+        """For ``from M import name`` of a project module M (*qualname* ``M.name``, relative to *filename*): the
+        library name M binds *name* to by an import (``from torch.utils.data import DataLoader`` in utils.py, for
+        ``from utils import DataLoader`` or ``from utils import *``), through the project modules it imports it
+        from in turn (a package's ``from .dataset import *``, ``from .data import DataLoader``), to
+        :data:`MAX_DEPTH` modules; None when it is the project's own, or cannot be told."""
+        if self.project is None or depth > MAX_DEPTH:
+            return None
+        filename = filename or self.filename
+        found = self.project.resolve_import(filename, qualname) if filename else None
+        if found is None:
+            return None
+        name, module = found
+        scope = module.index.module_scope
+        bindings = scope.bindings.get(name, ())
+        last = tried_first(bindings[-1]) if bindings else None
+        if last is not None:
+            if last.kind != "import":
+                return None
+            if last.qualname.startswith(".") or self.project.imports.module_file(
+                    module.path, last.qualname.split(".", 1)[0]) is not None:
+                return self._reexported(last.qualname, module.path, depth + 1)
+            return _canonical(last.qualname)
+        for star in reversed(scope.star_imports):  # (`from .dataset import *` in a package's __init__.py)
+            if star.startswith(".") or self.project.imports.module_file(module.path, star.split(".", 1)[0]):
+                library = self._reexported(f"{star}.{name}", module.path, depth + 1)
+                if library is not None:
+                    return library
+            elif _canonical(f"{star}.{name}") in known_names():
+                return _canonical(f"{star}.{name}")
         return None
 
     def definition(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Binding]:

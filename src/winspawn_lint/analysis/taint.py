@@ -3021,6 +3021,8 @@ class Engine:
         binding = unit.resolver.lookup(root.id, scope, getattr(root, "lineno", None))
         if binding is None or binding.kind != "import":
             return False
+        if root is func and unit.resolver.reexport(binding.qualname) is not None:
+            return False  # (a project module that passes the library's name on: `from utils import DataLoader`)
         return self.project_target(binding, unit) is not None
 
     def _super_method(self, site: Site, unit: Unit, name: str) -> Optional[tuple[ast.AST, Unit]]:
