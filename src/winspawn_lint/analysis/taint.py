@@ -145,6 +145,8 @@ _TRANSFORM_SETTERS = frozenset({"with_transform", "set_transform"})
 _GLUON_DATASETS = ("mxnet.gluon.data.", "gluoncv.data.")
 _GLUON_TRANSFORMS = frozenset({"transform", "transform_first"})
 _GLUON_LAZY = "mxnet.gluon.data.dataset._LazyTransformDataset"
+#: how a pipeline's part for a stage begins (``stage:.map()``: what the method that added it was given)
+STAGE = "stage:"
 #: the types of a constant whose truth an expression's test is known by (`if DEBUG`, `if 0`, `if None`)
 _FOLDED_TESTS = frozenset({"bool", "int", "NoneType", "str"})
 #: the methods that give back what they are given (:data:`PREPARING_METHODS`), whatever the class
@@ -1654,7 +1656,7 @@ class Engine:
             elif obj.kind == EXT and method in PIPELINE_METHODS and obj.data in PIPELINE_ROOTS:
                 values = [self.eval(a, unit, scope) for a in [*call.args, *(k.value for k in call.keywords)]]
                 stage = frozenset().union(*values) if values else EMPTY
-                out.add(Obj(EXT, obj.unit, call, obj.data, _merge_parts([*obj.parts, (f"stage:.{method}()", stage)])))
+                out.add(Obj(EXT, obj.unit, call, obj.data, _merge_parts([*obj.parts, (f"{STAGE}.{method}()", stage)])))
                 known = True
             elif obj.kind == EXT and method in _DERIVED_DATASET_METHODS and not _passes_keyword(call, "num_proc"):
                 out.add(obj)

@@ -27,7 +27,7 @@ from ..context import Context
 from ..heavy import dotted
 from ..index import FUNCTION_NODES, is_super
 from ..positions import span
-from ..taint import CLASS, FUNC, INST, LAMBDA, RES, SYNC, Flow, Obj, Step, Unit
+from ..taint import CLASS, FUNC, INST, LAMBDA, RES, STAGE, SYNC, Flow, Obj, Step, Unit
 
 _DATALOADER = "torch.utils.data.DataLoader"
 #: (MONAI's and PyTorch Geometric's are torch DataLoaders)
@@ -35,8 +35,6 @@ _TORCH_LOADERS = frozenset({_DATALOADER, "monai.data.DataLoader", "torch_geometr
 #: How a finding names the consumer of a library Dataset class that the project never hands to a loader.
 _ANY_LOADER = " by any `DataLoader` with `num_workers>0`"
 _STORED = ("attr", "held", "kept", "self")  # steps by which an object holds what it keeps (not a container's)
-#: how a pipeline's part names the method that added a stage (``stage:.map()``, :data:`..spawn_apis.PIPELINE_METHODS`)
-_STAGE = "stage:"
 #: Where a library wrapper keeps what it was given, for naming the chain of attributes in a message.
 _KEPT_AS = {"Compose": ".transforms", "RandomApply": ".transforms", "RandomChoice": ".transforms",
             "RandomOrder": ".transforms", "Lambda": ".lambd", "Subset": ".dataset", "ConcatDataset": ".datasets",
@@ -196,7 +194,7 @@ def _pickled(ctx: Context, flow: Flow, reached: set) -> None:
     if kind == LAMBDA:
         # (a library pipeline keeps a lambda given to a stage, `.map(lambda s: ...)`, as a project pipeline whose
         # method stores it does: the pipeline is the dataset that travels)
-        staged = [step for step in path if step.how == "callable" and step.name.startswith(_STAGE)]
+        staged = [step for step in path if _is_stage(step)]
         if stored or staged:
             ctx.emit(rules.WSP204, source.node, what="a lambda", owner=_owner_name(stored or staged), api=api,
                      chain=_chain(path), fix_hint={"lambda": span(source.node)}, remedy=_remedy(ctx, "stored"))
@@ -482,20 +480,25 @@ def _chain(path: tuple) -> str:
             parts.append(".func" if step.name == "func" else ".args")
         elif step.how == "closure":
             parts.append(f".<closure {step.name}>")
-        elif step.how == "callable" and step.name.startswith(_STAGE):
+        elif _is_stage(step):
             stage = step.name.partition(":")[2]
-    text = "".join(parts) if "".join(parts) != "[...]" else ""
+    text = "".join(parts)
+    text = text if text != "[...]" else ""
     if stage is not None:
         return f" (in its `{stage}` stage" + (f", at `{text}`)" if text else ")")
     return f" (at `{text}`)" if text else ""
+
+
+def _is_stage(step: Step) -> bool:
+    """Whether *step* is a pipeline's stage holding what it was given (``stage:.map()``)."""
+    return step.how == "callable" and step.name.startswith(STAGE)
 
 
 def _owner_name(stored: list[Step]) -> str:
     """The object that keeps the source: the outermost instance (or library object that is not a mere wrapper,
     such as a ``Subset``, or a pipeline that keeps its stages) that travels to the worker."""
     for step in stored:
-        if (step.how in ("attr", "held") or step.how == "callable" and step.name.startswith(_STAGE)) and \
-                step.owner is not None:
+        if (step.how in ("attr", "held") or _is_stage(step)) and step.owner is not None:
             return _owner_label(step.owner)
     return _owner_label(stored[-1].owner) if stored else "the object"
 
