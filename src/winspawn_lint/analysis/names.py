@@ -206,10 +206,13 @@ class Resolver:
         if self.project is None or depth > MAX_DEPTH:
             return None
         filename = filename or self.filename
-        found = self.project.resolve_import(filename, qualname) if filename else None
+        # (read quietly: what the answer depends on is how M binds the name, or its star imports when it binds
+        # none, not the rest of M -- a package's __init__.py that many files import)
+        found = self.project.resolve_import(filename, qualname, record=False) if filename else None
         if found is None:
             return None
         name, module = found
+        self.project.binding_used(module, name)
         scope = module.index.module_scope
         bindings = scope.bindings.get(name, ())
         last = tried_first(bindings[-1]) if bindings else None

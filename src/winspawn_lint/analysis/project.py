@@ -623,9 +623,10 @@ class Project:
 
     # ---------------------------------------------------------------- imports between project modules
 
-    def resolve_import(self, filename: str, qualname: str) -> Optional[tuple[str, ProjectModule]]:
+    def resolve_import(self, filename: str, qualname: str, record: bool = True) -> Optional[tuple[str, ProjectModule]]:
         """For the qualified name of a ``from M import name`` binding in *filename* (``.extended.Name``,
-        ``pkg.data.Name``): (``Name``, the project module M), when M is a file of the project."""
+        ``pkg.data.Name``): (``Name``, the project module M), when M is a file of the project.  *record*: as for
+        :meth:`module`."""
         level = len(qualname) - len(qualname.lstrip("."))
         dotted = qualname[level:]
         if "." not in dotted:
@@ -641,7 +642,7 @@ class Project:
         for root in roots:
             path = self._module_path(root, module.split("."))
             if path is not None:
-                found = self.module(path)
+                found = self.module(path, record=record)
                 return (name, found) if found is not None else None
         return None
 
