@@ -34,13 +34,11 @@ class Resolver:
         # line), scope) for a name asked about with no node (:meth:`name_qualname`).
         self._qualnames: dict[tuple[Any, Scope], Optional[str]] = {}
         # The answers drawn from the project's files, which the answers above depend on: top-level module name
-        # -> a project file is what it imports; (star-imported module, name) -> what the project module imports
-        # under that name.  The module (and this) may outlive a check, so each context of the project's reader
-        # asks them again through it (see _sync).
+        # -> a project file is what it imports; the qualified name of a project module's name (``from M import
+        # name``, or a star-imported ``M`` and the name) -> the library name M imports under it (:meth:`reexport`).
+        # The module (and this) may outlive a check, so each context of the project's reader asks them again
+        # through it (see _sync).
         self._shadowed: dict[str, bool] = {}
-        self._starred: dict[tuple[str, str], Optional[str]] = {}
-        #: the qualified name of a ``from M import name`` of a project module M -> the library name M binds it to
-        #: (:meth:`_reexported`)
         self._reexports: dict[str, Optional[str]] = {}
         self._context: object = None
 
@@ -151,11 +149,9 @@ class Resolver:
             return
         self._context = project.context
         if any(self._shadows(top) != answer for top, answer in list(self._shadowed.items())) or any(
-                self._project_star(module, name) != answer for (module, name), answer in list(self._starred.items())
-        ) or any(self._reexported(qualname) != answer for qualname, answer in list(self._reexports.items())):
+                self._reexported(qualname) != answer for qualname, answer in list(self._reexports.items())):
             self._qualnames.clear()
             self._shadowed.clear()
-            self._starred.clear()
             self._reexports.clear()
 
     def _star_imported(self, name: str, scope: Scope) -> Optional[str]:
@@ -176,10 +172,9 @@ class Resolver:
                 return candidate
             if self.filename and self.project is not None and name not in _BUILTINS:
                 # A project module (`from .utils import *`): what it imports under that name, if it does.
-                if (module, name) not in self._starred:
-                    self._starred[(module, name)] = self._project_star(module, name)
-                if self._starred[(module, name)] is not None:
-                    return self._starred[(module, name)]
+                library = self.reexport(f"{module}.{name}")
+                if library is not None:
+                    return library
         if name[:1].isupper():
             for candidate in candidates:
                 if candidate.startswith(KNOWN_PREFIXES):
@@ -193,9 +188,6 @@ class Resolver:
         if qualname not in self._reexports:
             self._reexports[qualname] = self._reexported(qualname)
         return self._reexports[qualname]
-
-    def _project_star(self, module: str, name: str) -> Optional[str]:
-        return self._reexported(f"{module}.{name}")
 
     def _reexported(self, qualname: str, filename: Optional[str] = None, depth: int = 0) -> Optional[str]:
         """For ``from M import name`` of a project module M (*qualname* ``M.name``, relative to *filename*): the
@@ -219,18 +211,21 @@ class Resolver:
         if last is not None:
             if last.kind != "import":
                 return None
-            if last.qualname.startswith(".") or self.project.imports.module_file(
-                    module.path, last.qualname.split(".", 1)[0]) is not None:
+            if self._in_project(last.qualname, module.path):
                 return self._reexported(last.qualname, module.path, depth + 1)
             return _canonical(last.qualname)
         for star in reversed(scope.star_imports):  # (`from .dataset import *` in a package's __init__.py)
-            if star.startswith(".") or self.project.imports.module_file(module.path, star.split(".", 1)[0]):
+            if self._in_project(star, module.path):
                 library = self._reexported(f"{star}.{name}", module.path, depth + 1)
                 if library is not None:
                     return library
             elif _canonical(f"{star}.{name}") in known_names():
                 return _canonical(f"{star}.{name}")
         return None
+
+    def _in_project(self, qualname: str, path: str) -> bool:
+        """Whether an import of *qualname* in the module at *path* finds a project file (a relative one does)."""
+        return qualname.startswith(".") or self.project.imports.module_file(path, qualname.split(".", 1)[0]) is not None
 
     def definition(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Binding]:
         """The def/class binding an expression refers to (through simple assignments), if any."""
